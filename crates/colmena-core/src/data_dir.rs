@@ -1,0 +1,92 @@
+//! Where a workspace lives on disk.
+//!
+//! The app and the CLI resolve the data dir the same way: an explicit
+//! `--data-dir`, else `COLMENA_DATA_DIR`, else the OS app-data folder
+//! (`~/.local/share/colmena` on Linux, `~/Library/Application Support/colmena`
+//! on macOS, `%APPDATA%\colmena` on Windows).
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{AppError, Result};
+
+/// Environment variable naming the data dir.
+pub const DATA_DIR_ENV: &str = "COLMENA_DATA_DIR";
+
+/// Folder name under the OS app-data folder.
+pub const APP_FOLDER: &str = "colmena";
+
+/// Resolves the data dir: `explicit`, else [`DATA_DIR_ENV`], else the OS default.
+pub fn resolve(explicit: Option<&Path>) -> Result<PathBuf> {
+    if let Some(dir) = explicit {
+        return Ok(dir.to_owned());
+    }
+    if let Some(dir) = std::env::var_os(DATA_DIR_ENV).filter(|v| !v.is_empty()) {
+        return Ok(PathBuf::from(dir));
+    }
+    default_dir()
+}
+
+/// The OS app-data folder for Colmena.
+pub fn default_dir() -> Result<PathBuf> {
+    dirs::data_dir().map(|d| d.join(APP_FOLDER)).ok_or_else(|| {
+        AppError::precondition(format!(
+            "this system has no app-data folder; pass --data-dir or set {DATA_DIR_ENV}"
+        ))
+    })
+}
+
+/// Creates the data dir (owner-only on Unix) and returns its absolute path.
+pub fn prepare(dir: &Path) -> Result<PathBuf> {
+    if !dir.exists() {
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder.create(dir).map_err(|e| {
+            AppError::precondition(format!("cannot create the data dir {}: {e}", dir.display()))
+        })?;
+    }
+    if !dir.is_dir() {
+        return Err(AppError::precondition(format!(
+            "the data dir {} is not a folder",
+            dir.display()
+        )));
+    }
+    dir.canonicalize().map_err(|e| {
+        AppError::precondition(format!("cannot use the data dir {}: {e}", dir.display()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_explicit_dir_wins() {
+        let dir = Path::new("/tmp/explicit-colmena");
+        assert_eq!(resolve(Some(dir)).unwrap(), dir);
+    }
+
+    #[test]
+    fn prepare_creates_nested_private_folders() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("a/b/c");
+        let prepared = prepare(&dir).unwrap();
+        assert!(prepared.is_absolute());
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&dir).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o700);
+        }
+    }
+
+    #[test]
+    fn a_file_is_not_a_data_dir() {
+        let root = tempfile::tempdir().unwrap();
+        let file = root.path().join("f");
+        std::fs::write(&file, b"x").unwrap();
+        let err = prepare(&file).unwrap_err();
+        assert_eq!(err.code, crate::error::ErrorCode::Precondition);
+    }
+}

@@ -1,0 +1,109 @@
+//! What `colmena doctor` and the Settings screen report about a workspace:
+//! where it lives, the state of its store, and which secret backend holds the
+//! master key (never a silent fallback: the reason is always shown).
+
+use serde::{Deserialize, Serialize};
+
+use crate::ctx::Ctx;
+use crate::error::Result;
+use crate::secrets::SecretBackendStatus;
+use crate::store::{migrations, schema_version};
+
+/// Facts about the open workspace.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkspaceInfo {
+    pub version: String,
+    pub data_dir: String,
+    pub database_path: String,
+    pub schema_version: u32,
+    pub secrets: SecretBackendStatus,
+}
+
+/// One check of the doctor.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct Check {
+    pub name: String,
+    pub ok: bool,
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct DoctorReport {
+    pub info: WorkspaceInfo,
+    pub checks: Vec<Check>,
+    /// True when every check passed.
+    pub healthy: bool,
+}
+
+pub async fn workspace_info(ctx: &Ctx) -> Result<WorkspaceInfo> {
+    let version = ctx.store().read(schema_version).await?;
+    Ok(WorkspaceInfo {
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        data_dir: ctx.data_dir().display().to_string(),
+        database_path: ctx.store().path().display().to_string(),
+        schema_version: u32::try_from(version).unwrap_or(0),
+        secrets: ctx.vault().status().clone(),
+    })
+}
+
+/// Runs every check; a failing check is reported, not returned as an error.
+pub async fn run(ctx: &Ctx) -> Result<DoctorReport> {
+    let info = workspace_info(ctx).await?;
+    let mut checks = Vec::new();
+
+    let integrity = ctx
+        .store()
+        .read(|c| Ok(c.query_row("PRAGMA quick_check", [], |r| r.get::<_, String>(0))?))
+        .await;
+    checks.push(match integrity {
+        Ok(result) => Check {
+            name: "store integrity".into(),
+            ok: result == "ok",
+            detail: result,
+        },
+        Err(e) => Check {
+            name: "store integrity".into(),
+            ok: false,
+            detail: e.message,
+        },
+    });
+
+    let pending = ctx
+        .store()
+        .read(|c| Ok(migrations().pending_migrations(c)?))
+        .await?;
+    checks.push(Check {
+        name: "schema".into(),
+        ok: pending == 0,
+        detail: format!(
+            "version {}, {pending} migrations pending",
+            info.schema_version
+        ),
+    });
+
+    let secrets = &info.secrets;
+    checks.push(Check {
+        name: "secrets".into(),
+        ok: secrets.ready,
+        detail: format!(
+            "{} at {}{}",
+            secrets.backend.as_str(),
+            secrets.location,
+            secrets
+                .note
+                .as_deref()
+                .map(|n| format!(" — {n}"))
+                .unwrap_or_default()
+        ),
+    });
+
+    let healthy = checks.iter().all(|c| c.ok);
+    Ok(DoctorReport {
+        info,
+        checks,
+        healthy,
+    })
+}

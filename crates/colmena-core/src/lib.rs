@@ -1,0 +1,20 @@
+//! Colmena's service layer: all logic and all writes.
+//!
+//! Every operation is one plain async function taking [`Ctx`]; the desktop
+//! shell (Tauri IPC), the CLI, and later HTTP and MCP are one-line adapters
+//! over these functions. Nothing here depends on Tauri, axum or rmcp.
+
+pub mod agents;
+pub mod ctx;
+pub mod data_dir;
+pub mod doctor;
+pub mod error;
+pub mod ids;
+pub mod models;
+pub mod providers;
+pub mod secrets;
+pub mod store;
+mod validate;
+
+pub use ctx::{Change, Ctx, OpenOptions};
+pub use error::{AppError, ErrorCode, Result};

@@ -1,0 +1,462 @@
+//! LLM providers (SPEC H18, H19, H22): where models are served from and the
+//! credential that opens them.
+//!
+//! Rules kept here:
+//! - the API key is sealed by the vault before it is written, and no function
+//!   of this module returns it: outward there is only `has_api_key` and the
+//!   masked form computed when the key was set (H18);
+//! - switching a provider off switches its models off; switching it back on
+//!   restores the models that were on before (H19);
+//! - a provider whose models are used by agents cannot be deleted: deleting
+//!   it would delete those models under the agents (H20).
+
+use chrono::{DateTime, Utc};
+use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use url::Url;
+
+use crate::ctx::{Change, Ctx};
+use crate::error::{AppError, ErrorCode, Result};
+use crate::ids::{ProviderId, slug_for};
+use crate::models::{AgentRef, agents_using_models};
+use crate::secrets::mask_secret;
+use crate::validate::{self, FieldErrors};
+
+const MAX_NAME_CHARS: usize = 80;
+const MAX_KEY_CHARS: usize = 4096;
+
+/// The wire protocols Colmena speaks (H22).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderKind {
+    /// OpenAI chat completions: OpenAI, OpenRouter, Groq, vLLM, LM Studio,
+    /// llama.cpp server…
+    OpenaiCompatible,
+    /// Anthropic messages.
+    Anthropic,
+    /// Ollama's chat API.
+    Ollama,
+}
+
+impl ProviderKind {
+    pub const ALL: [ProviderKind; 3] = [
+        ProviderKind::OpenaiCompatible,
+        ProviderKind::Anthropic,
+        ProviderKind::Ollama,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProviderKind::OpenaiCompatible => "openai_compatible",
+            ProviderKind::Anthropic => "anthropic",
+            ProviderKind::Ollama => "ollama",
+        }
+    }
+
+    /// Parses a kind, accepting the spellings people type (`openai`,
+    /// `openai-compatible`).
+    pub fn parse(text: &str) -> Result<ProviderKind> {
+        match text.trim().to_ascii_lowercase().replace('-', "_").as_str() {
+            "openai_compatible" | "openai" => Ok(ProviderKind::OpenaiCompatible),
+            "anthropic" => Ok(ProviderKind::Anthropic),
+            "ollama" => Ok(ProviderKind::Ollama),
+            _ => Err(AppError::invalid_field(
+                "kind",
+                "unknown_kind",
+                format!(
+                    "unknown provider kind '{}' (expected openai_compatible, anthropic or ollama)",
+                    text.trim()
+                ),
+            )),
+        }
+    }
+
+    /// Where the provider's API lives when the user gives no base URL.
+    pub fn default_base_url(self) -> &'static str {
+        match self {
+            ProviderKind::OpenaiCompatible => "https://api.openai.com/v1",
+            ProviderKind::Anthropic => "https://api.anthropic.com",
+            ProviderKind::Ollama => "http://127.0.0.1:11434",
+        }
+    }
+}
+
+/// A provider as every adapter sees it. It never holds the key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct Provider {
+    pub id: ProviderId,
+    pub name: String,
+    pub kind: ProviderKind,
+    pub base_url: String,
+    pub has_api_key: bool,
+    /// `sk-…a1b2`, or `None` without a key.
+    pub api_key_masked: Option<String>,
+    pub enabled: bool,
+    pub model_count: u32,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// Input of [`create`]. `kind` is text so that an unknown kind is a
+/// validation error naming the field, whatever the adapter.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct NewProvider {
+    pub name: String,
+    pub kind: String,
+    /// Empty or absent: the kind's default.
+    #[serde(default)]
+    pub base_url: Option<String>,
+    /// Empty or absent: no key (Ollama needs none).
+    #[serde(default)]
+    pub api_key: Option<String>,
+}
+
+/// Input of [`update`]: absent fields are left as they are.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderUpdate {
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub base_url: Option<String>,
+    /// A new key replaces the stored one.
+    #[serde(default)]
+    pub api_key: Option<String>,
+    /// Removes the stored key.
+    #[serde(default)]
+    pub remove_api_key: bool,
+}
+
+const SELECT: &str = "SELECT p.id, p.name, p.kind, p.base_url, p.api_key_mask, p.enabled,
+        p.created_at, p.updated_at,
+        (SELECT count(*) FROM models m WHERE m.provider_id = p.id) AS model_count
+    FROM providers p";
+
+fn from_row(row: &Row<'_>) -> rusqlite::Result<Provider> {
+    let kind: String = row.get("kind")?;
+    let mask: Option<String> = row.get("api_key_mask")?;
+    Ok(Provider {
+        id: row.get("id")?,
+        name: row.get("name")?,
+        kind: ProviderKind::parse(&kind).map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(2, rusqlite::types::Type::Text, Box::new(e))
+        })?,
+        base_url: row.get("base_url")?,
+        has_api_key: mask.is_some(),
+        api_key_masked: mask,
+        enabled: row.get("enabled")?,
+        model_count: row.get("model_count")?,
+        created_at: row.get("created_at")?,
+        updated_at: row.get("updated_at")?,
+    })
+}
+
+pub(crate) fn find(conn: &Connection, id: &ProviderId) -> Result<Option<Provider>> {
+    Ok(conn
+        .query_row(&format!("{SELECT} WHERE p.id = ?1"), [id], from_row)
+        .optional()?)
+}
+
+fn require(conn: &Connection, id: &ProviderId) -> Result<Provider> {
+    find(conn, id)?.ok_or_else(|| AppError::not_found("provider", id.as_str()))
+}
+
+/// Every provider, by name.
+pub async fn list(ctx: &Ctx) -> Result<Vec<Provider>> {
+    ctx.store()
+        .read(|conn| {
+            let mut stmt = conn.prepare(&format!("{SELECT} ORDER BY p.name COLLATE NOCASE"))?;
+            let rows = stmt.query_map([], from_row)?;
+            Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        })
+        .await
+}
+
+pub async fn get(ctx: &Ctx, id: &ProviderId) -> Result<Provider> {
+    let id = id.clone();
+    ctx.store().read(move |conn| require(conn, &id)).await
+}
+
+/// Adds a provider. Its id is the slug of its name.
+pub async fn create(ctx: &Ctx, input: NewProvider) -> Result<Provider> {
+    let mut errors = FieldErrors::new();
+    let name = errors.check(validate::name("name", &input.name, MAX_NAME_CHARS));
+    let id = name
+        .as_deref()
+        .and_then(|n| errors.check(slug_for("name", n)))
+        .map(ProviderId);
+    let kind = errors.check(ProviderKind::parse(&input.kind));
+    let base_url =
+        kind.and_then(|k| errors.check(normalize_base_url(k, input.base_url.as_deref())));
+    let api_key = errors
+        .check(normalize_key(input.api_key.as_deref()))
+        .flatten();
+    errors.finish()?;
+    let (Some(name), Some(id), Some(kind), Some(base_url)) = (name, id, kind, base_url) else {
+        return Err(AppError::internal("validated provider input is incomplete"));
+    };
+
+    let sealed = match &api_key {
+        Some(key) => Some((seal_key(ctx, &id, key)?, mask_secret(key))),
+        None => None,
+    };
+    let provider = ctx
+        .store()
+        .write(move |tx| {
+            ensure_name_free(tx, &name, None)?;
+            if find(tx, &id)?.is_some() {
+                return Err(AppError::conflicting_field(
+                    "name",
+                    "duplicate_id",
+                    format!("a provider with the id '{id}' already exists; choose another name"),
+                ));
+            }
+            let now = Utc::now();
+            let (cipher, mask) = sealed.unzip();
+            tx.execute(
+                "INSERT INTO providers (id, name, kind, base_url, api_key_cipher, api_key_mask,
+                                        enabled, created_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1, ?7, ?7)",
+                params![id, name, kind.as_str(), base_url, cipher, mask, now],
+            )?;
+            require(tx, &id)
+        })
+        .await?;
+    ctx.changed(Change::Providers);
+    Ok(provider)
+}
+
+/// Changes a provider's name, base URL or key.
+pub async fn update(ctx: &Ctx, id: &ProviderId, input: ProviderUpdate) -> Result<Provider> {
+    let current = get(ctx, id).await?;
+    let mut errors = FieldErrors::new();
+    let name = input
+        .name
+        .as_deref()
+        .and_then(|n| errors.check(validate::name("name", n, MAX_NAME_CHARS)));
+    let base_url = input
+        .base_url
+        .as_deref()
+        .and_then(|u| errors.check(normalize_base_url(current.kind, Some(u))));
+    let api_key = errors
+        .check(normalize_key(input.api_key.as_deref()))
+        .flatten();
+    if api_key.is_some() && input.remove_api_key {
+        errors.add(
+            "apiKey",
+            "conflicting_change",
+            "give a new API key or remove the key, not both",
+        );
+    }
+    errors.finish()?;
+
+    let key_change = match (&api_key, input.remove_api_key) {
+        (Some(key), _) => Some(Some((seal_key(ctx, id, key)?, mask_secret(key)))),
+        (None, true) => Some(None),
+        (None, false) => None,
+    };
+    let id = id.clone();
+    let provider = ctx
+        .store()
+        .write(move |tx| {
+            require(tx, &id)?;
+            let now = Utc::now();
+            if let Some(name) = name {
+                ensure_name_free(tx, &name, Some(&id))?;
+                tx.execute(
+                    "UPDATE providers SET name = ?2, updated_at = ?3 WHERE id = ?1",
+                    params![id, name, now],
+                )?;
+            }
+            if let Some(base_url) = base_url {
+                tx.execute(
+                    "UPDATE providers SET base_url = ?2, updated_at = ?3 WHERE id = ?1",
+                    params![id, base_url, now],
+                )?;
+            }
+            if let Some(change) = key_change {
+                let (cipher, mask) = change.unzip();
+                tx.execute(
+                    "UPDATE providers SET api_key_cipher = ?2, api_key_mask = ?3, updated_at = ?4
+                     WHERE id = ?1",
+                    params![id, cipher, mask, now],
+                )?;
+            }
+            require(tx, &id)
+        })
+        .await?;
+    ctx.changed(Change::Providers);
+    Ok(provider)
+}
+
+/// Switches a provider on or off, and its models with it (H19).
+pub async fn set_enabled(ctx: &Ctx, id: &ProviderId, enabled: bool) -> Result<Provider> {
+    switch(ctx, id, Some(enabled)).await
+}
+
+/// Flips a provider on or off (H18 toggle), in one transaction.
+pub async fn toggle(ctx: &Ctx, id: &ProviderId) -> Result<Provider> {
+    switch(ctx, id, None).await
+}
+
+async fn switch(ctx: &Ctx, id: &ProviderId, target: Option<bool>) -> Result<Provider> {
+    let id = id.clone();
+    let provider = ctx
+        .store()
+        .write(move |tx| {
+            let current = require(tx, &id)?;
+            let enabled = target.unwrap_or(!current.enabled);
+            if current.enabled == enabled {
+                return Ok(current);
+            }
+            let now = Utc::now();
+            tx.execute(
+                "UPDATE providers SET enabled = ?2, updated_at = ?3 WHERE id = ?1",
+                params![id, enabled, now],
+            )?;
+            if enabled {
+                tx.execute(
+                    "UPDATE models SET enabled = 1, disabled_by_provider = 0, updated_at = ?2
+                     WHERE provider_id = ?1 AND disabled_by_provider = 1",
+                    params![id, now],
+                )?;
+            } else {
+                tx.execute(
+                    "UPDATE models SET enabled = 0, disabled_by_provider = 1, updated_at = ?2
+                     WHERE provider_id = ?1 AND enabled = 1",
+                    params![id, now],
+                )?;
+            }
+            require(tx, &id)
+        })
+        .await?;
+    ctx.changed(Change::Providers);
+    ctx.changed(Change::Models);
+    Ok(provider)
+}
+
+/// Deletes a provider and its models, unless agents use one of them.
+pub async fn delete(ctx: &Ctx, id: &ProviderId) -> Result<()> {
+    let id = id.clone();
+    ctx.store()
+        .write(move |tx| {
+            require(tx, &id)?;
+            let blocking = agents_of_provider(tx, &id)?;
+            if !blocking.is_empty() {
+                let names: Vec<&str> = blocking.iter().map(|a| a.id.as_str()).collect();
+                return Err(AppError::new(
+                    ErrorCode::Conflict,
+                    format!(
+                        "provider '{id}' cannot be deleted: its models are used by agents: {}",
+                        names.join(", ")
+                    ),
+                )
+                .with_details(json!({ "agents": names })));
+            }
+            tx.execute("DELETE FROM providers WHERE id = ?1", [&id])?;
+            Ok(())
+        })
+        .await?;
+    ctx.changed(Change::Providers);
+    ctx.changed(Change::Models);
+    Ok(())
+}
+
+fn agents_of_provider(tx: &Transaction<'_>, id: &ProviderId) -> Result<Vec<AgentRef>> {
+    let mut stmt = tx.prepare("SELECT id FROM models WHERE provider_id = ?1")?;
+    let models = stmt
+        .query_map([id], |r| r.get(0))?
+        .collect::<rusqlite::Result<Vec<crate::ids::ModelId>>>()?;
+    agents_using_models(tx, &models)
+}
+
+fn ensure_name_free(conn: &Connection, name: &str, except: Option<&ProviderId>) -> Result<()> {
+    let taken: Option<ProviderId> = conn
+        .query_row(
+            "SELECT id FROM providers WHERE name = ?1 COLLATE NOCASE",
+            [name],
+            |r| r.get(0),
+        )
+        .optional()?;
+    match taken {
+        Some(other) if Some(&other) != except => Err(AppError::conflicting_field(
+            "name",
+            "duplicate",
+            format!("a provider named '{name}' already exists"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn seal_key(ctx: &Ctx, id: &ProviderId, key: &str) -> Result<Vec<u8>> {
+    ctx.vault()
+        .seal(&key_context(id), key.as_bytes())
+        .map_err(|e| match e.code {
+            ErrorCode::Precondition => AppError::new(
+                ErrorCode::Precondition,
+                format!("the API key cannot be stored: {}", e.message),
+            )
+            .with_details(json!({ "field": "apiKey", "reason": "secrets_locked" })),
+            _ => e,
+        })
+}
+
+/// The vault context that binds a provider's key ciphertext to its row.
+pub(crate) fn key_context(id: &ProviderId) -> String {
+    format!("provider:{id}:api_key")
+}
+
+/// Checks and canonicalises a base URL: http(s), a host, no credentials,
+/// query or fragment, no trailing slash. Empty means the kind's default.
+pub fn normalize_base_url(kind: ProviderKind, raw: Option<&str>) -> Result<String> {
+    let raw = raw.map(str::trim).unwrap_or_default();
+    if raw.is_empty() {
+        return Ok(kind.default_base_url().to_owned());
+    }
+    let invalid = |why: &str| {
+        AppError::invalid_field(
+            "baseUrl",
+            "invalid_url",
+            format!("'{raw}' is not a usable base URL: {why}"),
+        )
+    };
+    let url = Url::parse(raw).map_err(|e| invalid(&e.to_string()))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(invalid("it must start with http:// or https://"));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(invalid("it has no host"));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(invalid("credentials belong in the API key, not in the URL"));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(invalid("it must not have a query or a fragment"));
+    }
+    Ok(url.as_str().trim_end_matches('/').to_owned())
+}
+
+/// `None` for an absent or blank key; an error for one that cannot be a key.
+fn normalize_key(raw: Option<&str>) -> Result<Option<String>> {
+    let Some(key) = raw.map(str::trim).filter(|k| !k.is_empty()) else {
+        return Ok(None);
+    };
+    if key.chars().count() > MAX_KEY_CHARS {
+        return Err(AppError::invalid_field(
+            "apiKey",
+            "too_long",
+            format!("an API key must be at most {MAX_KEY_CHARS} characters"),
+        ));
+    }
+    if key.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(AppError::invalid_field(
+            "apiKey",
+            "invalid_key",
+            "an API key must not contain spaces or control characters",
+        ));
+    }
+    Ok(Some(key.to_owned()))
+}

@@ -1,0 +1,49 @@
+//! Shared set-up for the core integration tests: a real workspace in a
+
+#![allow(clippy::unwrap_used)]
+//! temporary data dir, with its master key in a key file.
+
+#![allow(dead_code)]
+
+use std::path::Path;
+
+use colmena_core::secrets::BackendChoice;
+use colmena_core::{Ctx, OpenOptions};
+
+pub struct Workspace {
+    pub dir: tempfile::TempDir,
+    pub ctx: Ctx,
+}
+
+pub async fn workspace() -> Workspace {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ctx = open(dir.path()).await;
+    Workspace { dir, ctx }
+}
+
+pub async fn open(path: &Path) -> Ctx {
+    Ctx::open(OpenOptions {
+        data_dir: path.to_owned(),
+        secret_backend: BackendChoice::File,
+    })
+    .await
+    .expect("open workspace")
+}
+
+/// True when `needle` occurs in any file under `dir` (the store, its WAL,
+/// the key file…), read as raw bytes.
+pub fn any_file_contains(dir: &Path, needle: &[u8]) -> bool {
+    let mut stack = vec![dir.to_owned()];
+    while let Some(path) = stack.pop() {
+        if path.is_dir() {
+            for entry in std::fs::read_dir(&path).expect("read dir") {
+                stack.push(entry.expect("entry").path());
+            }
+        } else if let Ok(bytes) = std::fs::read(&path)
+            && bytes.windows(needle.len()).any(|w| w == needle)
+        {
+            return true;
+        }
+    }
+    false
+}

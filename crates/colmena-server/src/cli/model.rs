@@ -1,0 +1,117 @@
+use clap::Subcommand;
+use colmena_core::ids::{ModelId, ProviderId};
+use colmena_core::models::{self, Model, ModelFilter, NewModel};
+use colmena_core::{Ctx, Result};
+
+use super::output::{Output, table, yes_no};
+
+#[derive(Debug, Subcommand)]
+pub enum ModelCommand {
+    /// Add a model to a provider; its id is PROVIDER/NAME.
+    Add {
+        provider: String,
+        /// The name the provider knows it by (gpt-4o, llama3.1:8b).
+        name: String,
+        #[arg(long)]
+        label: Option<String>,
+    },
+    /// List models.
+    List {
+        #[arg(long)]
+        provider: Option<String>,
+        /// Only models agents may use now.
+        #[arg(long)]
+        enabled: bool,
+    },
+    /// Rename a model; every agent using it follows.
+    Rename { id: String, new_name: String },
+    /// Switch a model on or off (flips it without --on/--off).
+    Toggle {
+        id: String,
+        #[arg(long, conflicts_with = "off")]
+        on: bool,
+        #[arg(long)]
+        off: bool,
+    },
+    /// The agents that use a model.
+    Users { id: String },
+    /// Delete a model (refused while agents use it).
+    Remove { id: String },
+}
+
+pub async fn run(ctx: &Ctx, out: &Output, command: ModelCommand) -> Result<()> {
+    match command {
+        ModelCommand::Add {
+            provider,
+            name,
+            label,
+        } => {
+            let input = NewModel {
+                provider_id: ProviderId(provider),
+                name,
+                label,
+            };
+            let model = models::create(ctx, input).await?;
+            out.emit(&model, |m| println!("added model {}", m.id));
+        }
+        ModelCommand::List { provider, enabled } => {
+            let filter = ModelFilter {
+                provider_id: provider.map(ProviderId),
+                enabled_only: enabled,
+            };
+            let list = models::list(ctx, filter).await?;
+            out.emit(&list, |list| print_table(list));
+        }
+        ModelCommand::Rename { id, new_name } => {
+            let old = ModelId(id);
+            let model = models::rename(ctx, &old, &new_name).await?;
+            out.emit(&model, |m| println!("renamed {old} to {}", m.id));
+        }
+        ModelCommand::Toggle { id, on, off } => {
+            let id = ModelId(id);
+            let model = match (on, off) {
+                (true, _) => models::set_enabled(ctx, &id, true).await?,
+                (_, true) => models::set_enabled(ctx, &id, false).await?,
+                _ => models::toggle(ctx, &id).await?,
+            };
+            out.emit(&model, |m| {
+                let state = if m.enabled { "enabled" } else { "disabled" };
+                println!("model {} is {state}", m.id);
+            });
+        }
+        ModelCommand::Users { id } => {
+            let users = models::agents_using_model(ctx, &ModelId(id)).await?;
+            out.emit(&users, |users| {
+                table(
+                    &["agent", "name"],
+                    users
+                        .iter()
+                        .map(|a| vec![a.id.to_string(), a.name.clone()])
+                        .collect(),
+                )
+            });
+        }
+        ModelCommand::Remove { id } => {
+            models::delete(ctx, &ModelId(id.clone())).await?;
+            out.done(&format!("removed model {id}"));
+        }
+    }
+    Ok(())
+}
+
+fn print_table(list: &[Model]) {
+    table(
+        &["id", "provider", "name", "label", "enabled"],
+        list.iter()
+            .map(|m| {
+                vec![
+                    m.id.to_string(),
+                    m.provider_id.to_string(),
+                    m.name.clone(),
+                    m.label.clone().unwrap_or_default(),
+                    yes_no(m.enabled),
+                ]
+            })
+            .collect(),
+    );
+}
