@@ -1,1 +1,72 @@
+//! The desktop shell: opens the workspace, registers the typed IPC commands
+//! (one line each over `colmena-core`), forwards committed changes to the UI
+//! as events, and runs the window. No logic lives here.
 
+pub mod bindings;
+mod commands;
+mod launch;
+
+#[cfg(test)]
+mod ipc_tests;
+
+use colmena_core::Ctx;
+use tauri::{Manager, Runtime};
+use tauri_specta::Event;
+
+pub use commands::names::COMMANDS;
+
+/// Starts the app. Exits with a message when the workspace cannot be opened.
+pub fn run() {
+    launch::init_logging();
+    let options = match launch::open_options(std::env::args_os().skip(1)) {
+        Ok(options) => options,
+        Err(err) => launch::fail(&err),
+    };
+    let ctx = match tauri::async_runtime::block_on(Ctx::open(options)) {
+        Ok(ctx) => ctx,
+        Err(err) => launch::fail(&err),
+    };
+    let result = app_builder(tauri::Builder::default(), bindings::builder(), ctx)
+        .run(tauri::generate_context!());
+    if let Err(err) = result {
+        eprintln!("colmena: the app stopped with an error: {err}");
+        std::process::exit(1);
+    }
+}
+
+/// The app with its plugins, state, commands and event forwarding; shared by
+/// `run` and the IPC tests (which use the mock runtime).
+pub fn app_builder<R: Runtime>(
+    base: tauri::Builder<R>,
+    specta: tauri_specta::Builder<R>,
+    ctx: Ctx,
+) -> tauri::Builder<R> {
+    base.plugin(tauri_plugin_store::Builder::default().build())
+        .invoke_handler(specta.invoke_handler())
+        .manage(ctx)
+        .setup(move |app| {
+            specta.mount_events(app);
+            forward_changes(app.handle().clone());
+            Ok(())
+        })
+}
+
+/// Re-emits every committed change as a typed `DataChanged` event.
+fn forward_changes<R: Runtime>(app: tauri::AppHandle<R>) {
+    let mut changes = app.state::<Ctx>().subscribe();
+    tauri::async_runtime::spawn(async move {
+        loop {
+            match changes.recv().await {
+                Ok(change) => {
+                    if let Err(e) = (bindings::DataChanged { change }).emit(&app) {
+                        tracing::warn!("could not emit a change event: {e}");
+                    }
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
+                    tracing::debug!("change feed lagged by {missed} events");
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+            }
+        }
+    });
+}

@@ -1,1 +1,6 @@
-fn main() {}
+// Keeps a console window from opening next to the app on Windows release builds.
+#![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
+
+fn main() {
+    colmena_desktop::run();
+}

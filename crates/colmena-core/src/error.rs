@@ -60,7 +60,36 @@ impl ErrorCode {
 pub struct AppError {
     pub code: ErrorCode,
     pub message: String,
+    #[specta(type = Option<ErrorDetails>)]
     pub details: Option<Value>,
+}
+
+/// The keys of `details` that UIs rely on, as TypeScript sees them. On the
+/// wire `details` is a free JSON object; these are the conventions.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorDetails {
+    /// The input field at fault (camelCase, as in the request).
+    #[specta(optional)]
+    pub field: Option<String>,
+    /// A stable snake_case word for why (`required`, `invalid_url`, …).
+    #[specta(optional)]
+    pub reason: Option<String>,
+    /// Every field at fault, when there are several.
+    #[specta(optional)]
+    pub fields: Option<Vec<FieldError>>,
+    /// Agents that block the operation (a model in use).
+    #[specta(optional)]
+    pub agents: Option<Vec<String>>,
+}
+
+/// One entry of `details.fields`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct FieldError {
+    pub field: String,
+    pub reason: String,
+    pub message: String,
 }
 
 /// Result alias used by every core function.

@@ -82,6 +82,28 @@ impl ProviderKind {
     }
 }
 
+/// What the UI needs to offer a kind: its default endpoint and whether a key
+/// is usually needed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderKindInfo {
+    pub kind: ProviderKind,
+    pub default_base_url: String,
+    pub needs_api_key: bool,
+}
+
+/// Every kind Colmena speaks, in the order a picker shows them.
+pub fn kinds() -> Vec<ProviderKindInfo> {
+    ProviderKind::ALL
+        .iter()
+        .map(|&kind| ProviderKindInfo {
+            kind,
+            default_base_url: kind.default_base_url().to_owned(),
+            needs_api_key: kind != ProviderKind::Ollama,
+        })
+        .collect()
+}
+
 /// A provider as every adapter sees it. It never holds the key.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]

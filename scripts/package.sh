@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Builds the release installers: .deb and .rpm here; AppImage too where the
+# bundler can download its tools (pass --appimage).
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+"$REPO/scripts/setup.sh"
+bundles=deb,rpm
+[[ ${1:-} == --appimage ]] && bundles=deb,rpm,appimage
+step "Release build and installers ($bundles)"
+tauri_cli build --bundles "$bundles"
+ls -l "$CARGO_TARGET_DIR/release/bundle/"*/

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Installs whatever is missing to build, run and test Colmena on Debian 12:
+# system packages, Rust components, npm packages, tauri-driver. Idempotent:
+# on a machine that has everything it only checks.
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+APT_PACKAGES=(
+  # Tauri 2 on Linux (WebKitGTK 4.1)
+  libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libsoup-3.0-dev libayatana-appindicator3-dev
+  build-essential pkg-config libssl-dev file patchelf
+  # Running and driving the real window headless
+  xvfb xauth webkit2gtk-driver imagemagick
+  # A real Secret Service for the keychain tests
+  gnome-keyring dbus dbus-x11
+  # Inspecting the .rpm installer
+  rpm
+)
+
+step "System packages"
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}"
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "run as root, or install them first: sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  echo "all ${#APT_PACKAGES[@]} present"
+fi
+
+step "Rust toolchain"
+command -v cargo >/dev/null || { echo "cargo is missing: install Rust with rustup" >&2; exit 1; }
+for component in rustfmt clippy; do
+  rustup component list --installed 2>/dev/null | grep -q "^$component" || rustup component add "$component"
+done
+command -v cargo-nextest >/dev/null || cargo install cargo-nextest --locked
+cargo --version
+cargo nextest --version | head -1
+
+step "Node packages"
+command -v npm >/dev/null || { echo "node and npm are missing: install Node.js 20 or newer" >&2; exit 1; }
+node --version
+for dir in ui tests/e2e; do
+  # npm ci when node_modules is absent or older than the lock file.
+  if [[ ! -f "$REPO/$dir/node_modules/.package-lock.json" || "$REPO/$dir/package-lock.json" -nt "$REPO/$dir/node_modules/.package-lock.json" ]]; then
+    (cd "$REPO/$dir" && npm ci --no-audit --no-fund --loglevel=error)
+  else
+    echo "$dir: up to date"
+  fi
+done
+
+step "tauri-driver"
+if ! command -v tauri-driver >/dev/null; then
+  cargo install tauri-driver --version "^2.1" --locked --root "$TOOLS"
+fi
+command -v tauri-driver

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs every test of Colmena, set-up included: formatting, lints, type
+# checks, UI unit tests, the installers, the end-to-end tests in the real
+# window, and finally every Rust test (whose summary ends the output).
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+started=$SECONDS
+
+"$REPO/scripts/setup.sh"
+
+step "Rust formatting"
+(cd "$REPO" && cargo fmt --all --check)
+
+step "UI: type check, lint, unit tests, build"
+(cd "$REPO/ui" && npm run --silent typecheck && npm run --silent lint && npm run --silent test && npm run --silent build)
+
+step "Clippy (warnings are errors)"
+(cd "$REPO" && cargo clippy --workspace --all-targets --locked -- -D warnings)
+
+step "App and installers (.deb, .rpm)"
+tauri_cli build --debug --bundles deb,rpm
+"$REPO/tests/packaging/check-installers.sh" "$CARGO_TARGET_DIR/debug/bundle"
+
+step "End-to-end: the real app under Xvfb"
+export COLMENA_APP="$CARGO_TARGET_DIR/debug/colmena-desktop"
+export COLMENA_E2E_SCREENSHOTS="${COLMENA_E2E_SCREENSHOTS:-$REPO/tests/e2e/screenshots}"
+(cd "$REPO/tests/e2e" && xvfb-run -a -s "-screen 0 1280x800x24" npm test)
+echo "screenshots saved in $COLMENA_E2E_SCREENSHOTS"
+
+step "Rust tests (core, CLI, IPC, bindings drift, keychain)"
+echo "set-up and checks took $((SECONDS - started)) s"
+cd "$REPO"
+COLMENA_REQUIRE_KEYCHAIN_TEST=1 cargo nextest run --workspace --locked --no-fail-fast

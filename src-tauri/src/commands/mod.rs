@@ -1,0 +1,6 @@
+//! The IPC commands: one line each over a core function. Errors reach the UI
+//! as the core's `AppError` (`{code, message, details}`).
+
+pub mod names;
+pub mod providers;
+pub mod workspace;

@@ -1,0 +1,109 @@
+use colmena_core::ids::{ModelId, ProviderId};
+use colmena_core::models::{self, AgentRef, Model, ModelFilter, NewModel};
+use colmena_core::providers::{self, NewProvider, Provider, ProviderKindInfo, ProviderUpdate};
+use colmena_core::{AppError, Ctx};
+use tauri::State;
+
+#[tauri::command]
+#[specta::specta]
+pub fn provider_kinds() -> Vec<ProviderKindInfo> {
+    providers::kinds()
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn list_providers(ctx: State<'_, Ctx>) -> Result<Vec<Provider>, AppError> {
+    providers::list(&ctx).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn create_provider(
+    ctx: State<'_, Ctx>,
+    input: NewProvider,
+) -> Result<Provider, AppError> {
+    providers::create(&ctx, input).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn update_provider(
+    ctx: State<'_, Ctx>,
+    id: ProviderId,
+    input: ProviderUpdate,
+) -> Result<Provider, AppError> {
+    providers::update(&ctx, &id, input).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn set_provider_enabled(
+    ctx: State<'_, Ctx>,
+    id: ProviderId,
+    enabled: bool,
+) -> Result<Provider, AppError> {
+    providers::set_enabled(&ctx, &id, enabled).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn delete_provider(ctx: State<'_, Ctx>, id: ProviderId) -> Result<(), AppError> {
+    providers::delete(&ctx, &id).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn list_models(ctx: State<'_, Ctx>, filter: ModelFilter) -> Result<Vec<Model>, AppError> {
+    models::list(&ctx, filter).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn create_model(ctx: State<'_, Ctx>, input: NewModel) -> Result<Model, AppError> {
+    models::create(&ctx, input).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn set_model_enabled(
+    ctx: State<'_, Ctx>,
+    id: ModelId,
+    enabled: bool,
+) -> Result<Model, AppError> {
+    models::set_enabled(&ctx, &id, enabled).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn set_model_label(
+    ctx: State<'_, Ctx>,
+    id: ModelId,
+    label: Option<String>,
+) -> Result<Model, AppError> {
+    models::set_label(&ctx, &id, label).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn rename_model(
+    ctx: State<'_, Ctx>,
+    id: ModelId,
+    new_name: String,
+) -> Result<Model, AppError> {
+    models::rename(&ctx, &id, &new_name).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn delete_model(ctx: State<'_, Ctx>, id: ModelId) -> Result<(), AppError> {
+    models::delete(&ctx, &id).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn agents_using_model(
+    ctx: State<'_, Ctx>,
+    id: ModelId,
+) -> Result<Vec<AgentRef>, AppError> {
+    models::agents_using_model(&ctx, &id).await
+}

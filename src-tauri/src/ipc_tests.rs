@@ -1,0 +1,194 @@
+//! The IPC surface driven through Tauri's mock runtime with the app's real
+//! configuration and capabilities: what the UI receives, and what it never
+//! receives.
+
+use serde_json::{Value, json};
+use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response, mock_builder};
+use tauri::webview::InvokeRequest;
+use tauri::{App, WebviewWindow, WebviewWindowBuilder};
+
+use crate::{COMMANDS, app_builder, bindings};
+
+const KEY: &str = "sk-test-1234567890abcdef";
+
+struct Harness {
+    _dir: tempfile::TempDir,
+    _app: App<MockRuntime>,
+    window: WebviewWindow<MockRuntime>,
+}
+
+fn harness() -> Harness {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = tauri::async_runtime::block_on(colmena_core::Ctx::open(colmena_core::OpenOptions {
+        data_dir: dir.path().to_owned(),
+        secret_backend: colmena_core::secrets::BackendChoice::File,
+    }))
+    .unwrap();
+    let app = app_builder(mock_builder(), bindings::builder(), ctx)
+        .build(tauri::generate_context!())
+        .unwrap();
+    let window = WebviewWindowBuilder::new(&app, "main", Default::default())
+        .build()
+        .unwrap();
+    Harness {
+        _dir: dir,
+        _app: app,
+        window,
+    }
+}
+
+fn invoke(window: &WebviewWindow<MockRuntime>, cmd: &str, args: Value) -> Result<Value, Value> {
+    get_ipc_response(
+        window,
+        InvokeRequest {
+            cmd: cmd.into(),
+            callback: tauri::ipc::CallbackFn(0),
+            error: tauri::ipc::CallbackFn(1),
+            url: "tauri://localhost".parse().unwrap(),
+            body: tauri::ipc::InvokeBody::Json(args),
+            headers: Default::default(),
+            invoke_key: INVOKE_KEY.to_string(),
+        },
+    )
+    .map(|body| body.deserialize::<Value>().unwrap())
+}
+
+#[test]
+fn h18_no_ipc_response_carries_the_api_key() {
+    let h = harness();
+    let created = invoke(
+        &h.window,
+        "create_provider",
+        json!({ "input": { "name": "OpenAI", "kind": "openai_compatible", "apiKey": KEY } }),
+    )
+    .unwrap();
+    assert_eq!(created["hasApiKey"], true);
+    assert_eq!(created["apiKeyMasked"], "sk-…cdef");
+
+    let listed = invoke(&h.window, "list_providers", json!({})).unwrap();
+    assert_eq!(listed[0]["hasApiKey"], true);
+    assert_eq!(listed[0]["apiKeyMasked"], "sk-…cdef");
+    for response in [&created, &listed] {
+        assert!(!response.to_string().contains(KEY), "{response}");
+    }
+}
+
+#[test]
+fn ipc_rejects_with_the_boundary_error() {
+    let h = harness();
+    let err = invoke(
+        &h.window,
+        "create_provider",
+        json!({ "input": { "name": "", "kind": "openai", "baseUrl": "nope" } }),
+    )
+    .unwrap_err();
+    assert_eq!(err["code"], "validation");
+    assert_eq!(err["details"]["field"], "name");
+    let fields: Vec<&str> = err["details"]["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["field"].as_str().unwrap())
+        .collect();
+    assert_eq!(fields, ["name", "baseUrl"]);
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("name must not be empty")
+    );
+}
+
+#[test]
+fn h21_model_commands_rename_and_refuse_deleting_a_model_in_use() {
+    let h = harness();
+    invoke(
+        &h.window,
+        "create_provider",
+        json!({ "input": { "name": "OpenAI", "kind": "openai" } }),
+    )
+    .unwrap();
+    let model = invoke(
+        &h.window,
+        "create_model",
+        json!({ "input": { "providerId": "openai", "name": "gpt-viejo" } }),
+    )
+    .unwrap();
+    assert_eq!(model["id"], "openai/gpt-viejo");
+    let renamed = invoke(
+        &h.window,
+        "rename_model",
+        json!({ "id": "openai/gpt-viejo", "newName": "gpt-nuevo" }),
+    )
+    .unwrap();
+    assert_eq!(renamed["id"], "openai/gpt-nuevo");
+    let models = invoke(&h.window, "list_models", json!({ "filter": {} })).unwrap();
+    assert_eq!(models.as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn the_workspace_info_names_the_secret_backend() {
+    let h = harness();
+    let info = invoke(&h.window, "workspace_info", json!({})).unwrap();
+    assert_eq!(info["secrets"]["backend"], "file");
+    assert_eq!(info["secrets"]["ready"], true);
+    assert_eq!(info["schemaVersion"], 1);
+}
+
+#[test]
+fn a_command_outside_the_capability_is_refused() {
+    let h = harness();
+    let err = invoke(
+        &h.window,
+        "plugin:fs|read_file",
+        json!({ "path": "/etc/passwd" }),
+    )
+    .unwrap_err();
+    assert!(err.to_string().to_lowercase().contains("not"), "{err}");
+}
+
+#[test]
+fn every_command_is_granted_exported_and_registered() {
+    let capability: Value =
+        serde_json::from_str(include_str!("../capabilities/main.json")).unwrap();
+    let granted: Vec<&str> = capability["permissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p.as_str()?.strip_prefix("allow-"))
+        .collect();
+    let bindings = std::fs::read_to_string(bindings::BINDINGS_PATH).unwrap();
+    for command in COMMANDS {
+        assert!(
+            granted.contains(&command.replace('_', "-").as_str()),
+            "capabilities/main.json does not allow {command}"
+        );
+        assert!(
+            bindings.contains(&format!(">(\"{command}\"")),
+            "ui/src/bindings.ts has no {command}"
+        );
+    }
+    assert_eq!(
+        granted.len(),
+        COMMANDS.len(),
+        "the capability grants a command that does not exist"
+    );
+}
+
+#[test]
+fn bindings_are_up_to_date() {
+    let path = std::path::Path::new(bindings::BINDINGS_PATH);
+    let builder = bindings::builder::<MockRuntime>();
+    if std::env::var_os("UPDATE_BINDINGS").is_some() {
+        bindings::export(&builder, path).unwrap();
+        return;
+    }
+    let fresh = tempfile::NamedTempFile::new().unwrap();
+    bindings::export(&builder, fresh.path()).unwrap();
+    let generated = std::fs::read_to_string(fresh.path()).unwrap();
+    let committed = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(
+        generated == committed,
+        "ui/src/bindings.ts is stale: run `UPDATE_BINDINGS=1 cargo test -p colmena-desktop bindings`"
+    );
+}

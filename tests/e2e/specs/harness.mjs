@@ -1,0 +1,91 @@
+// The harness: one tauri-driver per run, a fresh data dir and XDG home, and
+// WebDriver sessions that each launch the real app binary.
+
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { createConnection } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+import { remote } from "webdriverio";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = resolve(here, "../../..");
+
+export const APP = process.env.COLMENA_APP ?? join(repo, "target/debug/colmena-desktop");
+export const SCREENSHOTS = process.env.COLMENA_E2E_SCREENSHOTS ?? join(repo, "tests/e2e/screenshots");
+const TAURI_DRIVER =
+  process.env.TAURI_DRIVER ?? join(process.env.HOME ?? "/root", ".cache/colmena/tools/bin/tauri-driver");
+const NATIVE_DRIVER = process.env.WEBKIT_WEBDRIVER ?? "/usr/bin/WebKitWebDriver";
+const PORT = Number(process.env.COLMENA_E2E_PORT ?? 4444);
+
+function waitForPort(port, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolvePort, reject) => {
+    const attempt = () => {
+      const socket = createConnection({ host: "127.0.0.1", port }, () => {
+        socket.end();
+        resolvePort();
+      });
+      socket.on("error", () => {
+        if (Date.now() > deadline) reject(new Error(`tauri-driver did not listen on ${port}`));
+        else setTimeout(attempt, 100);
+      });
+    };
+    attempt();
+  });
+}
+
+/** Starts tauri-driver with an environment that points the app at a fresh
+ * workspace. Returns the workspace folder and a stop function. */
+export async function startDriver() {
+  const dataDir = mkdtempSync(join(tmpdir(), "colmena-e2e-data-"));
+  const xdgHome = mkdtempSync(join(tmpdir(), "colmena-e2e-xdg-"));
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const driver = spawn(TAURI_DRIVER, ["--port", String(PORT), "--native-driver", NATIVE_DRIVER], {
+    env: {
+      ...process.env,
+      COLMENA_DATA_DIR: dataDir,
+      COLMENA_SECRET_BACKEND: "file",
+      XDG_DATA_HOME: xdgHome,
+      XDG_CONFIG_HOME: xdgHome,
+      XDG_CACHE_HOME: xdgHome,
+      // Not WEBKIT_DISABLE_COMPOSITING_MODE: with it, WebKitWebDriver's
+      // screenshot command never answers.
+      NO_AT_BRIDGE: "1",
+      LANG: "en_US.UTF-8",
+    },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  await waitForPort(PORT, 15_000);
+  return {
+    dataDir,
+    stop: () => driver.kill(),
+  };
+}
+
+/** Launches the app in a new WebDriver session. */
+export async function launchApp() {
+  const browser = await remote({
+    hostname: "127.0.0.1",
+    port: PORT,
+    logLevel: "warn",
+    capabilities: {
+      browserName: "wry",
+      "wdio:enforceWebDriverClassic": true,
+      "tauri:options": { application: APP },
+    },
+  });
+  await browser.setWindowSize(1280, 820).catch(() => {});
+  return browser;
+}
+
+export const byTestId = (id) => `[data-testid="${id}"]`;
+
+export async function shot(browser, name) {
+  const path = join(SCREENSHOTS, `${name}.png`);
+  await browser.pause(250); // let transitions settle
+  await browser.saveScreenshot(path);
+  return path;
+}

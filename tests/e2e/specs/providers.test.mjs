@@ -1,0 +1,141 @@
+// Settings → Providers & models, in the real window: add a provider, see
+// errors next to their fields, see the key only masked, survive a restart,
+// and look right in both themes and both languages.
+
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+
+import { SCREENSHOTS, byTestId, launchApp, shot, startDriver } from "./harness.mjs";
+
+const KEY = "sk-test-1234567890abcdef";
+let driver;
+let browser;
+
+before(async () => {
+  driver = await startDriver();
+  console.log(`screenshots: ${SCREENSHOTS}`);
+});
+
+after(async () => {
+  await browser?.deleteSession().catch(() => {});
+  driver?.stop();
+});
+
+async function click(id) {
+  const el = await browser.$(byTestId(id));
+  await el.waitForClickable({ timeout: 10_000 });
+  await el.click();
+}
+
+async function text(id) {
+  const el = await browser.$(byTestId(id));
+  await el.waitForDisplayed({ timeout: 10_000 });
+  return el.getText();
+}
+
+/** Empties an input the way a person does, so React sees the change
+ * (WebDriver's clear command does not fire input events). */
+async function clearInput(selector) {
+  const input = await browser.$(selector);
+  await input.click();
+  await browser.keys(["Control", "a"]);
+  await browser.keys("Backspace");
+}
+
+async function pageHasKey() {
+  const source = await browser.getPageSource();
+  const visible = await browser.execute(() => document.body.innerText);
+  const values = await browser.execute(() =>
+    [...document.querySelectorAll("input")].map((input) => input.value).join("\n"),
+  );
+  return [source, visible, values].some((s) => s.includes(KEY));
+}
+
+test("adds a provider; errors sit next to their fields; the key is only ever masked", async () => {
+  browser = await launchApp();
+  await click("add-provider");
+  await browser.$(byTestId("provider-dialog")).waitForDisplayed();
+
+  // Nothing filled in: the name is required, and the error is under the name field.
+  await click("provider-submit");
+  const nameError = await text("error-name");
+  assert.match(nameError, /required/i);
+  await shot(browser, "provider-form-errors");
+
+  // A malformed base URL is reported under the base URL field.
+  await browser.$("#name").setValue("OpenAI");
+  await browser.$("#baseUrl").setValue("not a url");
+  await click("provider-submit");
+  assert.match(await text("error-baseUrl"), /http/);
+  assert.equal(await browser.$(byTestId("error-name")).isExisting(), false);
+
+  // Fixed: the provider is added and its key shows masked.
+  await clearInput("#baseUrl");
+  await browser.$("#apiKey").setValue(KEY);
+  await click("provider-submit");
+  await browser.$(byTestId("provider-dialog")).waitForDisplayed({ reverse: true });
+  assert.equal(await text("provider-key-openai"), "sk-…cdef");
+  assert.equal(await pageHasKey(), false, "the clear key is in the page");
+
+  // A model, through the inline form.
+  const newModel = await browser.$(byTestId("new-model-openai"));
+  await newModel.setValue("gpt-4o-mini");
+  await browser.keys("Enter");
+  await browser.$(byTestId("model-openai/gpt-4o-mini")).waitForDisplayed();
+
+  // A duplicate name is refused next to the name field.
+  await click("add-provider");
+  await browser.$("#name").setValue("openai");
+  await click("provider-submit");
+  assert.match(await text("error-name"), /already in use/);
+  await browser.keys("Escape");
+  await browser.$(byTestId("provider-dialog")).waitForDisplayed({ reverse: true });
+});
+
+test("looks right in both themes and both languages", async () => {
+  for (const language of ["en", "es"]) {
+    await click(`quick-lang-${language}`);
+    for (const theme of ["light", "dark"]) {
+      const isDark = await browser.execute(() => document.documentElement.dataset.theme === "dark");
+      if ((theme === "dark") !== isDark) await click("quick-theme");
+      const applied = await browser.execute(() => document.documentElement.dataset.theme);
+      assert.equal(applied, theme);
+      await shot(browser, `settings-providers-${theme}-${language}`);
+    }
+  }
+  const title = await browser.$("h1").getText();
+  assert.equal(title, "Ajustes");
+
+  await click("settings-data");
+  assert.match(await text("secret-backend"), /Archivo de clave/);
+  await shot(browser, "settings-data-dark-es");
+  await click("settings-appearance");
+  await click("theme-light");
+  await click("lang-en");
+  await shot(browser, "settings-appearance-light-en");
+  await click("settings-providers");
+  assert.equal(await pageHasKey(), false);
+});
+
+test("the provider, its masked key and its model survive a restart", async () => {
+  await browser.deleteSession();
+  browser = await launchApp();
+  assert.equal(await text("provider-key-openai"), "sk-…cdef");
+  await browser.$(byTestId("model-openai/gpt-4o-mini")).waitForDisplayed();
+  // The language and theme chosen last time are kept.
+  assert.equal(await browser.$("h1").getText(), "Settings");
+  assert.equal(await browser.execute(() => document.documentElement.dataset.theme), "light");
+  assert.equal(await pageHasKey(), false);
+  await shot(browser, "after-restart");
+});
+
+test("the clear key is nowhere in the data dir", () => {
+  const files = readdirSync(driver.dataDir);
+  assert.ok(files.includes("colmena.db"));
+  for (const file of files) {
+    const bytes = readFileSync(join(driver.dataDir, file));
+    assert.equal(bytes.includes(Buffer.from(KEY)), false, `${file} holds the clear key`);
+  }
+});

@@ -1,0 +1,16 @@
+import type { ReactNode } from "react";
+import { AlertTriangle, Info, ShieldCheck } from "lucide-react";
+
+type Tone = "info" | "warning" | "danger" | "success";
+
+const ICONS = { info: Info, warning: AlertTriangle, danger: AlertTriangle, success: ShieldCheck };
+
+export function Banner({ tone = "info", children, testId }: { tone?: Tone; children: ReactNode; testId?: string }) {
+  const Icon = ICONS[tone];
+  return (
+    <div className={`banner banner-${tone}`} role={tone === "danger" ? "alert" : "status"} data-testid={testId}>
+      <Icon size={16} aria-hidden="true" />
+      <div>{children}</div>
+    </div>
+  );
+}

@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+
+import en from "./locales/en.json";
+import es from "./locales/es.json";
+
+type Catalog = { [key: string]: string | Catalog };
+
+function flatten(catalog: Catalog, prefix = ""): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [key, value] of Object.entries(catalog)) {
+    const path = prefix ? `${prefix}.${key}` : key;
+    if (typeof value === "string") out.set(path, value);
+    else for (const [k, v] of flatten(value, path)) out.set(k, v);
+  }
+  return out;
+}
+
+const placeholders = (text: string) => [...text.matchAll(/{{\s*(\w+)\s*}}/g)].map((m) => m[1]).sort();
+
+describe("translation catalogs", () => {
+  const english = flatten(en);
+  const spanish = flatten(es);
+
+  it("have exactly the same keys", () => {
+    expect([...spanish.keys()].sort()).toEqual([...english.keys()].sort());
+  });
+
+  it("have no empty message", () => {
+    for (const [key, text] of [...english, ...spanish]) {
+      expect(text.trim(), key).not.toBe("");
+    }
+  });
+
+  it("use the same placeholders in both languages", () => {
+    for (const [key, text] of english) {
+      expect(placeholders(spanish.get(key) ?? ""), key).toEqual(placeholders(text));
+    }
+  });
+
+  it("translate what people read (not copies of the English)", () => {
+    const same = [...english].filter(([key, text]) => spanish.get(key) === text && text.length > 12);
+    // Brand and product names may stay; sentences may not.
+    expect(same.map(([key]) => key)).toEqual([]);
+  });
+});

@@ -1,0 +1,43 @@
+import { StrictMode } from "react";
+import { createRoot } from "react-dom/client";
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+
+import "@fontsource-variable/inter";
+import "./styles/app.css";
+import "./i18n";
+
+import { api } from "./api";
+import { defaultLanguage, openPrefs, type PrefsStore } from "./api/prefs";
+import { App } from "./app/App";
+import { memoryPrefs, PreferencesProvider } from "./app/preferences";
+
+const queryClient = new QueryClient({
+  defaultOptions: { queries: { retry: 1, refetchOnWindowFocus: false } },
+});
+
+async function loadPrefs(): Promise<PrefsStore> {
+  try {
+    const info = await api.workspaceInfo();
+    return await openPrefs(info.dataDir);
+  } catch (error) {
+    console.error("preferences are not persisted this session:", error);
+    return memoryPrefs({ theme: "system", language: defaultLanguage(navigator.language) });
+  }
+}
+
+async function boot() {
+  const root = document.getElementById("root");
+  if (!root) throw new Error("no #root element");
+  const prefs = await loadPrefs();
+  createRoot(root).render(
+    <StrictMode>
+      <QueryClientProvider client={queryClient}>
+        <PreferencesProvider store={prefs}>
+          <App />
+        </PreferencesProvider>
+      </QueryClientProvider>
+    </StrictMode>,
+  );
+}
+
+void boot();
