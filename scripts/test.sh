@@ -10,6 +10,13 @@ started=$SECONDS
 step "Rust formatting"
 (cd "$REPO" && cargo fmt --all --check)
 
+step "Layering: colmena-core depends on no UI or network framework"
+if forbidden=$(cd "$REPO" && cargo tree --locked -p colmena-core -e normal,build --prefix none | grep -E '^(tauri|wry|webkit2gtk|gtk|axum|rmcp)[- ]'); then
+  echo "colmena-core must not depend on: $forbidden" >&2
+  exit 1
+fi
+echo "ok: no tauri, wry, webkit2gtk, gtk, axum or rmcp under colmena-core"
+
 step "UI: type check, lint, unit tests, build"
 (cd "$REPO/ui" && npm run --silent typecheck && npm run --silent lint && npm run --silent test && npm run --silent build)
 

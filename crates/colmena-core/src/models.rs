@@ -184,7 +184,8 @@ pub async fn toggle(ctx: &Ctx, id: &ModelId) -> Result<Model> {
     switch(ctx, id, None).await
 }
 
-async fn switch(ctx: &Ctx, id: &ModelId, target: Option<bool>) -> Result<Model> {
+/// Switches on (`Some(true)`), off (`Some(false)`) or flips (`None`).
+pub async fn switch(ctx: &Ctx, id: &ModelId, target: Option<bool>) -> Result<Model> {
     let id = id.clone();
     let model = ctx
         .store()

@@ -324,7 +324,8 @@ pub async fn toggle(ctx: &Ctx, id: &ProviderId) -> Result<Provider> {
     switch(ctx, id, None).await
 }
 
-async fn switch(ctx: &Ctx, id: &ProviderId, target: Option<bool>) -> Result<Provider> {
+/// Switches on (`Some(true)`), off (`Some(false)`) or flips (`None`).
+pub async fn switch(ctx: &Ctx, id: &ProviderId, target: Option<bool>) -> Result<Provider> {
     let id = id.clone();
     let provider = ctx
         .store()

@@ -54,7 +54,7 @@ export async function startDriver() {
       // Not WEBKIT_DISABLE_COMPOSITING_MODE: with it, WebKitWebDriver's
       // screenshot command never answers.
       NO_AT_BRIDGE: "1",
-      LANG: "en_US.UTF-8",
+      LANG: "C.UTF-8",
     },
     stdio: ["ignore", "inherit", "inherit"],
   });

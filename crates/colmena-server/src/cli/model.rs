@@ -3,7 +3,7 @@ use colmena_core::ids::{ModelId, ProviderId};
 use colmena_core::models::{self, Model, ModelFilter, NewModel};
 use colmena_core::{Ctx, Result};
 
-use super::output::{Output, table, yes_no};
+use super::output::{Output, SwitchArgs, table, yes_no};
 
 #[derive(Debug, Subcommand)]
 pub enum ModelCommand {
@@ -28,10 +28,8 @@ pub enum ModelCommand {
     /// Switch a model on or off (flips it without --on/--off).
     Toggle {
         id: String,
-        #[arg(long, conflicts_with = "off")]
-        on: bool,
-        #[arg(long)]
-        off: bool,
+        #[command(flatten)]
+        switch: SwitchArgs,
     },
     /// The agents that use a model.
     Users { id: String },
@@ -67,13 +65,8 @@ pub async fn run(ctx: &Ctx, out: &Output, command: ModelCommand) -> Result<()> {
             let model = models::rename(ctx, &old, &new_name).await?;
             out.emit(&model, |m| println!("renamed {old} to {}", m.id));
         }
-        ModelCommand::Toggle { id, on, off } => {
-            let id = ModelId(id);
-            let model = match (on, off) {
-                (true, _) => models::set_enabled(ctx, &id, true).await?,
-                (_, true) => models::set_enabled(ctx, &id, false).await?,
-                _ => models::toggle(ctx, &id).await?,
-            };
+        ModelCommand::Toggle { id, switch } => {
+            let model = models::switch(ctx, &ModelId(id), switch.target()).await?;
             out.emit(&model, |m| {
                 let state = if m.enabled { "enabled" } else { "disabled" };
                 println!("model {} is {state}", m.id);

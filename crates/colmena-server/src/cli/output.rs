@@ -1,6 +1,7 @@
 //! Printing results: JSON for scripts (`--json`), aligned tables for people;
 //! errors on stderr, with an exit status per error code.
 
+use clap::Args;
 use colmena_core::{AppError, ErrorCode};
 use serde::Serialize;
 
@@ -80,5 +81,24 @@ pub fn exit_status(code: ErrorCode) -> u8 {
         ErrorCode::Forbidden => 7,
         ErrorCode::Precondition => 8,
         ErrorCode::Upstream => 9,
+    }
+}
+
+/// `--on` / `--off` for toggle verbs; neither flips the current state.
+#[derive(Debug, Args)]
+pub struct SwitchArgs {
+    #[arg(long, conflicts_with = "off")]
+    on: bool,
+    #[arg(long)]
+    off: bool,
+}
+
+impl SwitchArgs {
+    pub fn target(&self) -> Option<bool> {
+        match (self.on, self.off) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        }
     }
 }

@@ -5,7 +5,7 @@ use colmena_core::ids::ProviderId;
 use colmena_core::providers::{self, NewProvider, Provider, ProviderUpdate};
 use colmena_core::{AppError, Ctx, Result};
 
-use super::output::{Output, table, yes_no};
+use super::output::{Output, SwitchArgs, table, yes_no};
 
 #[derive(Debug, Subcommand)]
 pub enum ProviderCommand {
@@ -42,10 +42,8 @@ pub enum ProviderCommand {
     /// Switch a provider on or off (flips it without --on/--off). Its models follow.
     Toggle {
         id: String,
-        #[arg(long, conflicts_with = "off")]
-        on: bool,
-        #[arg(long)]
-        off: bool,
+        #[command(flatten)]
+        switch: SwitchArgs,
     },
     /// Delete a provider and its models (refused while agents use them).
     Remove { id: String },
@@ -117,13 +115,8 @@ pub async fn run(ctx: &Ctx, out: &Output, command: ProviderCommand) -> Result<()
             let provider = providers::update(ctx, &ProviderId(id), input).await?;
             out.emit(&provider, |p| println!("updated provider {}", p.id));
         }
-        ProviderCommand::Toggle { id, on, off } => {
-            let id = ProviderId(id);
-            let provider = match (on, off) {
-                (true, _) => providers::set_enabled(ctx, &id, true).await?,
-                (_, true) => providers::set_enabled(ctx, &id, false).await?,
-                _ => providers::toggle(ctx, &id).await?,
-            };
+        ProviderCommand::Toggle { id, switch } => {
+            let provider = providers::switch(ctx, &ProviderId(id), switch.target()).await?;
             out.emit(&provider, |p| {
                 let state = if p.enabled { "enabled" } else { "disabled" };
                 println!("provider {} is {state}", p.id);
