@@ -94,6 +94,65 @@ test("adds a provider; errors sit next to their fields; the key is only ever mas
   await browser.$(byTestId("provider-dialog")).waitForDisplayed({ reverse: true });
 });
 
+test("models can be switched, renamed and deleted; the provider edited and switched off", async () => {
+  // Rename the model inline.
+  const row = byTestId("model-openai/gpt-4o-mini");
+  await browser.$(`${row} button[aria-label="Rename"]`).click();
+  const input = await browser.$(`${row} input`);
+  await input.waitForDisplayed();
+  await browser.keys(["Control", "a"]);
+  await browser.keys("Backspace");
+  await input.setValue("gpt-4.1-mini");
+  await browser.keys("Enter");
+  const renamed = byTestId("model-openai/gpt-4.1-mini");
+  await browser.$(renamed).waitForDisplayed();
+
+  // A second model, then switch the first off and delete the second.
+  await browser.$(byTestId("new-model-openai")).setValue("o3-mini");
+  await browser.keys("Enter");
+  const second = byTestId("model-openai/o3-mini");
+  await browser.$(second).waitForDisplayed();
+  await browser.$(`${renamed} [role="switch"]`).click();
+  await browser.waitUntil(async () => (await browser.$(`${renamed} [role="switch"]`).getAttribute("aria-checked")) === "false");
+  await browser.$(`${second} button[aria-label="Delete o3-mini"]`).click();
+  await browser.$(`${second} .btn-danger`).click();
+  await browser.$(second).waitForDisplayed({ reverse: true });
+
+  // Switching the provider off turns its models off and disables their switches.
+  await click("toggle-provider-openai");
+  await browser.waitUntil(async () => (await browser.$(`${renamed} [role="switch"]`).isEnabled()) === false);
+  await shot(browser, "provider-disabled");
+  await click("toggle-provider-openai");
+  await browser.waitUntil(async () => (await browser.$(`${renamed} [role="switch"]`).isEnabled()) === true);
+  assert.equal(await browser.$(`${renamed} [role="switch"]`).getAttribute("aria-checked"), "false", "the model's own choice is kept");
+  await browser.$(`${renamed} [role="switch"]`).click();
+
+  // Edit: a new key replaces the old one, still masked.
+  await click("edit-provider-openai");
+  await browser.$("#apiKey").setValue("sk-live-abcdefghijklmnop9876");
+  await click("provider-submit");
+  await browser.$(byTestId("provider-dialog")).waitForDisplayed({ reverse: true });
+  await browser.waitUntil(async () => (await text("provider-key-openai")) === "sk-…9876");
+  await click("edit-provider-openai");
+  await clearInput("#apiKey");
+  await browser.$("#apiKey").setValue(KEY);
+  await click("provider-submit");
+  await browser.$(byTestId("provider-dialog")).waitForDisplayed({ reverse: true });
+  await browser.waitUntil(async () => (await text("provider-key-openai")) === "sk-…cdef");
+  assert.equal(await pageHasKey(), false);
+
+  // A second provider that is deleted again.
+  await click("add-provider");
+  await click("kind-ollama");
+  await browser.$("#name").setValue("Ollama");
+  await click("provider-submit");
+  await browser.$(byTestId("provider-ollama")).waitForDisplayed();
+  assert.equal(await text("provider-key-ollama"), "No key");
+  await click("delete-provider-ollama");
+  await click("confirm-delete-provider");
+  await browser.$(byTestId("provider-ollama")).waitForDisplayed({ reverse: true });
+});
+
 test("looks right in both themes and both languages", async () => {
   for (const language of ["en", "es"]) {
     await click(`quick-lang-${language}`);
@@ -123,7 +182,7 @@ test("the provider, its masked key and its model survive a restart", async () =>
   await browser.deleteSession();
   browser = await launchApp();
   assert.equal(await text("provider-key-openai"), "sk-…cdef");
-  await browser.$(byTestId("model-openai/gpt-4o-mini")).waitForDisplayed();
+  await browser.$(byTestId("model-openai/gpt-4.1-mini")).waitForDisplayed();
   // The language and theme chosen last time are kept.
   assert.equal(await browser.$("h1").getText(), "Settings");
   assert.equal(await browser.execute(() => document.documentElement.dataset.theme), "light");
