@@ -11,9 +11,13 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
 use crate::data_dir;
-use crate::error::Result;
+use crate::error::{AppError, Result};
+use crate::ids::slugify;
+use crate::search::{self, DocKind, SearchDoc, SearchHit, SearchIndex, SearchQuery};
 use crate::secrets::{BackendChoice, Vault};
-use crate::store::{DB_FILE, Store};
+use crate::store::{DB_FILE, Store, meta};
+
+const META_OWNER: &str = "owner_user_id";
 
 /// How to open a workspace.
 #[derive(Debug, Clone)]
@@ -41,6 +45,10 @@ pub enum Change {
     Providers,
     Models,
     Agents,
+    Tools,
+    Skills,
+    Ethics,
+    Memories,
 }
 
 /// An open workspace.
@@ -53,21 +61,45 @@ struct Inner {
     data_dir: PathBuf,
     store: Store,
     vault: Vault,
+    search: Arc<SearchIndex>,
+    owner: String,
     changes: broadcast::Sender<Change>,
 }
 
 impl Ctx {
-    /// Opens the workspace in `options.data_dir`, creating it if needed.
+    /// Opens the workspace in `options.data_dir`, creating it if needed:
+    /// migrates the store, finds the master key, re-seeds code-owned rows
+    /// (SPEC H17) and opens the search index, rebuilding it when it is
+    /// missing, unreadable or behind the store.
     pub async fn open(options: OpenOptions) -> Result<Ctx> {
         let data_dir = data_dir::prepare(&options.data_dir)?;
         let store = Store::open(&data_dir.join(DB_FILE))?;
         let vault = Vault::open(&data_dir, &store, options.secret_backend).await?;
+        let owner = store.write(owner_user).await?;
+        store
+            .write(|tx| {
+                let (docs, removed) = crate::setup::reconcile(tx)?;
+                if !docs.is_empty() || !removed.is_empty() {
+                    search::bump_generation(tx)?;
+                }
+                Ok(())
+            })
+            .await?;
+        let dir = data_dir.clone();
+        let (index, rebuilt) = store
+            .read(move |conn| search::open_or_repair(&dir, conn))
+            .await?;
+        if rebuilt {
+            tracing::info!("search index rebuilt ({} documents)", index.num_docs());
+        }
         let (changes, _) = broadcast::channel(256);
         Ok(Ctx {
             inner: Arc::new(Inner {
                 data_dir,
                 store,
                 vault,
+                search: Arc::new(index),
+                owner,
                 changes,
             }),
         })
@@ -85,6 +117,56 @@ impl Ctx {
         &self.inner.vault
     }
 
+    /// The workspace owner's user id: whom "my" memories belong to.
+    pub fn owner(&self) -> &str {
+        &self.inner.owner
+    }
+
+    /// Applies index changes after their store commit. A failure is logged
+    /// and repaired by a rebuild; the committed data is never in doubt.
+    pub(crate) async fn index(
+        &self,
+        upserts: Vec<SearchDoc>,
+        deletes: Vec<(DocKind, String)>,
+        generation: i64,
+    ) {
+        if upserts.is_empty() && deletes.is_empty() {
+            return;
+        }
+        let index = Arc::clone(&self.inner.search);
+        let applied =
+            tokio::task::spawn_blocking(move || index.apply(&upserts, &deletes, generation)).await;
+        let failure = match applied {
+            Ok(Ok(())) => return,
+            Ok(Err(e)) => e.message,
+            Err(e) => e.to_string(),
+        };
+        tracing::warn!("search index update failed, rebuilding: {failure}");
+        if let Err(e) = self.reindex().await {
+            tracing::error!("search index rebuild failed: {}", e.message);
+        }
+    }
+
+    /// Rebuilds the search index from the store; returns its size.
+    pub async fn reindex(&self) -> Result<u64> {
+        let index = Arc::clone(&self.inner.search);
+        self.store()
+            .read(move |conn| {
+                let generation = search::store_generation(conn)?;
+                index.rebuild(&search::all_docs(conn)?, generation)?;
+                Ok(index.num_docs())
+            })
+            .await
+    }
+
+    /// Runs a query on the search index.
+    pub(crate) async fn search(&self, query: SearchQuery) -> Result<Vec<SearchHit>> {
+        let index = Arc::clone(&self.inner.search);
+        tokio::task::spawn_blocking(move || index.search(&query))
+            .await
+            .map_err(|e| AppError::internal(format!("search failed: {e}")))?
+    }
+
     /// Subscribes to committed changes.
     pub fn subscribe(&self) -> broadcast::Receiver<Change> {
         self.inner.changes.subscribe()
@@ -94,4 +176,17 @@ impl Ctx {
         // No subscriber is fine: nobody is watching.
         let _ = self.inner.changes.send(change);
     }
+}
+
+/// The owner's user id, chosen once from the OS login name.
+fn owner_user(tx: &rusqlite::Transaction<'_>) -> Result<String> {
+    if let Some(owner) = meta::get(tx, META_OWNER)? {
+        return Ok(owner);
+    }
+    let login = std::env::var("USER")
+        .or_else(|_| std::env::var("USERNAME"))
+        .unwrap_or_default();
+    let owner = slugify(&login).unwrap_or_else(|| "owner".to_owned());
+    meta::set(tx, META_OWNER, &owner)?;
+    Ok(owner)
 }

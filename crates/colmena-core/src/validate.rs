@@ -8,6 +8,8 @@ use crate::error::{AppError, ErrorCode, Result};
 #[derive(Default)]
 pub struct FieldErrors {
     errors: Vec<(String, String, String)>,
+    /// Other facts the recorded errors carried (`unknownSkills`, …).
+    extra: serde_json::Map<String, serde_json::Value>,
 }
 
 impl FieldErrors {
@@ -20,6 +22,20 @@ impl FieldErrors {
             .push((field.to_owned(), reason.to_owned(), message.into()));
     }
 
+    /// Records an error with extra details kept in the final error.
+    pub fn add_with(
+        &mut self,
+        field: &str,
+        reason: &str,
+        message: impl Into<String>,
+        extra: serde_json::Value,
+    ) {
+        self.add(field, reason, message);
+        if let serde_json::Value::Object(map) = extra {
+            self.extra.extend(map);
+        }
+    }
+
     /// Records the error of `check` (if any) and returns its value.
     pub fn check<T>(&mut self, check: Result<T>) -> Option<T> {
         match check {
@@ -28,6 +44,12 @@ impl FieldErrors {
                 let details = err.details.unwrap_or_default();
                 let field = details["field"].as_str().unwrap_or("input").to_owned();
                 let reason = details["reason"].as_str().unwrap_or("invalid").to_owned();
+                if let serde_json::Value::Object(map) = details {
+                    self.extra.extend(
+                        map.into_iter()
+                            .filter(|(k, _)| !matches!(k.as_str(), "field" | "reason" | "fields")),
+                    );
+                }
                 self.errors.push((field, reason, err.message));
                 None
             }
@@ -55,8 +77,12 @@ impl FieldErrors {
                 .collect::<Vec<_>>()
                 .join("; ")
         };
+        let mut details = self.extra;
+        details.insert("field".into(), json!(field));
+        details.insert("reason".into(), json!(reason));
+        details.insert("fields".into(), json!(all));
         Err(AppError::new(ErrorCode::Validation, message)
-            .with_details(json!({ "field": field, "reason": reason, "fields": all })))
+            .with_details(serde_json::Value::Object(details)))
     }
 }
 

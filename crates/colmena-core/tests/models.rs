@@ -58,6 +58,7 @@ async fn models_of_agents(ctx: &Ctx) -> Vec<(String, Option<String>)> {
         .await
         .unwrap()
         .into_iter()
+        .filter(|a| a.persona.is_none())
         .map(|a| (a.id.0, a.model_id.map(|m| m.0)))
         .collect()
 }

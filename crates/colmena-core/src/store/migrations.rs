@@ -9,10 +9,14 @@ use rusqlite_migration::{M, Migrations};
 use crate::error::Result;
 
 const FOUNDATION: &str = include_str!("migrations/0001_foundation.sql");
+const CATALOG: &str = include_str!("migrations/0002_catalog.sql");
 
 /// Every migration, in order. `migrations().validate()` is run by a test.
 pub fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(FOUNDATION).foreign_key_check()])
+    Migrations::new(vec![
+        M::up(FOUNDATION).foreign_key_check(),
+        M::up(CATALOG).foreign_key_check(),
+    ])
 }
 
 /// The schema version the file is at (the number of applied migrations).
@@ -51,11 +55,37 @@ mod tests {
     }
 
     #[test]
+    fn data_written_at_version_1_survives_the_catalog_migration() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        conn.pragma_update(None, "foreign_keys", "ON").unwrap();
+        migrations().to_version(&mut conn, 1).unwrap();
+        conn.execute_batch(
+            "INSERT INTO providers (id, name, kind, base_url, enabled, created_at, updated_at)
+               VALUES ('openai', 'OpenAI', 'openai_compatible', 'https://api.openai.com/v1', 1, 'now', 'now');
+             INSERT INTO models (id, provider_id, name, created_at, updated_at)
+               VALUES ('openai/gpt-4o', 'openai', 'gpt-4o', 'now', 'now');
+             INSERT INTO agents (id, name, model_id, created_at, updated_at)
+               VALUES ('uno', 'Uno', 'openai/gpt-4o', 'now', 'now');",
+        )
+        .unwrap();
+        migrations().to_latest(&mut conn).unwrap();
+        let (model, persona): (String, Option<String>) = conn
+            .query_row(
+                "SELECT model_id, persona FROM agents WHERE id = 'uno'",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        assert_eq!(model, "openai/gpt-4o");
+        assert_eq!(persona, None);
+    }
+
+    #[test]
     fn migrating_twice_is_a_no_op_and_the_version_counts_migrations() {
         let mut conn = Connection::open_in_memory().unwrap();
         migrations().to_latest(&mut conn).unwrap();
         migrations().to_latest(&mut conn).unwrap();
         let version = schema_version(&conn).unwrap();
-        assert_eq!(version, 1);
+        assert_eq!(version, 2);
     }
 }

@@ -47,3 +47,11 @@ pub fn any_file_contains(dir: &Path, needle: &[u8]) -> bool {
     }
     false
 }
+
+/// A catalog search for `text` over everything, for the owner.
+pub fn catalog_query(text: &str) -> colmena_core::search::CatalogSearch {
+    colmena_core::search::CatalogSearch {
+        query: text.to_owned(),
+        ..Default::default()
+    }
+}

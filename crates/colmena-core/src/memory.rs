@@ -1,0 +1,226 @@
+//! Long-term memory (SPEC H26), isolated per user: a memory's id is
+//! `{user_id}:{title}` and every read filters by owner, so two users can hold
+//! a memory with the same title and neither sees the other's. The user is
+//! optional: without one, the workspace owner is meant (the desktop user),
+//! which keeps model tools working without naming anyone.
+//!
+//! Search is BM25 over the index, restricted to the owner's memories.
+
+use chrono::{DateTime, Utc};
+use rusqlite::{Connection, OptionalExtension, Row, params};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::ctx::{Change, Ctx};
+use crate::error::{AppError, Result};
+use crate::search::{self, DocKind, SearchHit, SearchQuery};
+use crate::validate;
+
+const MAX_TITLE: usize = 200;
+const MAX_CONTENT: usize = 200_000;
+const MAX_USER: usize = 64;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct Memory {
+    /// `{userId}:{title}`.
+    pub id: String,
+    pub user_id: String,
+    pub title: String,
+    pub content: String,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// One search result: the memory and the passage that matched.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct MemoryHit {
+    pub memory: Memory,
+    pub snippet: Vec<search::SnippetPart>,
+    pub score: f32,
+}
+
+/// A user id: what is left of `:` in a memory id, so it cannot hold one.
+pub fn check_user(user: &str) -> Result<String> {
+    let user = user.trim();
+    if user.is_empty() || user.chars().count() > MAX_USER {
+        return Err(AppError::invalid_field(
+            "userId",
+            "invalid_user",
+            format!("a user id must have 1 to {MAX_USER} characters"),
+        ));
+    }
+    if user
+        .chars()
+        .any(|c| c == ':' || c == '/' || c.is_whitespace() || c.is_control())
+    {
+        return Err(AppError::invalid_field(
+            "userId",
+            "invalid_user",
+            format!("'{user}' is not a user id: no ':', '/', spaces or control characters"),
+        ));
+    }
+    Ok(user.to_owned())
+}
+
+fn resolve_user(ctx: &Ctx, user: Option<&str>) -> Result<String> {
+    check_user(user.unwrap_or(ctx.owner()))
+}
+
+pub fn memory_id(user: &str, title: &str) -> String {
+    format!("{user}:{title}")
+}
+
+const SELECT: &str = "SELECT id, user_id, title, content, created_at, updated_at FROM memories";
+
+fn from_row(row: &Row<'_>) -> rusqlite::Result<Memory> {
+    Ok(Memory {
+        id: row.get("id")?,
+        user_id: row.get("user_id")?,
+        title: row.get("title")?,
+        content: row.get("content")?,
+        created_at: row.get("created_at")?,
+        updated_at: row.get("updated_at")?,
+    })
+}
+
+/// A memory of `user` by title; another user's memory is never returned.
+fn find(conn: &Connection, user: &str, title: &str) -> Result<Option<Memory>> {
+    Ok(conn
+        .query_row(
+            &format!("{SELECT} WHERE user_id = ?1 AND title = ?2"),
+            params![user, title],
+            from_row,
+        )
+        .optional()?)
+}
+
+fn not_found(user: &str, title: &str) -> AppError {
+    AppError::not_found("memory", title).with_details(json!({ "userId": user, "title": title }))
+}
+
+/// Saves a memory, replacing the user's memory of the same title.
+pub async fn write(ctx: &Ctx, user: Option<&str>, title: &str, content: &str) -> Result<Memory> {
+    let user = resolve_user(ctx, user)?;
+    let title = validate::name("title", title, MAX_TITLE)?;
+    if content.chars().count() > MAX_CONTENT {
+        return Err(AppError::invalid_field(
+            "content",
+            "too_long",
+            format!("a memory must be at most {MAX_CONTENT} characters"),
+        ));
+    }
+    let content = content.to_owned();
+    let (memory, generation) = ctx
+        .store()
+        .write(move |tx| {
+            let id = memory_id(&user, &title);
+            let now = Utc::now();
+            tx.execute(
+                "INSERT INTO memories (id, user_id, title, content, created_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?5)
+                 ON CONFLICT (id) DO UPDATE SET content = excluded.content, updated_at = excluded.updated_at",
+                params![id, user, title, content, now],
+            )?;
+            let memory = find(tx, &user, &title)?.ok_or_else(|| not_found(&user, &title))?;
+            Ok((memory, search::bump_generation(tx)?))
+        })
+        .await?;
+    ctx.index(vec![doc(&memory)], vec![], generation).await;
+    ctx.changed(Change::Memories);
+    Ok(memory)
+}
+
+fn doc(memory: &Memory) -> search::SearchDoc {
+    search::memory_doc(&memory.id, &memory.user_id, &memory.title, &memory.content)
+}
+
+pub async fn read(ctx: &Ctx, user: Option<&str>, title: &str) -> Result<Memory> {
+    let user = resolve_user(ctx, user)?;
+    let title = title.trim().to_owned();
+    ctx.store()
+        .read(move |conn| find(conn, &user, &title)?.ok_or_else(|| not_found(&user, &title)))
+        .await
+}
+
+/// The user's memories, most recently changed first.
+pub async fn list(
+    ctx: &Ctx,
+    user: Option<&str>,
+    limit: Option<u32>,
+    offset: Option<u32>,
+) -> Result<Vec<Memory>> {
+    let user = resolve_user(ctx, user)?;
+    let limit = limit.unwrap_or(100).clamp(1, 1000);
+    let offset = offset.unwrap_or(0);
+    ctx.store()
+        .read(move |conn| {
+            let mut stmt = conn.prepare(&format!(
+                "{SELECT} WHERE user_id = ?1 ORDER BY updated_at DESC, title LIMIT ?2 OFFSET ?3"
+            ))?;
+            let rows = stmt.query_map(params![user, limit, offset], from_row)?;
+            Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        })
+        .await
+}
+
+/// BM25 search over the user's memories, with snippets.
+pub async fn search(
+    ctx: &Ctx,
+    user: Option<&str>,
+    query: &str,
+    limit: Option<u32>,
+) -> Result<Vec<MemoryHit>> {
+    let user = resolve_user(ctx, user)?;
+    let hits = ctx
+        .search(SearchQuery {
+            text: query.to_owned(),
+            kinds: vec![DocKind::Memory],
+            owner: Some(user.clone()),
+            active_only: false,
+            limit: limit.unwrap_or(20) as usize,
+        })
+        .await?;
+    let ids: Vec<(String, SearchHit)> = hits.into_iter().map(|h| (h.id.clone(), h)).collect();
+    ctx.store()
+        .read(move |conn| {
+            let mut out = Vec::new();
+            for (id, hit) in ids {
+                // The store has the last word: a stale index entry is skipped.
+                let memory = conn
+                    .query_row(
+                        &format!("{SELECT} WHERE id = ?1 AND user_id = ?2"),
+                        params![id, user],
+                        from_row,
+                    )
+                    .optional()?;
+                if let Some(memory) = memory {
+                    out.push(MemoryHit {
+                        memory,
+                        snippet: hit.snippet,
+                        score: hit.score,
+                    });
+                }
+            }
+            Ok(out)
+        })
+        .await
+}
+
+pub async fn delete(ctx: &Ctx, user: Option<&str>, title: &str) -> Result<()> {
+    let user = resolve_user(ctx, user)?;
+    let title = title.trim().to_owned();
+    let (id, generation) = ctx
+        .store()
+        .write(move |tx| {
+            let memory = find(tx, &user, &title)?.ok_or_else(|| not_found(&user, &title))?;
+            tx.execute("DELETE FROM memories WHERE id = ?1", [&memory.id])?;
+            Ok((memory.id, search::bump_generation(tx)?))
+        })
+        .await?;
+    ctx.index(vec![], vec![(DocKind::Memory, id)], generation)
+        .await;
+    ctx.changed(Change::Memories);
+    Ok(())
+}

@@ -1,0 +1,333 @@
+//! The tools Colmena's own code provides (SPEC H16: there is no `create_tool`;
+//! a tool is code). Each has the description a model reads, a category, and
+//! the JSON schema of its arguments. Rows in the `tools` table are re-seeded
+//! from this list at every start (H17).
+//!
+//! [`MINIMAL_TOOLS`] are what a coordinator always needs — delegate, search,
+//! remember, notify — and stay active whatever specialists are installed.
+//! Executing tools arrives with the LLM runtime; the catalog is already the
+//! contract.
+
+/// One built-in tool.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolDef {
+    pub name: &'static str,
+    pub category: &'static str,
+    pub description: &'static str,
+    /// JSON schema (draft 2020-12) of the arguments object.
+    pub parameters: &'static str,
+}
+
+/// The tools that are active in every hive (SPEC H31, H32).
+pub const MINIMAL_TOOLS: [&str; 8] = [
+    "delegate_task",
+    "list_agents",
+    "search_catalog",
+    "load_skill",
+    "memory_search",
+    "memory_read",
+    "memory_write",
+    "notify_user",
+];
+
+pub fn is_minimal(name: &str) -> bool {
+    MINIMAL_TOOLS.contains(&name)
+}
+
+macro_rules! tool {
+    ($name:literal, $category:literal, $description:literal, $parameters:literal) => {
+        ToolDef {
+            name: $name,
+            category: $category,
+            description: $description,
+            parameters: $parameters,
+        }
+    };
+}
+
+/// Every built-in tool, grouped by category.
+pub const BUILTIN_TOOLS: &[ToolDef] = &[
+    // -- coordination (minimal) --------------------------------------------
+    tool!(
+        "delegate_task",
+        "coordination",
+        "Hand a task to another agent of the hive and wait for its answer. Use it when a specialist is better placed to do part of the work.",
+        r#"{"type":"object","properties":{"agent_id":{"type":"string","description":"Id of the agent to delegate to (see list_agents)"},"task":{"type":"string","minLength":1,"description":"What the agent must do, with all the context it needs"}},"required":["agent_id","task"],"additionalProperties":false}"#
+    ),
+    tool!(
+        "list_agents",
+        "coordination",
+        "List the enabled agents of the hive with what each one is good at, to choose whom to delegate to.",
+        r#"{"type":"object","properties":{},"additionalProperties":false}"#
+    ),
+    tool!(
+        "search_catalog",
+        "knowledge",
+        "Search the hive's skills, tools and your memories by keywords (BM25). Returns the best matches with a snippet.",
+        r#"{"type":"object","properties":{"query":{"type":"string","minLength":1},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10}},"required":["query"],"additionalProperties":false}"#
+    ),
+    tool!(
+        "load_skill",
+        "knowledge",
+        "Load the full instructions of a skill by its name, when its description says it fits the task at hand.",
+        r#"{"type":"object","properties":{"name":{"type":"string","pattern":"^[a-z0-9]+(-[a-z0-9]+)*$"}},"required":["name"],"additionalProperties":false}"#
+    ),
+    tool!(
+        "memory_search",
+        "memory",
+        "Search the user's long-term memory by keywords. Returns matching memories with a snippet.",
+        r#"{"type":"object","properties":{"query":{"type":"string","minLength":1},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10}},"required":["query"],"additionalProperties":false}"#
+    ),
+    tool!(
+        "memory_read",
+        "memory",
+        "Read one of the user's memories by its title.",
+        r#"{"type":"object","properties":{"title":{"type":"string","minLength":1}},"required":["title"],"additionalProperties":false}"#
+    ),
+    tool!(
+        "memory_write",
+        "memory",
+        "Save or replace a memory for the user under a title, to recall it in later conversations.",
+        r#"{"type":"object","properties":{"title":{"type":"string","minLength":1,"maxLength":200},"content":{"type":"string"}},"required":["title","content"],"additionalProperties":false}"#
+    ),
+    tool!(
+        "notify_user",
+        "coordination",
+        "Send the user a desktop notification: for results they are waiting for or for decisions only they can make.",
+        r#"{"type":"object","properties":{"title":{"type":"string","minLength":1,"maxLength":120},"body":{"type":"string","maxLength":2000},"urgent":{"type":"boolean","default":false}},"required":["title"],"additionalProperties":false}"#
+    ),
+    // -- web ----------------------------------------------------------------
+    tool!(
+        "web_search",
+        "web",
+        "Search the web and return result titles, URLs and snippets.",
+        r#"{"type":"object","properties":{"query":{"type":"string","minLength":1},"limit":{"type":"integer","minimum":1,"maximum":20,"default":5}},"required":["query"],"additionalProperties":false}"#
+    ),
+    tool!(
+        "web_fetch",
+        "web",
+        "Fetch a web page or file over HTTP(S) and return its readable text (size and time limited).",
+        r#"{"type":"object","properties":{"url":{"type":"string","format":"uri"},"max_bytes":{"type":"integer","minimum":1024,"maximum":5242880,"default":1048576}},"required":["url"],"additionalProperties":false}"#
+    ),
+    tool!(
+        "web_extract",
+        "web",
+        "Extract structured facts (title, author, date, links, tables) from a fetched page.",
+        r#"{"type":"object","properties":{"url":{"type":"string","format":"uri"},"fields":{"type":"array","items":{"type":"string"},"description":"What to extract, e.g. [\"author\", \"published date\"]"}},"required":["url"],"additionalProperties":false}"#
+    ),
+    // -- browser ------------------------------------------------------------
+    tool!(
+        "browser_open",
+        "browser",
+        "Open a URL in the controlled browser session and return the page's title and visible text.",
+        r#"{"type":"object","properties":{"url":{"type":"string","format":"uri"}},"required":["url"],"additionalProperties":false}"#
+    ),
+    tool!(
+        "browser_click",
+        "browser",
+        "Click the element matching a CSS selector or visible text in the current page.",
+        r#"{"type":"object","properties":{"selector":{"type":"string"},"text":{"type":"string"}},"additionalProperties":false}"#
+    ),
+    tool!(
+        "browser_type",
+        "browser",
+        "Type text into the input matching a CSS selector, optionally pressing Enter.",
+        r#"{"type":"object","properties":{"selector":{"type":"string"},"text":{"type":"string"},"submit":{"type":"boolean","default":false}},"required":["selector","text"],"additionalProperties":false}"#
+    ),
+    tool!(
+        "browser_read",
+        "browser",
+        "Return the current page's visible text, or the text of one element.",
+        r#"{"type":"object","properties":{"selector":{"type":"string"}},"additionalProperties":false}"#
+    ),
+    tool!(
+        "browser_screenshot",
+        "browser",
+        "Take a screenshot of the current page; returns an image artifact id.",
+        r#"{"type":"object","properties":{"full_page":{"type":"boolean","default":false}},"additionalProperties":false}"#
+    ),
+    // -- files --------------------------------------------------------------
+    tool!(
+        "fs_list",
+        "files",
+        "List the entries of a folder inside the agent's workspace.",
+        r#"{"type":"object","properties":{"path":{"type":"string","default":"."},"recursive":{"type":"boolean","default":false}},"additionalProperties":false}"#
+    ),
+    tool!(
+        "fs_read",
+        "files",
+        "Read a text file inside the agent's workspace.",
+        r#"{"type":"object","properties":{"path":{"type":"string"},"max_bytes":{"type":"integer","minimum":1,"default":262144}},"required":["path"],"additionalProperties":false}"#
+    ),
+    tool!(
+        "fs_write",
+        "files",
+        "Create or overwrite a text file inside the agent's workspace.",
+        r#"{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"],"additionalProperties":false}"#
+    ),
+    tool!(
+        "fs_search",
+        "files",
+        "Search file names and contents inside the agent's workspace.",
+        r#"{"type":"object","properties":{"query":{"type":"string","minLength":1},"path":{"type":"string","default":"."}},"required":["query"],"additionalProperties":false}"#
+    ),
+    tool!(
+        "fs_move",
+        "files",
+        "Move or rename a file or folder inside the agent's workspace.",
+        r#"{"type":"object","properties":{"from":{"type":"string"},"to":{"type":"string"}},"required":["from","to"],"additionalProperties":false}"#
+    ),
+    tool!(
+        "fs_delete",
+        "files",
+        "Delete a file or an empty folder inside the agent's workspace.",
+        r#"{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}"#
+    ),
+    // -- software -----------------------------------------------------------
+    tool!(
+        "cli_exec",
+        "software",
+        "Run a command in the agent's workspace with a time limit and return its exit status and output.",
+        r#"{"type":"object","properties":{"command":{"type":"string","minLength":1},"args":{"type":"array","items":{"type":"string"}},"timeout_seconds":{"type":"integer","minimum":1,"maximum":600,"default":60}},"required":["command"],"additionalProperties":false}"#
+    ),
+    tool!(
+        "git_status",
+        "software",
+        "Show the working-tree status of the git repository in the agent's workspace.",
+        r#"{"type":"object","properties":{},"additionalProperties":false}"#
+    ),
+    tool!(
+        "git_diff",
+        "software",
+        "Show the changes of the working tree, or between two revisions.",
+        r#"{"type":"object","properties":{"from":{"type":"string"},"to":{"type":"string"},"path":{"type":"string"}},"additionalProperties":false}"#
+    ),
+    tool!(
+        "git_log",
+        "software",
+        "Show recent commits, optionally for one path.",
+        r#"{"type":"object","properties":{"limit":{"type":"integer","minimum":1,"maximum":200,"default":20},"path":{"type":"string"}},"additionalProperties":false}"#
+    ),
+    tool!(
+        "git_commit",
+        "software",
+        "Commit the staged changes (or the given paths) with a message.",
+        r#"{"type":"object","properties":{"message":{"type":"string","minLength":1},"paths":{"type":"array","items":{"type":"string"}}},"required":["message"],"additionalProperties":false}"#
+    ),
+    // -- data ---------------------------------------------------------------
+    tool!(
+        "data_query_csv",
+        "data",
+        "Run a SQL query over one or more CSV files and return the resulting rows.",
+        r#"{"type":"object","properties":{"files":{"type":"array","items":{"type":"string"},"minItems":1},"sql":{"type":"string","minLength":1}},"required":["files","sql"],"additionalProperties":false}"#
+    ),
+    tool!(
+        "data_describe",
+        "data",
+        "Summarise a table file: columns, types, counts, missing values and basic statistics.",
+        r#"{"type":"object","properties":{"file":{"type":"string"}},"required":["file"],"additionalProperties":false}"#
+    ),
+    tool!(
+        "data_chart",
+        "data",
+        "Draw a bar, line or scatter chart from rows of data; returns an image artifact id.",
+        r#"{"type":"object","properties":{"kind":{"type":"string","enum":["bar","line","scatter"]},"rows":{"type":"array","items":{"type":"object"}},"x":{"type":"string"},"y":{"type":"string"},"title":{"type":"string"}},"required":["kind","rows","x","y"],"additionalProperties":false}"#
+    ),
+    // -- documents ----------------------------------------------------------
+    tool!(
+        "doc_outline",
+        "documents",
+        "Return the heading outline of a markdown document, to plan or check its structure.",
+        r#"{"type":"object","properties":{"markdown":{"type":"string"}},"required":["markdown"],"additionalProperties":false}"#
+    ),
+    tool!(
+        "doc_stats",
+        "documents",
+        "Count words, sentences and reading time of a text, and flag very long sentences.",
+        r#"{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}"#
+    ),
+    // -- images -------------------------------------------------------------
+    tool!(
+        "image_metadata",
+        "images",
+        "Read an image artifact's width, height and format.",
+        r#"{"type":"object","properties":{"artifact_id":{"type":"string"}},"required":["artifact_id"],"additionalProperties":false}"#
+    ),
+    tool!(
+        "image_transform",
+        "images",
+        "Resize, crop or convert an image artifact; returns a new artifact id with its width, height and format.",
+        r#"{"type":"object","properties":{"artifact_id":{"type":"string"},"width":{"type":"integer","minimum":1},"height":{"type":"integer","minimum":1},"format":{"type":"string","enum":["png","jpeg","webp"]},"crop":{"type":"object","properties":{"x":{"type":"integer"},"y":{"type":"integer"},"width":{"type":"integer"},"height":{"type":"integer"}}}},"required":["artifact_id"],"additionalProperties":false}"#
+    ),
+    // -- scheduling ---------------------------------------------------------
+    tool!(
+        "cron_create",
+        "scheduling",
+        "Schedule an agent, a swarm or a role wake-up with a cron expression and a prompt.",
+        r#"{"type":"object","properties":{"name":{"type":"string","minLength":1},"schedule":{"type":"string","description":"Cron expression, e.g. 0 9 * * 1-5"},"target":{"type":"string","description":"agent:<id>, swarm:<id> or role:<id>"},"prompt":{"type":"string"}},"required":["name","schedule","target"],"additionalProperties":false}"#
+    ),
+    tool!(
+        "cron_list",
+        "scheduling",
+        "List scheduled jobs with their next run.",
+        r#"{"type":"object","properties":{},"additionalProperties":false}"#
+    ),
+    tool!(
+        "cron_pause",
+        "scheduling",
+        "Pause or resume a scheduled job.",
+        r#"{"type":"object","properties":{"name":{"type":"string"},"paused":{"type":"boolean"}},"required":["name","paused"],"additionalProperties":false}"#
+    ),
+];
+
+pub fn find(name: &str) -> Option<&'static ToolDef> {
+    BUILTIN_TOOLS.iter().find(|t| t.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+
+    #[test]
+    fn h31_there_are_eight_minimal_tools_and_all_are_in_the_catalog() {
+        assert_eq!(MINIMAL_TOOLS.len(), 8);
+        for name in MINIMAL_TOOLS {
+            assert!(find(name).is_some(), "{name} is not in the catalog");
+        }
+    }
+
+    #[test]
+    fn h16_every_tool_has_a_unique_name_a_description_and_an_object_schema() {
+        let mut seen = HashSet::new();
+        for tool in BUILTIN_TOOLS {
+            assert!(seen.insert(tool.name), "{} twice", tool.name);
+            assert!(
+                tool.name
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
+                "{}",
+                tool.name
+            );
+            assert!(
+                tool.description.len() > 20,
+                "{} has no real description",
+                tool.name
+            );
+            let schema: serde_json::Value = serde_json::from_str(tool.parameters)
+                .unwrap_or_else(|e| panic!("{}: bad schema: {e}", tool.name));
+            assert_eq!(schema["type"], "object", "{}", tool.name);
+            if let Some(required) = schema["required"].as_array() {
+                for field in required {
+                    let field = field.as_str().unwrap();
+                    assert!(
+                        schema["properties"][field].is_object(),
+                        "{}: {field}",
+                        tool.name
+                    );
+                }
+            }
+        }
+    }
+}
