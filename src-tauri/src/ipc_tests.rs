@@ -192,3 +192,89 @@ fn bindings_are_up_to_date() {
         "ui/src/bindings.ts is stale: run `UPDATE_BINDINGS=1 cargo test -p colmena-desktop bindings`"
     );
 }
+
+#[test]
+fn h3_create_agent_rejects_an_unknown_skill_naming_it() {
+    let h = harness();
+    let err = invoke(
+        &h.window,
+        "create_agent",
+        json!({ "input": { "name": "X", "skills": ["no-existe"], "tools": ["web_*"] } }),
+    )
+    .unwrap_err();
+    assert_eq!(err["code"], "validation");
+    assert_eq!(err["message"], "unknown skills: no-existe");
+    assert_eq!(err["details"]["field"], "skills");
+
+    let agent = invoke(
+        &h.window,
+        "create_agent",
+        json!({ "input": { "name": "Diseño", "tools": ["image_*"] } }),
+    )
+    .unwrap();
+    assert_eq!(agent["id"], "diseno");
+    assert_eq!(agent["tools"], json!(["image_metadata", "image_transform"]));
+}
+
+#[test]
+fn the_glob_preview_expands_patterns_and_names_misses() {
+    let h = harness();
+    let expansion = invoke(
+        &h.window,
+        "expand_tool_patterns",
+        json!({ "patterns": ["fs_*", "zzz_*"] }),
+    )
+    .unwrap();
+    assert_eq!(expansion["unmatched"], json!(["zzz_*"]));
+    assert_eq!(
+        expansion["patterns"][0]["tools"].as_array().unwrap().len(),
+        6
+    );
+}
+
+#[test]
+fn h26_memories_through_ipc_belong_to_the_desktop_owner() {
+    let h = harness();
+    invoke(
+        &h.window,
+        "write_memory",
+        json!({ "title": "presupuesto", "content": "5000 para el viaje" }),
+    )
+    .unwrap();
+    let hits = invoke(
+        &h.window,
+        "search_memories",
+        json!({ "query": "viaje", "limit": null }),
+    )
+    .unwrap();
+    assert_eq!(hits[0]["memory"]["title"], "presupuesto");
+    assert!(
+        hits[0]["snippet"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["highlighted"] == true)
+    );
+}
+
+#[test]
+fn h32_first_run_setup_installs_the_chosen_specialists() {
+    let h = harness();
+    let status = invoke(&h.window, "setup_status", json!({})).unwrap();
+    assert_eq!(status["completed"], false);
+    let status = invoke(
+        &h.window,
+        "apply_seed",
+        json!({ "ids": ["web_researcher"] }),
+    )
+    .unwrap();
+    assert_eq!(status["completed"], true);
+    let enabled: Vec<&str> = status["personas"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["enabled"] == true)
+        .map(|p| p["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(enabled, ["web_researcher"]);
+}

@@ -42,6 +42,7 @@ pub fn app_builder<R: Runtime>(
     ctx: Ctx,
 ) -> tauri::Builder<R> {
     base.plugin(tauri_plugin_store::Builder::default().build())
+        .plugin(tauri_plugin_dialog::init())
         .invoke_handler(specta.invoke_handler())
         .manage(ctx)
         .setup(move |app| {

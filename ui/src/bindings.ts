@@ -23,6 +23,40 @@ export const commands = {
 	renameModel: (id: ModelId, newName: string) => __TAURI_INVOKE<Model_Serialize>("rename_model", { id, newName }),
 	deleteModel: (id: ModelId) => __TAURI_INVOKE<null>("delete_model", { id }),
 	agentsUsingModel: (id: ModelId) => __TAURI_INVOKE<AgentRef[]>("agents_using_model", { id }),
+	listAgents: () => __TAURI_INVOKE<Agent_Serialize[]>("list_agents"),
+	createAgent: (input: NewAgent_Deserialize) => __TAURI_INVOKE<Agent_Serialize>("create_agent", { input }),
+	updateAgent: (id: AgentId, input: AgentUpdate_Deserialize) => __TAURI_INVOKE<Agent_Serialize>("update_agent", { id, input }),
+	setAgentEnabled: (id: AgentId, enabled: boolean) => __TAURI_INVOKE<Agent_Serialize>("set_agent_enabled", { id, enabled }),
+	deleteAgent: (id: AgentId) => __TAURI_INVOKE<null>("delete_agent", { id }),
+	agentSystemPrompt: (id: AgentId) => __TAURI_INVOKE<string>("agent_system_prompt", { id }),
+	listTools: (filter: ToolFilter_Deserialize) => __TAURI_INVOKE<Tool[]>("list_tools", { filter }),
+	setToolActive: (id: string, active: boolean) => __TAURI_INVOKE<Tool>("set_tool_active", { id, active }),
+	updateToolMetadata: (id: string, input: ToolMetadata_Deserialize) => __TAURI_INVOKE<Tool>("update_tool_metadata", { id, input }),
+	expandToolPatterns: (patterns: string[]) => __TAURI_INVOKE<PatternExpansion>("expand_tool_patterns", { patterns }),
+	listSkills: (filter: SkillFilter_Deserialize) => __TAURI_INVOKE<Skill_Serialize[]>("list_skills", { filter }),
+	createSkill: (input: SkillDraft_Deserialize) => __TAURI_INVOKE<Skill_Serialize>("create_skill", { input }),
+	updateSkill: (id: string, input: SkillDraft_Deserialize) => __TAURI_INVOKE<Skill_Serialize>("update_skill", { id, input }),
+	setSkillActive: (id: string, active: boolean) => __TAURI_INVOKE<Skill_Serialize>("set_skill_active", { id, active }),
+	deleteSkill: (id: string) => __TAURI_INVOKE<null>("delete_skill", { id }),
+	importSkill: (path: string) => __TAURI_INVOKE<Skill_Serialize>("import_skill", { path }),
+	listDiskSkills: () => __TAURI_INVOKE<DiskSkill_Serialize[]>("list_disk_skills"),
+	listSkillFolders: () => __TAURI_INVOKE<SkillFolder[]>("list_skill_folders"),
+	searchCatalog: (input: CatalogSearch_Deserialize) => __TAURI_INVOKE<SearchHit[]>("search_catalog", { input }),
+	setupStatus: () => __TAURI_INVOKE<SetupStatus>("setup_status"),
+	planSeed: (ids: string[]) => __TAURI_INVOKE<SeedPlan>("plan_seed", { ids }),
+	applySeed: (ids: string[]) => __TAURI_INVOKE<SetupStatus>("apply_seed", { ids }),
+	planActivation: (ids: string[]) => __TAURI_INVOKE<ActivationPlan>("plan_activation", { ids }),
+	enableCatalogAgent: (id: string) => __TAURI_INVOKE<SetupStatus>("enable_catalog_agent", { id }),
+	disableCatalogAgent: (id: string) => __TAURI_INVOKE<SetupStatus>("disable_catalog_agent", { id }),
+	listEthics: () => __TAURI_INVOKE<EthicsRule[]>("list_ethics"),
+	createEthics: (input: EthicsDraft) => __TAURI_INVOKE<EthicsRule>("create_ethics", { input }),
+	updateEthics: (id: string, input: EthicsDraft) => __TAURI_INVOKE<EthicsRule>("update_ethics", { id, input }),
+	setEthicsActive: (id: string, active: boolean) => __TAURI_INVOKE<EthicsRule>("set_ethics_active", { id, active }),
+	deleteEthics: (id: string) => __TAURI_INVOKE<null>("delete_ethics", { id }),
+	listMemories: (limit: number | null, offset: number | null) => __TAURI_INVOKE<Memory[]>("list_memories", { limit, offset }),
+	writeMemory: (title: string, content: string) => __TAURI_INVOKE<Memory>("write_memory", { title, content }),
+	deleteMemory: (title: string) => __TAURI_INVOKE<null>("delete_memory", { title }),
+	searchMemories: (query: string, limit: number | null) => __TAURI_INVOKE<MemoryHit[]>("search_memories", { query, limit }),
 };
 
 /** Events */
@@ -31,6 +65,19 @@ export const events = {
 };
 
 /* Types */
+/**
+ *  What is still missing for a set of agents to work (H35): only what is
+ *  not active yet; members that are not catalog specialists are listed apart.
+ */
+export type ActivationPlan = {
+	agents: string[],
+	tools: string[],
+	skills: string[],
+	nonCatalog: string[],
+};
+
+export type Agent = Agent_Serialize | Agent_Deserialize;
+
 /**  An agent id: the slug of its name (SPEC H2). */
 export type AgentId = string;
 
@@ -38,6 +85,73 @@ export type AgentId = string;
 export type AgentRef = {
 	id: AgentId,
 	name: string,
+};
+
+/**  What [`update`] changes; absent fields stay as they are. */
+export type AgentUpdate = AgentUpdate_Serialize | AgentUpdate_Deserialize;
+
+/**  What [`update`] changes; absent fields stay as they are. */
+export type AgentUpdate_Deserialize = {
+	name?: string | null,
+	description?: string | null,
+	systemPrompt?: string | null,
+	modelId?: ModelId | null,
+	/**  Removes the model (the agent then uses the workspace default). */
+	clearModel?: boolean,
+	tools?: string[] | null,
+	skills?: string[] | null,
+	mcpServers?: string[] | null,
+};
+
+/**  What [`update`] changes; absent fields stay as they are. */
+export type AgentUpdate_Serialize = {
+	name: string | null,
+	description: string | null,
+	systemPrompt: string | null,
+	modelId: ModelId | null,
+	/**  Removes the model (the agent then uses the workspace default). */
+	clearModel: boolean,
+	tools: string[] | null,
+	skills: string[] | null,
+	mcpServers: string[] | null,
+};
+
+export type Agent_Deserialize = {
+	id: AgentId,
+	name: string,
+	description: string,
+	systemPrompt: string,
+	modelId?: ModelId | null,
+	enabled: boolean,
+	/**  The catalog persona this agent was seeded from, if any. */
+	persona?: string | null,
+	/**  Tool patterns as written (`web_*`, `fs_read`). */
+	toolPatterns: string[],
+	/**  What the patterns expand to now, sorted. */
+	tools: string[],
+	skills: string[],
+	mcpServers: string[],
+	createdAt: string,
+	updatedAt: string,
+};
+
+export type Agent_Serialize = {
+	id: AgentId,
+	name: string,
+	description: string,
+	systemPrompt: string,
+	modelId: ModelId | null,
+	enabled: boolean,
+	/**  The catalog persona this agent was seeded from, if any. */
+	persona: string | null,
+	/**  Tool patterns as written (`web_*`, `fs_read`). */
+	toolPatterns: string[],
+	/**  What the patterns expand to now, sorted. */
+	tools: string[],
+	skills: string[],
+	mcpServers: string[],
+	createdAt: string,
+	updatedAt: string,
 };
 
 /**
@@ -72,13 +186,84 @@ export type AppError_Serialize = {
 	details: ErrorDetails_Serialize | null,
 };
 
+/**  A catalog specialist as offered in the UI. */
+export type CatalogPersona = {
+	id: string,
+	name: string,
+	description: string,
+	toolPatterns: string[],
+	/**  The tools the patterns expand to. */
+	tools: string[],
+	skills: string[],
+	enabled: boolean,
+};
+
+/**  A search over the catalog, as the model and the UI ask it. */
+export type CatalogSearch = CatalogSearch_Serialize | CatalogSearch_Deserialize;
+
+/**  A search over the catalog, as the model and the UI ask it. */
+export type CatalogSearch_Deserialize = {
+	query: string,
+	/**  Kinds to include; empty means skills, tools and memories. */
+	kinds?: DocKind[],
+	/**  Whose memories to include (default: the workspace owner). */
+	userId?: string | null,
+	/**  Only active skills and tools: what a model may use. */
+	activeOnly?: boolean,
+	limit?: number | null,
+};
+
+/**  A search over the catalog, as the model and the UI ask it. */
+export type CatalogSearch_Serialize = {
+	query: string,
+	/**  Kinds to include; empty means skills, tools and memories. */
+	kinds: DocKind[],
+	/**  Whose memories to include (default: the workspace owner). */
+	userId: string | null,
+	/**  Only active skills and tools: what a model may use. */
+	activeOnly: boolean,
+	limit: number | null,
+};
+
 /**  What changed, for live views. Sent after the change is committed. */
-export type Change = "providers" | "models" | "agents";
+export type Change = "providers" | "models" | "agents" | "tools" | "skills" | "ethics" | "memories";
 
 /**  Sent after a change is committed, so that open views refresh. */
 export type DataChanged = {
 	change: Change,
 };
+
+/**  A skill folder found on disk. */
+export type DiskSkill = DiskSkill_Serialize | DiskSkill_Deserialize;
+
+/**  A skill folder found on disk. */
+export type DiskSkill_Deserialize = {
+	/**  The folder's name (which must equal the skill's name). */
+	folderName: string,
+	path: string,
+	kind: SkillFolderKind,
+	description?: string | null,
+	/**  Why it cannot be imported, if it cannot. */
+	error?: string | null,
+	/**  A skill with this name is already in the store. */
+	imported: boolean,
+};
+
+/**  A skill folder found on disk. */
+export type DiskSkill_Serialize = {
+	/**  The folder's name (which must equal the skill's name). */
+	folderName: string,
+	path: string,
+	kind: SkillFolderKind,
+	description: string | null,
+	/**  Why it cannot be imported, if it cannot. */
+	error: string | null,
+	/**  A skill with this name is already in the store. */
+	imported: boolean,
+};
+
+/**  What a search hit is. */
+export type DocKind = "skill" | "tool" | "memory";
 
 /**
  *  Stable, machine-readable error codes. Never renamed once released: the UI,
@@ -141,11 +326,43 @@ export type ErrorDetails_Serialize = {
 	agents?: string[] | null,
 };
 
+export type EthicsDraft = {
+	title: string,
+	rule: string,
+};
+
+export type EthicsRule = {
+	id: string,
+	title: string,
+	rule: string,
+	position: number,
+	active: boolean,
+	createdAt: string,
+	updatedAt: string,
+};
+
 /**  One entry of `details.fields`. */
 export type FieldError = {
 	field: string,
 	reason: string,
 	message: string,
+};
+
+export type Memory = {
+	/**  `{userId}:{title}`. */
+	id: string,
+	userId: string,
+	title: string,
+	content: string,
+	createdAt: string,
+	updatedAt: string,
+};
+
+/**  One search result: the memory and the passage that matched. */
+export type MemoryHit = {
+	memory: Memory,
+	snippet: SnippetPart[],
+	score: number | null,
 };
 
 /**  A model as every adapter sees it. */
@@ -205,6 +422,40 @@ export type Model_Serialize = {
 	updatedAt: string,
 };
 
+export type NewAgent = NewAgent_Serialize | NewAgent_Deserialize;
+
+export type NewAgent_Deserialize = {
+	name: string,
+	description?: string,
+	systemPrompt?: string,
+	modelId?: ModelId | null,
+	/**  Tool patterns (globs over tool names). */
+	tools?: string[],
+	/**  Existing skills, by name. */
+	skills?: string[],
+	/**  Skills written with the agent: created or updated, then given to it. */
+	declaredSkills?: SkillDraft_Deserialize[],
+	mcpServers?: string[],
+	/**  Defaults to enabled. */
+	enabled?: boolean | null,
+};
+
+export type NewAgent_Serialize = {
+	name: string,
+	description: string,
+	systemPrompt: string,
+	modelId: ModelId | null,
+	/**  Tool patterns (globs over tool names). */
+	tools: string[],
+	/**  Existing skills, by name. */
+	skills: string[],
+	/**  Skills written with the agent: created or updated, then given to it. */
+	declaredSkills: SkillDraft_Serialize[],
+	mcpServers: string[],
+	/**  Defaults to enabled. */
+	enabled: boolean | null,
+};
+
 export type NewModel = NewModel_Serialize | NewModel_Deserialize;
 
 export type NewModel_Deserialize = {
@@ -249,6 +500,22 @@ export type NewProvider_Serialize = {
 	baseUrl: string | null,
 	/**  Empty or absent: no key (Ollama needs none). */
 	apiKey: string | null,
+};
+
+/**  What a list of patterns expands to. */
+export type PatternExpansion = {
+	patterns: PatternMatch[],
+	/**  Every tool matched, once, sorted. */
+	tools: string[],
+	/**  Patterns that match no tool. */
+	unmatched: string[],
+	/**  Patterns that are not valid patterns, with why. */
+	invalid: string[],
+};
+
+export type PatternMatch = {
+	pattern: string,
+	tools: string[],
 };
 
 /**  A provider as every adapter sees it. It never holds the key. */
@@ -332,6 +599,16 @@ export type Provider_Serialize = {
 	updatedAt: string,
 };
 
+/**  One result, best first. */
+export type SearchHit = {
+	kind: DocKind,
+	id: string,
+	title: string,
+	/**  The best passage of the body, split into plain and matched parts. */
+	snippet: SnippetPart[],
+	score: number | null,
+};
+
 /**  Where the master key is kept. */
 export type SecretBackend = "keychain" | "file";
 
@@ -365,6 +642,175 @@ export type SecretBackendStatus_Serialize = {
 	/**  Why this backend (a fallback's reason), or why it is not ready. */
 	note: string | null,
 };
+
+/**  What seeding a set of specialists installs (a dry run, H35). */
+export type SeedPlan = {
+	agents: string[],
+	tools: string[],
+	skills: string[],
+};
+
+export type SetupStatus = {
+	/**  The first-run choice was made. */
+	completed: boolean,
+	personas: CatalogPersona[],
+	activeTools: number,
+	activeSkills: number,
+};
+
+export type Skill = Skill_Serialize | Skill_Deserialize;
+
+/**  A skill as written by a person or declared with an agent. */
+export type SkillDraft = SkillDraft_Serialize | SkillDraft_Deserialize;
+
+/**  A skill as written by a person or declared with an agent. */
+export type SkillDraft_Deserialize = {
+	name: string,
+	description: string,
+	body?: string,
+	license?: string | null,
+	compatibility?: string | null,
+	metadata?: { [key in string]: string },
+	allowedTools?: string | null,
+};
+
+/**  A skill as written by a person or declared with an agent. */
+export type SkillDraft_Serialize = {
+	name: string,
+	description: string,
+	body: string,
+	license: string | null,
+	compatibility: string | null,
+	metadata: { [key in string]: string },
+	allowedTools: string | null,
+};
+
+export type SkillFilter = SkillFilter_Serialize | SkillFilter_Deserialize;
+
+export type SkillFilter_Deserialize = {
+	activeOnly?: boolean,
+};
+
+export type SkillFilter_Serialize = {
+	activeOnly: boolean,
+};
+
+export type SkillFolder = {
+	path: string,
+	kind: SkillFolderKind,
+	exists: boolean,
+};
+
+export type SkillFolderKind = "workspace" | "user" | "extra";
+
+/**  Where a skill row came from. */
+export type SkillOrigin = 
+/**  Shipped with Colmena, untouched. */
+"bundled" | 
+/**  Imported from a folder. */
+"disk" | 
+/**  Written or edited in Colmena. */
+"ui" | 
+/**  Declared with an agent (SPEC H5). */
+"agent";
+
+export type Skill_Deserialize = {
+	/**  The skill's `name`. */
+	id: string,
+	description: string,
+	body: string,
+	license?: string | null,
+	compatibility?: string | null,
+	metadata: { [key in string]: string },
+	allowedTools?: string | null,
+	/**  Front-matter fields Colmena does not use, kept for round trips. */
+	extra: Value,
+	origin: SkillOrigin,
+	sourcePath?: string | null,
+	active: boolean,
+	/**  Agents that are given this skill. */
+	usedBy: string[],
+	createdAt: string,
+	updatedAt: string,
+};
+
+export type Skill_Serialize = {
+	/**  The skill's `name`. */
+	id: string,
+	description: string,
+	body: string,
+	license: string | null,
+	compatibility: string | null,
+	metadata: { [key in string]: string },
+	allowedTools: string | null,
+	/**  Front-matter fields Colmena does not use, kept for round trips. */
+	extra: Value,
+	origin: SkillOrigin,
+	sourcePath: string | null,
+	active: boolean,
+	/**  Agents that are given this skill. */
+	usedBy: string[],
+	createdAt: string,
+	updatedAt: string,
+};
+
+/**  A piece of a snippet; highlighted pieces are the matched words. */
+export type SnippetPart = {
+	text: string,
+	highlighted: boolean,
+};
+
+/**  A tool as adapters see it. */
+export type Tool = {
+	/**  The name a model calls. */
+	id: string,
+	/**  The name shown to people (the user's, else the id). */
+	displayName: string,
+	/**  What the model reads (the user's, else the code's). */
+	description: string,
+	category: string,
+	/**  JSON schema of the arguments. */
+	parameters: Value,
+	source: ToolSource,
+	active: boolean,
+	/**  Part of what every hive needs (SPEC H31). */
+	minimal: boolean,
+	/**  The user changed the shown name or description. */
+	customized: boolean,
+	updatedAt: string,
+};
+
+export type ToolFilter = ToolFilter_Serialize | ToolFilter_Deserialize;
+
+export type ToolFilter_Deserialize = {
+	category?: string | null,
+	activeOnly?: boolean,
+};
+
+export type ToolFilter_Serialize = {
+	category: string | null,
+	activeOnly: boolean,
+};
+
+/**  What [`update_metadata`] changes; `Some("")` restores the code's value. */
+export type ToolMetadata = ToolMetadata_Serialize | ToolMetadata_Deserialize;
+
+/**  What [`update_metadata`] changes; `Some("")` restores the code's value. */
+export type ToolMetadata_Deserialize = {
+	displayName?: string | null,
+	description?: string | null,
+};
+
+/**  What [`update_metadata`] changes; `Some("")` restores the code's value. */
+export type ToolMetadata_Serialize = {
+	displayName: string | null,
+	description: string | null,
+};
+
+/**  Where a tool comes from. */
+export type ToolSource = "builtin" | "endpoint" | "mcp";
+
+export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
 
 /**  Facts about the open workspace. */
 export type WorkspaceInfo = WorkspaceInfo_Serialize | WorkspaceInfo_Deserialize;

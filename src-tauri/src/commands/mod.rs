@@ -1,6 +1,8 @@
 //! The IPC commands: one line each over a core function. Errors reach the UI
 //! as the core's `AppError` (`{code, message, details}`).
 
+pub mod catalog;
+pub mod memory;
 pub mod names;
 pub mod providers;
 pub mod workspace;

@@ -1,7 +1,7 @@
 use clap::Subcommand;
-use colmena_core::agents::{self, NewAgent};
+use colmena_core::agents::{self, Agent, AgentUpdate, NewAgent};
 use colmena_core::ids::{AgentId, ModelId};
-use colmena_core::{Ctx, Result};
+use colmena_core::{Ctx, Result, prompt};
 
 use super::output::{Output, table, yes_no};
 
@@ -17,9 +17,54 @@ pub enum AgentCommand {
         description: String,
         #[arg(long, default_value = "")]
         system_prompt: String,
+        /// Tool patterns, comma-separated globs (web_*,fs_read).
+        #[arg(long, value_delimiter = ',')]
+        tools: Vec<String>,
+        /// Skills by name, comma-separated.
+        #[arg(long, value_delimiter = ',')]
+        skills: Vec<String>,
+        /// MCP servers by id, comma-separated.
+        #[arg(long, value_delimiter = ',')]
+        mcp_servers: Vec<String>,
+        /// Create it disabled.
+        #[arg(long)]
+        disabled: bool,
     },
     /// List agents.
     List,
+    /// Show one agent.
+    Show {
+        id: String,
+    },
+    /// The system prompt the agent runs with (its prompt, ethics, skills).
+    Prompt {
+        id: String,
+    },
+    /// Change an agent's name, description or prompt.
+    Update {
+        id: String,
+        #[arg(long)]
+        name: Option<String>,
+        #[arg(long)]
+        description: Option<String>,
+        #[arg(long)]
+        system_prompt: Option<String>,
+    },
+    /// Give an agent exactly these tool patterns.
+    AssignTools {
+        id: String,
+        patterns: Vec<String>,
+    },
+    /// Give an agent exactly these skills.
+    AssignSkills {
+        id: String,
+        skills: Vec<String>,
+    },
+    /// Give an agent exactly these MCP servers.
+    AssignMcpServers {
+        id: String,
+        servers: Vec<String>,
+    },
     /// Point an agent at another model (or at none with --none).
     SetModel {
         id: String,
@@ -28,8 +73,16 @@ pub enum AgentCommand {
         #[arg(long)]
         none: bool,
     },
+    Enable {
+        id: String,
+    },
+    Disable {
+        id: String,
+    },
     /// Delete an agent (its tools and skills stay).
-    Remove { id: String },
+    Remove {
+        id: String,
+    },
 }
 
 pub async fn run(ctx: &Ctx, out: &Output, command: AgentCommand) -> Result<()> {
@@ -39,43 +92,99 @@ pub async fn run(ctx: &Ctx, out: &Output, command: AgentCommand) -> Result<()> {
             model,
             description,
             system_prompt,
+            tools,
+            skills,
+            mcp_servers,
+            disabled,
         } => {
             let input = NewAgent {
                 name,
                 description,
                 system_prompt,
                 model_id: model.map(ModelId),
+                tools,
+                skills,
+                mcp_servers,
+                enabled: Some(!disabled),
+                ..Default::default()
             };
             let agent = agents::create(ctx, input).await?;
-            out.emit(&agent, |a| println!("added agent {}", a.id));
+            out.emit(&agent, |a| {
+                println!("added agent {} ({} tools)", a.id, a.tools.len())
+            });
         }
         AgentCommand::List => {
             let list = agents::list(ctx).await?;
-            out.emit(&list, |list| {
-                table(
-                    &["id", "name", "model", "enabled"],
-                    list.iter()
-                        .map(|a| {
-                            vec![
-                                a.id.to_string(),
-                                a.name.clone(),
-                                a.model_id
-                                    .as_ref()
-                                    .map(ToString::to_string)
-                                    .unwrap_or_default(),
-                                yes_no(a.enabled),
-                            ]
-                        })
-                        .collect(),
+            out.emit(&list, |list| print_table(list));
+        }
+        AgentCommand::Show { id } => {
+            let agent = agents::get(ctx, &AgentId(id)).await?;
+            out.emit(&agent, print_agent);
+        }
+        AgentCommand::Prompt { id } => {
+            let text = prompt::compose_system_prompt(ctx, &AgentId(id)).await?;
+            out.emit(&serde_json::json!({ "systemPrompt": text }), |_| {
+                println!("{text}")
+            });
+        }
+        AgentCommand::Update {
+            id,
+            name,
+            description,
+            system_prompt,
+        } => {
+            let input = AgentUpdate {
+                name,
+                description,
+                system_prompt,
+                ..Default::default()
+            };
+            let agent = agents::update(ctx, &AgentId(id), input).await?;
+            out.emit(&agent, |a| println!("updated agent {}", a.id));
+        }
+        AgentCommand::AssignTools { id, patterns } => {
+            let agent = agents::assign_tools(ctx, &AgentId(id), patterns).await?;
+            out.emit(&agent, |a| {
+                println!(
+                    "{} now has {} tools: {}",
+                    a.id,
+                    a.tools.len(),
+                    a.tools.join(" ")
                 )
+            });
+        }
+        AgentCommand::AssignSkills { id, skills } => {
+            let agent = agents::assign_skills(ctx, &AgentId(id), skills).await?;
+            out.emit(&agent, |a| {
+                println!("{} now has skills: {}", a.id, a.skills.join(" "))
+            });
+        }
+        AgentCommand::AssignMcpServers { id, servers } => {
+            let agent = agents::assign_mcp_servers(ctx, &AgentId(id), servers).await?;
+            out.emit(&agent, |a| {
+                println!("{} now has MCP servers: {}", a.id, a.mcp_servers.join(" "))
             });
         }
         AgentCommand::SetModel { id, model, none } => {
             let model = if none { None } else { model.map(ModelId) };
             let agent = agents::set_model(ctx, &AgentId(id), model).await?;
             out.emit(&agent, |a| {
-                println!("agent {} now uses {:?}", a.id, a.model_id)
+                println!(
+                    "agent {} now uses {}",
+                    a.id,
+                    a.model_id
+                        .as_ref()
+                        .map_or("no model".into(), |m| m.to_string())
+                )
             });
+        }
+        AgentCommand::Enable { id } => {
+            let agent = agents::set_enabled(ctx, &AgentId(id), true).await?;
+            out.emit(&agent, |a| println!("agent {} is enabled", a.id));
+        }
+        AgentCommand::Disable { id } => {
+            let agent = agents::set_enabled(ctx, &AgentId(id), false).await?;
+            out.emit(&agent, |a| println!("agent {} is disabled", a.id));
         }
         AgentCommand::Remove { id } => {
             agents::delete(ctx, &AgentId(id.clone())).await?;
@@ -83,4 +192,43 @@ pub async fn run(ctx: &Ctx, out: &Output, command: AgentCommand) -> Result<()> {
         }
     }
     Ok(())
+}
+
+fn print_agent(a: &Agent) {
+    println!("{} ({})", a.name, a.id);
+    if !a.description.is_empty() {
+        println!("  {}", a.description);
+    }
+    println!("  enabled:   {}", yes_no(a.enabled));
+    println!(
+        "  model:     {}",
+        a.model_id.as_ref().map_or("—".into(), |m| m.to_string())
+    );
+    println!("  patterns:  {}", a.tool_patterns.join(" "));
+    println!("  tools:     {}", a.tools.join(" "));
+    println!("  skills:    {}", a.skills.join(" "));
+    if !a.mcp_servers.is_empty() {
+        println!("  mcp:       {}", a.mcp_servers.join(" "));
+    }
+}
+
+fn print_table(list: &[Agent]) {
+    table(
+        &["id", "name", "model", "tools", "skills", "enabled"],
+        list.iter()
+            .map(|a| {
+                vec![
+                    a.id.to_string(),
+                    a.name.clone(),
+                    a.model_id
+                        .as_ref()
+                        .map(ToString::to_string)
+                        .unwrap_or_default(),
+                    a.tools.len().to_string(),
+                    a.skills.join(","),
+                    yes_no(a.enabled),
+                ]
+            })
+            .collect(),
+    );
 }

@@ -3,14 +3,19 @@
 
 mod agent;
 mod doctor;
+mod ethics;
+mod memory;
 mod model;
 pub mod output;
 mod provider;
+mod setup;
+mod skill;
+mod tool;
 
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
-use colmena_core::{Ctx, OpenOptions, Result};
+use colmena_core::{Ctx, OpenOptions, Result, search, skills};
 
 /// Colmena: a local-first workbench for teams of AI agents.
 #[derive(Debug, Parser)]
@@ -38,9 +43,43 @@ pub enum Command {
     /// Models served by providers.
     #[command(subcommand)]
     Model(model::ModelCommand),
-    /// Agents (a minimal set of verbs for now).
+    /// Agents: prompt, model, tools, skills, MCP servers.
     #[command(subcommand)]
     Agent(agent::AgentCommand),
+    /// Skills: SKILL.md instructions given to agents.
+    #[command(subcommand)]
+    Skill(skill::SkillCommand),
+    /// Write a new skill folder to start from: DIR/NAME/SKILL.md.
+    AddSkill {
+        name: String,
+        /// Where (default: the workspace's skills folder).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+    /// Tools from the catalog: list, switch, rename, expand patterns.
+    #[command(subcommand)]
+    Tool(tool::ToolCommand),
+    /// Per-user long-term memory.
+    Memory(memory::MemoryArgs),
+    /// Which catalog specialists are installed.
+    #[command(subcommand)]
+    Setup(setup::SetupCommand),
+    /// The code of ethics every agent follows.
+    #[command(subcommand)]
+    Ethics(ethics::EthicsCommand),
+    /// Search skills, tools and your memories.
+    Search {
+        query: String,
+        /// Only active skills and tools.
+        #[arg(long)]
+        active: bool,
+        #[arg(long)]
+        user: Option<String>,
+        #[arg(long, default_value_t = 20)]
+        limit: u32,
+    },
+    /// Rebuild the search index from the store.
+    Reindex,
 }
 
 pub async fn run(cli: Cli) -> Result<()> {
@@ -51,5 +90,59 @@ pub async fn run(cli: Cli) -> Result<()> {
         Command::Provider(command) => provider::run(&ctx, &out, command).await,
         Command::Model(command) => model::run(&ctx, &out, command).await,
         Command::Agent(command) => agent::run(&ctx, &out, command).await,
+        Command::Skill(command) => skill::run(&ctx, &out, command).await,
+        Command::AddSkill { name, dir } => {
+            let dir = dir.unwrap_or_else(|| skills::folders::workspace_folder(ctx.data_dir()));
+            let folder = skills::scaffold(&dir, &name)?;
+            out.emit(&serde_json::json!({ "path": folder }), |_| {
+                println!("created {}", folder.join("SKILL.md").display());
+                println!("edit it, then: colmena skill import {}", folder.display());
+            });
+            Ok(())
+        }
+        Command::Tool(command) => tool::run(&ctx, &out, command).await,
+        Command::Memory(args) => memory::run(&ctx, &out, args).await,
+        Command::Setup(command) => setup::run(&ctx, &out, command).await,
+        Command::Ethics(command) => ethics::run(&ctx, &out, command).await,
+        Command::Search {
+            query,
+            active,
+            user,
+            limit,
+        } => {
+            let input = search::CatalogSearch {
+                query,
+                kinds: Vec::new(),
+                user_id: user,
+                active_only: active,
+                limit: Some(limit),
+            };
+            let hits = search::search_catalog(&ctx, input).await?;
+            out.emit(&hits, |hits| {
+                output::table(
+                    &["kind", "id", "score", "snippet"],
+                    hits.iter()
+                        .map(|h| {
+                            let snippet: String =
+                                h.snippet.iter().map(|p| p.text.as_str()).collect();
+                            vec![
+                                h.kind.as_str().to_owned(),
+                                h.id.clone(),
+                                format!("{:.2}", h.score),
+                                snippet.replace('\n', " ").chars().take(70).collect(),
+                            ]
+                        })
+                        .collect(),
+                )
+            });
+            Ok(())
+        }
+        Command::Reindex => {
+            let count = ctx.reindex().await?;
+            out.emit(&serde_json::json!({ "documents": count }), |_| {
+                println!("search index rebuilt: {count} documents")
+            });
+            Ok(())
+        }
     }
 }
