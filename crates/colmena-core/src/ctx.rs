@@ -159,6 +159,11 @@ impl Ctx {
             .await
     }
 
+    /// The search index, for work that queries it and the store in one go.
+    pub(crate) fn search_index(&self) -> Arc<SearchIndex> {
+        Arc::clone(&self.inner.search)
+    }
+
     /// Runs a query on the search index.
     pub(crate) async fn search(&self, query: SearchQuery) -> Result<Vec<SearchHit>> {
         let index = Arc::clone(&self.inner.search);

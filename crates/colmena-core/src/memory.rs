@@ -165,7 +165,8 @@ pub async fn list(
         .await
 }
 
-/// BM25 search over the user's memories, with snippets.
+/// BM25 search over the user's memories, with snippets. The index query and
+/// the store lookup of the hits run together on one blocking thread.
 pub async fn search(
     ctx: &Ctx,
     user: Option<&str>,
@@ -173,37 +174,43 @@ pub async fn search(
     limit: Option<u32>,
 ) -> Result<Vec<MemoryHit>> {
     let user = resolve_user(ctx, user)?;
-    let hits = ctx
-        .search(SearchQuery {
-            text: query.to_owned(),
-            kinds: vec![DocKind::Memory],
-            owner: Some(user.clone()),
-            active_only: false,
-            limit: limit.unwrap_or(20) as usize,
-        })
-        .await?;
-    let ids: Vec<(String, SearchHit)> = hits.into_iter().map(|h| (h.id.clone(), h)).collect();
+    let query = SearchQuery {
+        text: query.to_owned(),
+        kinds: vec![DocKind::Memory],
+        owner: Some(user.clone()),
+        active_only: false,
+        limit: limit.unwrap_or(20) as usize,
+    };
+    let index = ctx.search_index();
     ctx.store()
         .read(move |conn| {
-            let mut out = Vec::new();
-            for (id, hit) in ids {
-                // The store has the last word: a stale index entry is skipped.
-                let memory = conn
-                    .query_row(
-                        &format!("{SELECT} WHERE id = ?1 AND user_id = ?2"),
-                        params![id, user],
-                        from_row,
-                    )
-                    .optional()?;
-                if let Some(memory) = memory {
-                    out.push(MemoryHit {
+            let hits = index.search(&query)?;
+            if hits.is_empty() {
+                return Ok(Vec::new());
+            }
+            let placeholders = vec!["?"; hits.len()].join(", ");
+            // By primary key; the owner is checked on each row (an index on
+            // the owner would make SQLite scan all of the user's memories).
+            let mut stmt =
+                conn.prepare_cached(&format!("{SELECT} WHERE id IN ({placeholders})"))?;
+            let ids = hits.iter().map(|h| &h.id);
+            let mut found: std::collections::HashMap<String, Memory> = stmt
+                .query_map(rusqlite::params_from_iter(ids), from_row)?
+                .filter(|row| row.as_ref().map_or(true, |m| m.user_id == user))
+                .map(|row| row.map(|m| (m.id.clone(), m)))
+                .collect::<rusqlite::Result<_>>()?;
+            // Best first, as ranked; the store has the last word, so a stale
+            // index entry is skipped.
+            Ok(hits
+                .into_iter()
+                .filter_map(|hit: SearchHit| {
+                    found.remove(&hit.id).map(|memory| MemoryHit {
                         memory,
                         snippet: hit.snippet,
                         score: hit.score,
-                    });
-                }
-            }
-            Ok(out)
+                    })
+                })
+                .collect())
         })
         .await
 }

@@ -166,7 +166,14 @@ fn h21_model_rename_through_the_cli_re_points_agents() {
         ok_json(colmena(dir.path()).args(["model", "rename", "openai/gpt-viejo", "gpt-nuevo"]));
     assert_eq!(renamed["id"], "openai/gpt-nuevo");
     let agents = ok_json(colmena(dir.path()).args(["agent", "list"]));
-    for agent in agents.as_array().unwrap() {
+    let mine: Vec<&Value> = agents
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["persona"].is_null())
+        .collect();
+    assert_eq!(mine.len(), 2);
+    for agent in mine {
         assert_eq!(agent["modelId"], "openai/gpt-nuevo");
     }
     let users = ok_json(colmena(dir.path()).args(["model", "users", "openai/gpt-nuevo"]));
@@ -336,4 +343,83 @@ fn the_master_key_lives_in_a_real_keychain_and_is_never_silently_replaced() {
     let err: Value = serde_json::from_slice(&out.stderr).unwrap();
     assert_eq!(err["error"]["code"], "precondition");
     assert_eq!(err["error"]["details"]["field"], "apiKey");
+}
+
+#[test]
+fn h3_agent_add_with_an_unknown_skill_fails_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out =
+        run(colmena(dir.path()).args(["--json", "agent", "add", "X", "--skills", "no-existe"]));
+    assert_eq!(out.status.code(), Some(4));
+    let err: Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!(err["error"]["message"], "unknown skills: no-existe");
+    let agent = ok_json(colmena(dir.path()).args([
+        "agent",
+        "add",
+        "Diseño",
+        "--tools",
+        "image_*,web_fetch",
+    ]));
+    assert_eq!(agent["id"], "diseno");
+    assert_eq!(
+        agent["tools"],
+        serde_json::json!(["image_metadata", "image_transform", "web_fetch"])
+    );
+}
+
+#[test]
+fn h26_memories_of_ana_and_beto_stay_apart_through_the_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    ok_json(colmena(dir.path()).args(["memory", "--user", "ana", "write", "presupuesto", "5000"]));
+    ok_json(colmena(dir.path()).args(["memory", "--user", "beto", "write", "presupuesto", "900"]));
+    let ana = ok_json(colmena(dir.path()).args(["memory", "--user", "ana", "read", "presupuesto"]));
+    assert_eq!(ana["content"], "5000");
+    let hits =
+        ok_json(colmena(dir.path()).args(["memory", "--user", "beto", "search", "presupuesto"]));
+    assert_eq!(hits.as_array().unwrap().len(), 1);
+    assert_eq!(hits[0]["memory"]["content"], "900");
+    let out = run(colmena(dir.path()).args(["memory", "--user", "carla", "read", "presupuesto"]));
+    assert_eq!(out.status.code(), Some(3));
+}
+
+#[test]
+fn h32_setup_none_leaves_the_eight_minimal_tools_and_no_skills() {
+    let dir = tempfile::tempdir().unwrap();
+    let status = ok_json(colmena(dir.path()).args(["setup", "apply", "--specialists", "none"]));
+    assert_eq!(status["completed"], true);
+    assert_eq!(status["activeTools"], 8);
+    assert_eq!(status["activeSkills"], 0);
+    let status = ok_json(colmena(dir.path()).args([
+        "setup",
+        "enable",
+        "browser_operator",
+        "web_researcher",
+    ]));
+    assert!(status["activeTools"].as_u64().unwrap() > 8);
+    ok_json(colmena(dir.path()).args(["setup", "disable", "web_researcher"]));
+    let fetch = ok_json(colmena(dir.path()).args(["tool", "show", "web_fetch"]));
+    assert_eq!(
+        fetch["active"], true,
+        "browser_operator still uses web_fetch"
+    );
+}
+
+#[test]
+fn h15_add_skill_scaffolds_a_folder_that_imports_and_is_found_by_search() {
+    let dir = tempfile::tempdir().unwrap();
+    let created = ok_json(colmena(dir.path()).args(["add-skill", "weekly-report"]));
+    let folder = created["path"].as_str().unwrap().to_owned();
+    std::fs::write(
+        Path::new(&folder).join("SKILL.md"),
+        "---\nname: weekly-report\ndescription: Summarise the week for the team.\n---\n\nMention the axolotl.\n",
+    )
+    .unwrap();
+    let disk = ok_json(colmena(dir.path()).args(["skill", "disk"]));
+    assert_eq!(disk[0]["folderName"], "weekly-report");
+    assert_eq!(disk[0]["imported"], false);
+    ok_json(colmena(dir.path()).args(["skill", "import", &folder]));
+    let hits = ok_json(colmena(dir.path()).args(["search", "axolotl"]));
+    assert_eq!(hits[0]["id"], "weekly-report");
+    let rebuilt = ok_json(colmena(dir.path()).arg("reindex"));
+    assert!(rebuilt["documents"].as_u64().unwrap() > 40);
 }

@@ -18,7 +18,8 @@ export const SCREENSHOTS = process.env.COLMENA_E2E_SCREENSHOTS ?? join(repo, "te
 const TAURI_DRIVER =
   process.env.TAURI_DRIVER ?? join(process.env.HOME ?? "/root", ".cache/colmena/tools/bin/tauri-driver");
 const NATIVE_DRIVER = process.env.WEBKIT_WEBDRIVER ?? "/usr/bin/WebKitWebDriver";
-const PORT = Number(process.env.COLMENA_E2E_PORT ?? 4444);
+const BASE_PORT = Number(process.env.COLMENA_E2E_PORT ?? 4444);
+let port = BASE_PORT;
 
 function waitForPort(port, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
@@ -38,12 +39,18 @@ function waitForPort(port, timeoutMs) {
 }
 
 /** Starts tauri-driver with an environment that points the app at a fresh
- * workspace. Returns the workspace folder and a stop function. */
-export async function startDriver() {
+ * workspace. Returns the workspace folder and a stop function. Each spec
+ * file takes its own port (`portOffset`) so one file's driver shutting down
+ * never races the next one's start. */
+export async function startDriver({ portOffset = 0 } = {}) {
+  port = BASE_PORT + 2 * portOffset;
   const dataDir = mkdtempSync(join(tmpdir(), "colmena-e2e-data-"));
   const xdgHome = mkdtempSync(join(tmpdir(), "colmena-e2e-xdg-"));
   mkdirSync(SCREENSHOTS, { recursive: true });
-  const driver = spawn(TAURI_DRIVER, ["--port", String(PORT), "--native-driver", NATIVE_DRIVER], {
+  // tauri-driver starts WebKitWebDriver on --native-port (4445 by default):
+  // keep every port of every spec file apart.
+  const args = ["--port", String(port), "--native-port", String(port + 100), "--native-driver", NATIVE_DRIVER];
+  const driver = spawn(TAURI_DRIVER, args, {
     env: {
       ...process.env,
       COLMENA_DATA_DIR: dataDir,
@@ -58,7 +65,7 @@ export async function startDriver() {
     },
     stdio: ["ignore", "inherit", "inherit"],
   });
-  await waitForPort(PORT, 15_000);
+  await waitForPort(port, 15_000);
   return {
     dataDir,
     stop: () => driver.kill(),
@@ -69,7 +76,7 @@ export async function startDriver() {
 export async function launchApp() {
   const browser = await remote({
     hostname: "127.0.0.1",
-    port: PORT,
+    port,
     logLevel: "warn",
     capabilities: {
       browserName: "wry",
@@ -88,4 +95,24 @@ export async function shot(browser, name) {
   await browser.pause(250); // let transitions settle
   await browser.saveScreenshot(path);
   return path;
+}
+
+/** The first-run screen: choose `keep` specialists (ids) and install, or
+ * start with none when `keep` is empty. */
+export async function completeFirstRun(browser, keep = null) {
+  const screen = await browser.$(byTestId("first-run"));
+  await screen.waitForDisplayed({ timeout: 15_000 });
+  if (keep === null) {
+    await browser.$(byTestId("install-specialists")).click();
+  } else if (keep.length === 0) {
+    await browser.$(byTestId("start-empty")).click();
+  } else {
+    for (const card of await browser.$$('[data-testid^="persona-"]')) {
+      const id = (await card.getAttribute("data-testid")).replace("persona-", "");
+      const on = (await card.getAttribute("aria-checked")) === "true";
+      if (on !== keep.includes(id)) await card.click();
+    }
+    await browser.$(byTestId("install-specialists")).click();
+  }
+  await screen.waitForDisplayed({ reverse: true, timeout: 15_000 });
 }

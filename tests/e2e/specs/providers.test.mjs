@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import { SCREENSHOTS, byTestId, launchApp, shot, startDriver } from "./harness.mjs";
+import { SCREENSHOTS, byTestId, completeFirstRun, launchApp, shot, startDriver } from "./harness.mjs";
 
 const KEY = "sk-test-1234567890abcdef";
 let driver;
@@ -55,6 +55,8 @@ async function pageHasKey() {
 
 test("adds a provider; errors sit next to their fields; the key is only ever masked", async () => {
   browser = await launchApp();
+  await completeFirstRun(browser, []);
+  await click("nav-settings");
   await click("add-provider");
   await browser.$(byTestId("provider-dialog")).waitForDisplayed();
 
@@ -181,6 +183,8 @@ test("looks right in both themes and both languages", async () => {
 test("the provider, its masked key and its model survive a restart", async () => {
   await browser.deleteSession();
   browser = await launchApp();
+  // The first run is not asked again.
+  await click("nav-settings");
   assert.equal(await text("provider-key-openai"), "sk-…cdef");
   await browser.$(byTestId("model-openai/gpt-4.1-mini")).waitForDisplayed();
   // The language and theme chosen last time are kept.
@@ -191,10 +195,10 @@ test("the provider, its masked key and its model survive a restart", async () =>
 });
 
 test("the clear key is nowhere in the data dir", () => {
-  const files = readdirSync(driver.dataDir);
-  assert.ok(files.includes("colmena.db"));
+  const files = readdirSync(driver.dataDir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+  assert.ok(files.some((f) => f.name === "colmena.db"));
   for (const file of files) {
-    const bytes = readFileSync(join(driver.dataDir, file));
-    assert.equal(bytes.includes(Buffer.from(KEY)), false, `${file} holds the clear key`);
+    const path = join(file.parentPath ?? file.path, file.name);
+    assert.equal(readFileSync(path).includes(Buffer.from(KEY)), false, `${path} holds the clear key`);
   }
 });

@@ -4,6 +4,30 @@
 import {
   commands,
   events,
+  type ActivationPlan,
+  type AgentUpdate_Deserialize,
+  type Agent_Serialize,
+  type CatalogPersona,
+  type CatalogSearch_Deserialize,
+  type DiskSkill_Serialize,
+  type DocKind,
+  type EthicsDraft,
+  type EthicsRule,
+  type Memory,
+  type MemoryHit,
+  type NewAgent_Deserialize,
+  type PatternExpansion,
+  type SearchHit,
+  type SeedPlan,
+  type SetupStatus,
+  type SkillDraft_Deserialize,
+  type SkillFolder,
+  type SkillOrigin,
+  type Skill_Serialize,
+  type SnippetPart,
+  type Tool,
+  type ToolFilter_Deserialize,
+  type ToolMetadata_Deserialize,
   type AgentRef,
   type Change,
   type ModelFilter_Deserialize,
@@ -30,7 +54,37 @@ export type NewModel = NewModel_Deserialize;
 export type ModelFilter = ModelFilter_Deserialize;
 export type WorkspaceInfo = WorkspaceInfo_Serialize;
 export type SecretBackendStatus = SecretBackendStatus_Serialize;
-export type { AgentRef, Change, ProviderKind, ProviderKindInfo, SecretBackend };
+export type Agent = Agent_Serialize;
+export type NewAgent = NewAgent_Deserialize;
+export type AgentUpdate = AgentUpdate_Deserialize;
+export type Skill = Skill_Serialize;
+export type SkillDraft = SkillDraft_Deserialize;
+export type DiskSkill = DiskSkill_Serialize;
+export type ToolFilter = ToolFilter_Deserialize;
+export type ToolMetadata = ToolMetadata_Deserialize;
+export type CatalogSearch = CatalogSearch_Deserialize;
+export type {
+  ActivationPlan,
+  AgentRef,
+  CatalogPersona,
+  Change,
+  DocKind,
+  EthicsDraft,
+  EthicsRule,
+  Memory,
+  MemoryHit,
+  PatternExpansion,
+  ProviderKind,
+  ProviderKindInfo,
+  SearchHit,
+  SecretBackend,
+  SeedPlan,
+  SetupStatus,
+  SkillFolder,
+  SkillOrigin,
+  SnippetPart,
+  Tool,
+};
 
 async function call<T>(promise: Promise<T>): Promise<T> {
   try {
@@ -56,7 +110,55 @@ export const api = {
   renameModel: (id: string, newName: string) => call(commands.renameModel(id, newName)),
   deleteModel: (id: string) => call(commands.deleteModel(id)),
   agentsUsingModel: (id: string) => call(commands.agentsUsingModel(id)),
+
+  listAgents: () => call(commands.listAgents()),
+  createAgent: (input: NewAgent) => call(commands.createAgent(input)),
+  updateAgent: (id: string, input: AgentUpdate) => call(commands.updateAgent(id, input)),
+  setAgentEnabled: (id: string, enabled: boolean) => call(commands.setAgentEnabled(id, enabled)),
+  deleteAgent: (id: string) => call(commands.deleteAgent(id)),
+  agentSystemPrompt: (id: string) => call(commands.agentSystemPrompt(id)),
+
+  listTools: (filter: ToolFilter) => call(commands.listTools(filter)),
+  setToolActive: (id: string, active: boolean) => call(commands.setToolActive(id, active)),
+  updateToolMetadata: (id: string, input: ToolMetadata) => call(commands.updateToolMetadata(id, input)),
+  expandToolPatterns: (patterns: string[]) => call(commands.expandToolPatterns(patterns)),
+
+  listSkills: () => call(commands.listSkills({})),
+  createSkill: (input: SkillDraft) => call(commands.createSkill(input)),
+  updateSkill: (id: string, input: SkillDraft) => call(commands.updateSkill(id, input)),
+  setSkillActive: (id: string, active: boolean) => call(commands.setSkillActive(id, active)),
+  deleteSkill: (id: string) => call(commands.deleteSkill(id)),
+  importSkill: (path: string) => call(commands.importSkill(path)),
+  listDiskSkills: () => call(commands.listDiskSkills()),
+  listSkillFolders: () => call(commands.listSkillFolders()),
+
+  searchCatalog: (input: CatalogSearch) => call(commands.searchCatalog(input)),
+
+  setupStatus: () => call(commands.setupStatus()),
+  planSeed: (ids: string[]) => call(commands.planSeed(ids)),
+  applySeed: (ids: string[]) => call(commands.applySeed(ids)),
+  planActivation: (ids: string[]) => call(commands.planActivation(ids)),
+  enableCatalogAgent: (id: string) => call(commands.enableCatalogAgent(id)),
+  disableCatalogAgent: (id: string) => call(commands.disableCatalogAgent(id)),
+
+  listEthics: () => call(commands.listEthics()),
+  createEthics: (input: EthicsDraft) => call(commands.createEthics(input)),
+  updateEthics: (id: string, input: EthicsDraft) => call(commands.updateEthics(id, input)),
+  setEthicsActive: (id: string, active: boolean) => call(commands.setEthicsActive(id, active)),
+  deleteEthics: (id: string) => call(commands.deleteEthics(id)),
+
+  listMemories: (limit?: number, offset?: number) => call(commands.listMemories(limit ?? null, offset ?? null)),
+  writeMemory: (title: string, content: string) => call(commands.writeMemory(title, content)),
+  deleteMemory: (title: string) => call(commands.deleteMemory(title)),
+  searchMemories: (query: string, limit?: number) => call(commands.searchMemories(query, limit ?? null)),
 };
+
+/** Opens the native folder picker; resolves to the chosen path or null. */
+export async function pickFolder(title: string): Promise<string | null> {
+  const { open } = await import("@tauri-apps/plugin-dialog");
+  const chosen = await open({ directory: true, multiple: false, title });
+  return typeof chosen === "string" ? chosen : null;
+}
 
 /** Calls `onChange` for every change the backend commits; returns the unsubscribe. */
 export async function onDataChanged(onChange: (change: Change) => void): Promise<() => void> {

@@ -1,17 +1,24 @@
 import { useEffect } from "react";
-import { useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { Moon, Sun } from "lucide-react";
 
 import { onDataChanged } from "../api";
 import { Logo } from "../components/Logo";
-import { SettingsView } from "../features/settings/SettingsView";
+import { Spinner } from "../components/Spinner";
+import { CatalogView } from "../features/catalog/CatalogView";
+import { invalidateCatalogFor, setupQuery } from "../features/catalog/queries";
+import { MemoryView } from "../features/memory/MemoryView";
 import { invalidateFor } from "../features/providers/queries";
+import { FirstRunScreen } from "../features/setup/FirstRunScreen";
+import { SettingsView } from "../features/settings/SettingsView";
 import { usePreferences } from "./preferences";
 import { useRoute } from "./route";
 import { DEFAULT_VIEW, VIEWS, type ViewId } from "./views";
 
 const VIEW_COMPONENTS: Record<ViewId, () => React.ReactElement> = {
+  catalog: CatalogView,
+  memory: MemoryView,
   settings: SettingsView,
 };
 
@@ -26,7 +33,10 @@ export function App() {
   useEffect(() => {
     let unlisten: (() => void) | undefined;
     let cancelled = false;
-    void onDataChanged((change) => invalidateFor(client, change))
+    void onDataChanged((change) => {
+      invalidateFor(client, change);
+      invalidateCatalogFor(client, change);
+    })
       .then((stop) => {
         if (cancelled) stop();
         else unlisten = stop;
@@ -39,6 +49,16 @@ export function App() {
   }, [client]);
 
   const nextTheme = prefs.resolvedTheme === "dark" ? "light" : "dark";
+  const setup = useQuery(setupQuery);
+
+  if (setup.isPending) {
+    return (
+      <div className="boot">
+        <Spinner size={22} />
+      </div>
+    );
+  }
+  if (setup.data && !setup.data.completed) return <FirstRunScreen status={setup.data} />;
 
   return (
     <div className="shell">

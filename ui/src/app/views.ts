@@ -2,9 +2,9 @@
 // adds its view here.
 
 import type { LucideIcon } from "lucide-react";
-import { Settings } from "lucide-react";
+import { Boxes, Brain, Settings } from "lucide-react";
 
-export type ViewId = "settings";
+export type ViewId = "catalog" | "memory" | "settings";
 
 export interface ViewDef {
   id: ViewId;
@@ -12,6 +12,10 @@ export interface ViewDef {
   icon: LucideIcon;
 }
 
-export const VIEWS: readonly ViewDef[] = [{ id: "settings", labelKey: "nav.settings", icon: Settings }];
+export const VIEWS: readonly ViewDef[] = [
+  { id: "catalog", labelKey: "nav.catalog", icon: Boxes },
+  { id: "memory", labelKey: "nav.memory", icon: Brain },
+  { id: "settings", labelKey: "nav.settings", icon: Settings },
+];
 
-export const DEFAULT_VIEW: ViewId = "settings";
+export const DEFAULT_VIEW: ViewId = "catalog";

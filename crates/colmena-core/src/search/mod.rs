@@ -184,6 +184,12 @@ impl SearchIndex {
             Index::create_in_dir(&dir, schema).map_err(tantivy_error("cannot create"))?
         };
         register_tokenizer(&index);
+        // Segments are searched in parallel: on a desktop the cores are idle
+        // while someone types into a search box.
+        let mut index = index;
+        if let Err(e) = index.set_default_multithread_executor() {
+            tracing::debug!("search stays single-threaded: {e}");
+        }
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::OnCommitWithDelay)
@@ -217,6 +223,11 @@ impl SearchIndex {
         let metas = self.index.load_metas().ok()?;
         let payload: Payload = serde_json::from_str(metas.payload.as_deref()?).ok()?;
         (payload.schema == SCHEMA_VERSION).then_some(payload.generation)
+    }
+
+    /// How many segments the reader sees (many small ones slow queries down).
+    pub fn segment_count(&self) -> usize {
+        self.reader.searcher().segment_readers().len()
     }
 
     pub fn num_docs(&self) -> u64 {

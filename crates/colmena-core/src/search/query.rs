@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 use tantivy::collector::TopDocs;
-use tantivy::query::{BooleanQuery, FuzzyTermQuery, Occur, Query, QueryParser, TermQuery};
+use tantivy::query::{BooleanQuery, ConstScoreQuery, Occur, Query, QueryParser, TermQuery};
 use tantivy::schema::IndexRecordOption;
 use tantivy::snippet::SnippetGenerator;
 use tantivy::{TantivyDocument, Term};
@@ -71,19 +71,37 @@ impl SearchIndex {
         let mut parser = QueryParser::for_index(&self.index, vec![f.title, f.body]);
         parser.set_field_boost(f.title, 2.0);
         let (typed, _ignored_errors) = parser.parse_query_lenient(&q.text);
-        let mut text_query: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Should, typed)];
+        let searcher = self.reader.searcher();
+        // The last word is also taken as a prefix (results follow typing): it
+        // is expanded to the indexed words it starts, which both score (BM25)
+        // and highlight the snippet. Cheaper than an automaton per query.
+        let mut text_query: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Should, typed.box_clone())];
+        let mut highlight: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Should, typed)];
         for token in self.tokens(last) {
             for field in [f.title, f.body] {
-                let prefix =
-                    FuzzyTermQuery::new_prefix(Term::from_field_text(field, &token), 0, true);
-                text_query.push((Occur::Should, Box::new(prefix)));
+                for word in completions(&searcher, field, &token) {
+                    if word == token {
+                        continue; // the typed query already has it
+                    }
+                    let term = Term::from_field_text(field, &word);
+                    let query: Box<dyn Query> =
+                        Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs));
+                    if field == f.body {
+                        highlight.push((Occur::Should, query.box_clone()));
+                    }
+                    text_query.push((Occur::Should, query));
+                }
             }
         }
 
+        // Filters only narrow the set: they add nothing to the BM25 score.
         let term = |field, text: &str| -> Box<dyn Query> {
-            Box::new(TermQuery::new(
-                Term::from_field_text(field, text),
-                IndexRecordOption::Basic,
+            Box::new(ConstScoreQuery::new(
+                Box::new(TermQuery::new(
+                    Term::from_field_text(field, text),
+                    IndexRecordOption::Basic,
+                )),
+                0.0,
             ))
         };
         let kinds = if q.kinds.is_empty() {
@@ -122,13 +140,13 @@ impl SearchIndex {
         }
         let query = BooleanQuery::new(clauses);
 
-        let searcher = self.reader.searcher();
         let limit = q.limit.clamp(1, MAX_LIMIT);
         let top = searcher
             .search(&query, &TopDocs::with_limit(limit).order_by_score())
             .map_err(tantivy_error("search failed"))?;
-        let mut snippets = SnippetGenerator::create(&searcher, &query, f.body)
-            .map_err(tantivy_error("snippet failed"))?;
+        let mut snippets =
+            SnippetGenerator::create(&searcher, &BooleanQuery::new(highlight), f.body)
+                .map_err(tantivy_error("snippet failed"))?;
         snippets.set_max_num_chars(SNIPPET_CHARS);
 
         let mut hits = Vec::with_capacity(top.len());
@@ -174,6 +192,48 @@ impl SearchIndex {
         }
         out
     }
+}
+
+/// The indexed words of `field` that start with `prefix`: the most frequent
+/// few among the first few hundred, so a short prefix stays cheap.
+fn completions(
+    searcher: &tantivy::Searcher,
+    field: tantivy::schema::Field,
+    prefix: &str,
+) -> Vec<String> {
+    const SCANNED: usize = 512;
+    const KEPT: usize = 4;
+    let mut upper = prefix.as_bytes().to_vec();
+    upper.push(0xff);
+    let mut found: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+    for segment in searcher.segment_readers() {
+        let Ok(inverted) = segment.inverted_index(field) else {
+            continue;
+        };
+        let Ok(mut stream) = inverted
+            .terms()
+            .range()
+            .ge(prefix.as_bytes())
+            .lt(&upper)
+            .into_stream()
+        else {
+            continue;
+        };
+        let mut scanned = 0;
+        while scanned < SCANNED && stream.advance() {
+            scanned += 1;
+            if let Ok(word) = std::str::from_utf8(stream.key()) {
+                *found.entry(word.to_owned()).or_default() += stream.value().doc_freq;
+            }
+        }
+    }
+    let mut ranked: Vec<(String, u32)> = found.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    ranked
+        .into_iter()
+        .take(KEPT)
+        .map(|(word, _)| word)
+        .collect()
 }
 
 fn split_snippet(fragment: &str, highlighted: &[std::ops::Range<usize>]) -> Vec<SnippetPart> {

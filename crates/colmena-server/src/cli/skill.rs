@@ -163,21 +163,21 @@ pub async fn run(ctx: &Ctx, out: &Output, command: SkillCommand) -> Result<()> {
         }
         SkillCommand::Folders => {
             let list = folders::list_folders(ctx).await?;
-            out.emit(&list, print_folders);
+            out.emit(&list, |l| print_folders(l));
         }
         SkillCommand::AddFolder { path } => {
             let list = folders::add_folder(ctx, &path).await?;
-            out.emit(&list, print_folders);
+            out.emit(&list, |l| print_folders(l));
         }
         SkillCommand::RemoveFolder { path } => {
             let list = folders::remove_folder(ctx, &path).await?;
-            out.emit(&list, print_folders);
+            out.emit(&list, |l| print_folders(l));
         }
     }
     Ok(())
 }
 
-fn print_folders(list: &Vec<folders::SkillFolder>) {
+fn print_folders(list: &[folders::SkillFolder]) {
     table(
         &["kind", "path", "exists"],
         list.iter()

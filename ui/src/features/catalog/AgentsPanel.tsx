@@ -1,0 +1,62 @@
+import { useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { useTranslation } from "react-i18next";
+import { Bot, Plus, Sparkles } from "lucide-react";
+
+import { Button } from "../../components/Button";
+import { Spinner } from "../../components/Spinner";
+import { AgentEditor } from "./AgentEditor";
+import { agentsQuery } from "./queries";
+
+/** Agents: the list on the left, the selected one (or a new one) on the right. */
+export function AgentsPanel() {
+  const { t, i18n } = useTranslation();
+  // A specialist keeps its translated name until someone renames it.
+  const shownName = (agent: { name: string; persona: string | null }) =>
+    agent.persona && agent.name === i18n.t(`personas.${agent.persona}.name`, { lng: "en" })
+      ? t(`personas.${agent.persona}.name`)
+      : agent.name;
+  const agents = useQuery(agentsQuery);
+  const [selected, setSelected] = useState<string | "new" | null>(null);
+  const list = agents.data ?? [];
+  const current = selected === "new" ? undefined : list.find((a) => a.id === selected) ?? (selected === null ? list[0] : undefined);
+  const mode = selected === "new" ? "new" : current ? "edit" : "none";
+
+  return (
+    <div className="split">
+      <aside className="list-pane">
+        <Button variant="primary" icon={<Plus size={16} />} onClick={() => setSelected("new")} data-testid="new-agent">
+          {t("agents.new")}
+        </Button>
+        {agents.isPending && <Spinner />}
+        <ul className="item-list" aria-label={t("catalog.tabs.agents")}>
+          {list.map((agent) => (
+            <li key={agent.id}>
+              <button
+                className={agent.id === current?.id && mode === "edit" ? "item active" : "item"}
+                onClick={() => setSelected(agent.id)}
+                data-testid={`agent-${agent.id}`}
+              >
+                <span className={agent.enabled ? "item-icon" : "item-icon item-off"}>
+                  {agent.persona ? <Sparkles size={15} /> : <Bot size={15} />}
+                </span>
+                <span className="item-text">
+                  <span className="item-title">{shownName(agent)}</span>
+                  <span className="item-sub">
+                    {agent.enabled ? t("agents.toolCount", { count: agent.tools.length }) : t("common.disabled")}
+                  </span>
+                </span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      </aside>
+      <div className="detail-pane">
+        {mode === "new" && <AgentEditor key="new" onSaved={(a) => setSelected(a.id)} onDeleted={() => setSelected(null)} />}
+        {mode === "edit" && current && (
+          <AgentEditor key={`${current.id}-${current.updatedAt}`} agent={current} onSaved={(a) => setSelected(a.id)} onDeleted={() => setSelected(null)} />
+        )}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,54 @@
+import { useQuery } from "@tanstack/react-query";
+import { useTranslation } from "react-i18next";
+import { BookOpen, Bot, Scale, Sparkles, Wrench } from "lucide-react";
+
+import { Tabs } from "../../components/Tabs";
+import { useRoute } from "../../app/route";
+import { AgentsPanel } from "./AgentsPanel";
+import { EthicsPanel } from "./EthicsPanel";
+import { agentsQuery, skillsQuery, toolsQuery } from "./queries";
+import { SkillsPanel } from "./SkillsPanel";
+import { SpecialistsPanel } from "./SpecialistsPanel";
+import { ToolsPanel } from "./ToolsPanel";
+
+type TabId = "agents" | "skills" | "tools" | "ethics" | "specialists";
+const PANELS: Record<TabId, () => React.ReactElement> = {
+  agents: AgentsPanel,
+  skills: SkillsPanel,
+  tools: ToolsPanel,
+  ethics: EthicsPanel,
+  specialists: SpecialistsPanel,
+};
+
+export function CatalogView() {
+  const { t } = useTranslation();
+  const [route, navigate] = useRoute();
+  const active = (Object.keys(PANELS) as TabId[]).find((id) => id === route.section) ?? "agents";
+  const Panel = PANELS[active];
+  const agents = useQuery(agentsQuery).data?.length;
+  const skills = useQuery(skillsQuery).data?.length;
+  const tools = useQuery(toolsQuery).data?.length;
+  return (
+    <div className="page">
+      <header className="view-head">
+        <h1>{t("catalog.title")}</h1>
+        <p className="muted">{t("catalog.subtitle")}</p>
+      </header>
+      <Tabs<TabId>
+        label={t("catalog.title")}
+        active={active}
+        onChange={(id) => navigate("catalog", id)}
+        tabs={[
+          { id: "agents", label: t("catalog.tabs.agents"), icon: Bot, count: agents },
+          { id: "skills", label: t("catalog.tabs.skills"), icon: BookOpen, count: skills },
+          { id: "tools", label: t("catalog.tabs.tools"), icon: Wrench, count: tools },
+          { id: "ethics", label: t("catalog.tabs.ethics"), icon: Scale },
+          { id: "specialists", label: t("catalog.tabs.specialists"), icon: Sparkles },
+        ]}
+      />
+      <div className="tab-panel" role="tabpanel">
+        <Panel />
+      </div>
+    </div>
+  );
+}

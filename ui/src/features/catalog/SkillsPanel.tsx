@@ -1,0 +1,89 @@
+import { useState } from "react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useTranslation } from "react-i18next";
+import { BookOpen, FolderOpen, Plus } from "lucide-react";
+
+import { api, pickFolder, type ApiError, type Skill } from "../../api";
+import { Banner } from "../../components/Banner";
+import { Button } from "../../components/Button";
+import { errorText } from "../../app/errorText";
+import { catalogKeys, diskSkillsQuery, skillsQuery } from "./queries";
+import { SkillEditor } from "./SkillEditor";
+
+export function SkillsPanel() {
+  const { t } = useTranslation();
+  const client = useQueryClient();
+  const skills = useQuery(skillsQuery);
+  const disk = useQuery(diskSkillsQuery);
+  const [selected, setSelected] = useState<string | "new" | null>(null);
+  const list = skills.data ?? [];
+  const current = selected === "new" ? undefined : list.find((s) => s.id === selected) ?? (selected === null ? list[0] : undefined);
+
+  const importFrom = useMutation<Skill, ApiError, string>({
+    mutationFn: (path) => api.importSkill(path),
+    onSuccess: (skill) => {
+      void client.invalidateQueries({ queryKey: catalogKeys.skills });
+      void client.invalidateQueries({ queryKey: catalogKeys.diskSkills });
+      setSelected(skill.id);
+    },
+  });
+  const chooseFolder = async () => {
+    const path = await pickFolder(t("skills.pickFolder"));
+    if (path) importFrom.mutate(path);
+  };
+  const notImported = (disk.data ?? []).filter((d) => !d.imported || d.error);
+
+  return (
+    <div className="split">
+      <aside className="list-pane">
+        <div className="button-row">
+          <Button variant="primary" icon={<Plus size={16} />} onClick={() => setSelected("new")} data-testid="new-skill">
+            {t("skills.new")}
+          </Button>
+          <Button icon={<FolderOpen size={16} />} onClick={() => void chooseFolder()} busy={importFrom.isPending}>
+            {t("skills.import")}
+          </Button>
+        </div>
+        {importFrom.error && <Banner tone="danger">{errorText(t, importFrom.error)}</Banner>}
+        <ul className="item-list" aria-label={t("catalog.tabs.skills")}>
+          {list.map((skill) => (
+            <li key={skill.id}>
+              <button className={skill.id === current?.id && selected !== "new" ? "item active" : "item"} onClick={() => setSelected(skill.id)} data-testid={`skill-${skill.id}`}>
+                <span className={skill.active ? "item-icon" : "item-icon item-off"}>
+                  <BookOpen size={15} />
+                </span>
+                <span className="item-text">
+                  <span className="item-title mono">{skill.id}</span>
+                  <span className="item-sub">{skill.active ? t(`skills.origins.${skill.origin}`) : t("common.off")}</span>
+                </span>
+              </button>
+            </li>
+          ))}
+        </ul>
+        {notImported.length > 0 && (
+          <section className="disk-skills" aria-label={t("skills.onDisk")}>
+            <h4 className="models-title">{t("skills.onDisk")}</h4>
+            {notImported.map((d) => (
+              <div key={d.path} className="disk-skill" title={d.path}>
+                <span className="mono small">{d.folderName}</span>
+                {d.error ? (
+                  <span className="field-error small">{d.error}</span>
+                ) : (
+                  <Button size="sm" onClick={() => importFrom.mutate(d.path)}>
+                    {t("skills.importOne")}
+                  </Button>
+                )}
+              </div>
+            ))}
+          </section>
+        )}
+      </aside>
+      <div className="detail-pane">
+        {selected === "new" && <SkillEditor key="new" onSaved={(s) => setSelected(s.id)} onDeleted={() => setSelected(null)} />}
+        {selected !== "new" && current && (
+          <SkillEditor key={`${current.id}-${current.updatedAt}`} skill={current} onSaved={(s) => setSelected(s.id)} onDeleted={() => setSelected(null)} />
+        )}
+      </div>
+    </div>
+  );
+}
