@@ -31,6 +31,8 @@ pub enum ErrorCode {
     Precondition,
     /// An upstream service (an LLM provider, an MCP server) failed.
     Upstream,
+    /// The operation was cancelled by whoever started it.
+    Cancelled,
     /// A bug or an environment failure; the message says what happened.
     Internal,
 }
@@ -46,6 +48,7 @@ impl ErrorCode {
             ErrorCode::Forbidden => "forbidden",
             ErrorCode::Precondition => "precondition",
             ErrorCode::Upstream => "upstream",
+            ErrorCode::Cancelled => "cancelled",
             ErrorCode::Internal => "internal",
         }
     }
@@ -189,6 +192,7 @@ mod tests {
             ErrorCode::Forbidden,
             ErrorCode::Precondition,
             ErrorCode::Upstream,
+            ErrorCode::Cancelled,
             ErrorCode::Internal,
         ] {
             let wire = serde_json::to_value(code).unwrap_or_default();

@@ -12,6 +12,7 @@ pub mod error;
 pub mod ethics;
 pub mod glob;
 pub mod ids;
+pub mod llm;
 pub mod memory;
 pub mod models;
 pub mod prompt;

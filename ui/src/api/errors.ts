@@ -50,6 +50,7 @@ const CODES: readonly ErrorCode[] = [
   "forbidden",
   "precondition",
   "upstream",
+  "cancelled",
   "internal",
 ];
 

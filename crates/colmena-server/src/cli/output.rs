@@ -81,6 +81,7 @@ pub fn exit_status(code: ErrorCode) -> u8 {
         ErrorCode::Forbidden => 7,
         ErrorCode::Precondition => 8,
         ErrorCode::Upstream => 9,
+        ErrorCode::Cancelled => 10,
     }
 }
 
