@@ -4,8 +4,11 @@
 //! change feed; adapters hold it (Tauri state, the CLI's main, the HTTP
 //! server's state) and pass `&Ctx` to core functions.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+
+use tokio_util::sync::CancellationToken;
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
@@ -49,6 +52,10 @@ pub enum Change {
     Skills,
     Ethics,
     Memories,
+    Users,
+    Conversations,
+    Runs,
+    Swarms,
 }
 
 /// An open workspace.
@@ -63,7 +70,23 @@ struct Inner {
     vault: Vault,
     search: Arc<SearchIndex>,
     owner: String,
+    /// `host:pid:instance`: who holds the leases of this process's runs.
+    lease_owner: String,
+    /// Runs of this process, by id, and how to stop them.
+    active_runs: Mutex<HashMap<String, CancellationToken>>,
     changes: broadcast::Sender<Change>,
+    notices: broadcast::Sender<Notice>,
+}
+
+/// Something to tell the person at once (a desktop notification).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct Notice {
+    pub title: String,
+    pub body: String,
+    pub urgent: bool,
+    /// The agent or role that asked.
+    pub from: Option<String>,
 }
 
 impl Ctx {
@@ -76,6 +99,18 @@ impl Ctx {
         let store = Store::open(&data_dir.join(DB_FILE))?;
         let vault = Vault::open(&data_dir, &store, options.secret_backend).await?;
         let owner = store.write(owner_user).await?;
+        let lease_owner = crate::runs::lease_owner(&uuid::Uuid::now_v7().simple().to_string());
+        let me = lease_owner.clone();
+        let (owner_id, swept) = (owner.clone(), store.clone());
+        let interrupted = swept
+            .write(move |tx| {
+                crate::users::ensure_owner(tx, &owner_id)?;
+                crate::runs::sweep(tx, &me)
+            })
+            .await?;
+        if interrupted > 0 {
+            tracing::info!("{interrupted} runs were interrupted when their process stopped");
+        }
         store
             .write(|tx| {
                 let (docs, removed) = crate::setup::reconcile(tx)?;
@@ -93,6 +128,7 @@ impl Ctx {
             tracing::info!("search index rebuilt ({} documents)", index.num_docs());
         }
         let (changes, _) = broadcast::channel(256);
+        let (notices, _) = broadcast::channel(64);
         Ok(Ctx {
             inner: Arc::new(Inner {
                 data_dir,
@@ -100,7 +136,10 @@ impl Ctx {
                 vault,
                 search: Arc::new(index),
                 owner,
+                lease_owner,
+                active_runs: Mutex::new(HashMap::new()),
                 changes,
+                notices,
             }),
         })
     }
@@ -170,6 +209,45 @@ impl Ctx {
         tokio::task::spawn_blocking(move || index.search(&query))
             .await
             .map_err(|e| AppError::internal(format!("search failed: {e}")))?
+    }
+
+    pub(crate) fn lease_owner(&self) -> &str {
+        &self.inner.lease_owner
+    }
+
+    /// Registers a run of this process; the token stops it.
+    pub(crate) fn register_run(&self, id: &str) -> CancellationToken {
+        let token = CancellationToken::new();
+        if let Ok(mut runs) = self.inner.active_runs.lock() {
+            runs.insert(id.to_owned(), token.clone());
+        }
+        token
+    }
+
+    pub(crate) fn unregister_run(&self, id: &str) {
+        if let Ok(mut runs) = self.inner.active_runs.lock() {
+            runs.remove(id);
+        }
+    }
+
+    /// Cancels a run of this process; false if it is not running here.
+    pub(crate) fn cancel_run(&self, id: &str) -> bool {
+        let token = self
+            .inner
+            .active_runs
+            .lock()
+            .ok()
+            .and_then(|runs| runs.get(id).cloned());
+        token.map(|t| t.cancel()).is_some()
+    }
+
+    /// Subscribes to notices for the person (desktop notifications).
+    pub fn notices(&self) -> broadcast::Receiver<Notice> {
+        self.inner.notices.subscribe()
+    }
+
+    pub(crate) fn notify(&self, notice: Notice) {
+        let _ = self.inner.notices.send(notice);
     }
 
     /// Subscribes to committed changes.

@@ -5,6 +5,7 @@
 //! over these functions. Nothing here depends on Tauri, axum or rmcp.
 
 pub mod agents;
+pub mod conversations;
 pub mod ctx;
 pub mod data_dir;
 pub mod doctor;
@@ -17,13 +18,17 @@ pub mod memory;
 pub mod models;
 pub mod prompt;
 pub mod providers;
+pub mod runs;
+pub mod runtime;
 pub mod search;
 pub mod secrets;
 pub mod setup;
 pub mod skills;
 pub mod store;
+pub mod swarms;
 pub mod tools;
+pub mod users;
 mod validate;
 
-pub use ctx::{Change, Ctx, OpenOptions};
+pub use ctx::{Change, Ctx, Notice, OpenOptions};
 pub use error::{AppError, ErrorCode, Result};

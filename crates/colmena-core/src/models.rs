@@ -59,6 +59,38 @@ pub struct ModelFilter {
     pub enabled_only: bool,
 }
 
+const META_DEFAULT_MODEL: &str = "default_model";
+
+/// The model agents without one of their own use.
+pub async fn default_model(ctx: &Ctx) -> Result<Option<ModelId>> {
+    ctx.store().read(default_model_in).await
+}
+
+pub(crate) fn default_model_in(conn: &Connection) -> Result<Option<ModelId>> {
+    Ok(crate::store::meta::get(conn, META_DEFAULT_MODEL)?.map(ModelId))
+}
+
+/// Sets (or clears) the workspace's default model; it must exist.
+pub async fn set_default_model(ctx: &Ctx, id: Option<ModelId>) -> Result<Option<ModelId>> {
+    let chosen = ctx
+        .store()
+        .write(move |tx| {
+            match &id {
+                Some(id) => {
+                    require(tx, id)?;
+                    crate::store::meta::set(tx, META_DEFAULT_MODEL, id.as_str())?;
+                }
+                None => {
+                    tx.execute("DELETE FROM meta WHERE key = ?1", [META_DEFAULT_MODEL])?;
+                }
+            }
+            Ok(id)
+        })
+        .await?;
+    ctx.changed(Change::Models);
+    Ok(chosen)
+}
+
 /// An agent named in an error or a listing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
@@ -241,6 +273,11 @@ pub async fn delete(ctx: &Ctx, id: &ModelId) -> Result<()> {
                 .with_details(json!({ "agents": ids })));
             }
             tx.execute("DELETE FROM models WHERE id = ?1", [&id])?;
+            // The default model cannot point at nothing.
+            tx.execute(
+                "DELETE FROM meta WHERE key = ?1 AND value = ?2",
+                params![META_DEFAULT_MODEL, id],
+            )?;
             Ok(())
         })
         .await?;
@@ -284,6 +321,10 @@ pub async fn rename(ctx: &Ctx, id: &ModelId, new_name: &str) -> Result<Model> {
                 params![old, new_id, now],
             )?;
             tx.execute("DELETE FROM models WHERE id = ?1", [&old])?;
+            tx.execute(
+                "UPDATE meta SET value = ?3 WHERE key = ?1 AND value = ?2",
+                params![META_DEFAULT_MODEL, old, new_id],
+            )?;
             require(tx, &new_id)
         })
         .await?;

@@ -427,6 +427,46 @@ fn seal_key(ctx: &Ctx, id: &ProviderId, key: &str) -> Result<Vec<u8>> {
         })
 }
 
+/// How to reach a provider: its URL and its key, decrypted for the call.
+/// Only the runtime calls this; nothing returns the result to an adapter.
+pub(crate) fn endpoint(
+    conn: &Connection,
+    vault: &crate::secrets::Vault,
+    id: &ProviderId,
+) -> Result<crate::llm::Endpoint> {
+    let (kind, base_url, cipher): (String, String, Option<Vec<u8>>) = conn
+        .query_row(
+            "SELECT kind, base_url, api_key_cipher FROM providers WHERE id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .optional()?
+        .ok_or_else(|| AppError::not_found("provider", id.as_str()))?;
+    let api_key = match cipher {
+        None => None,
+        Some(cipher) => {
+            let clear = vault
+                .open_envelope(&key_context(id), &cipher)
+                .map_err(|e| {
+                    AppError::precondition(format!(
+                        "the API key of provider '{id}' cannot be read: {}",
+                        e.message
+                    ))
+                    .with_details(json!({ "reason": "secrets_locked" }))
+                })?;
+            let text = String::from_utf8(clear.to_vec()).map_err(|_| {
+                AppError::internal(format!("the stored key of provider '{id}' is not text"))
+            })?;
+            Some(zeroize::Zeroizing::new(text))
+        }
+    };
+    Ok(crate::llm::Endpoint {
+        kind: ProviderKind::parse(&kind)?,
+        base_url,
+        api_key,
+    })
+}
+
 /// The vault context that binds a provider's key ciphertext to its row.
 pub(crate) fn key_context(id: &ProviderId) -> String {
     format!("provider:{id}:api_key")

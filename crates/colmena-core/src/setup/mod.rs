@@ -381,6 +381,10 @@ pub(crate) fn plan_activation_in(conn: &Connection, ids: &[String]) -> Result<Ac
         .into_iter()
         .filter(|s| !active_skills.contains(s))
         .collect();
+    plan.agents.sort();
+    plan.agents.dedup();
+    plan.non_catalog.sort();
+    plan.non_catalog.dedup();
     Ok(plan)
 }
 

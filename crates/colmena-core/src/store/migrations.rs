@@ -10,12 +10,14 @@ use crate::error::Result;
 
 const FOUNDATION: &str = include_str!("migrations/0001_foundation.sql");
 const CATALOG: &str = include_str!("migrations/0002_catalog.sql");
+const RUNTIME: &str = include_str!("migrations/0003_runtime.sql");
 
 /// Every migration, in order. `migrations().validate()` is run by a test.
 pub fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         M::up(FOUNDATION).foreign_key_check(),
         M::up(CATALOG).foreign_key_check(),
+        M::up(RUNTIME).foreign_key_check(),
     ])
 }
 
@@ -86,6 +88,6 @@ mod tests {
         migrations().to_latest(&mut conn).unwrap();
         migrations().to_latest(&mut conn).unwrap();
         let version = schema_version(&conn).unwrap();
-        assert_eq!(version, 2);
+        assert_eq!(version, 3);
     }
 }

@@ -55,3 +55,8 @@ pub fn catalog_query(text: &str) -> colmena_core::search::CatalogSearch {
         ..Default::default()
     }
 }
+
+/// A run sink that drops every event.
+pub fn no_events() -> colmena_core::runtime::EventSink {
+    colmena_core::runtime::no_events()
+}

@@ -1,0 +1,333 @@
+//! One agent at work: its composed system prompt, its model, its tools. The
+//! loop asks the model, runs the tools it calls (arguments checked against
+//! each tool's schema), feeds the results back, and stops at a final answer
+//! or after [`MAX_STEPS`]. After every step the conversation so far is the
+//! checkpoint: a run resumed from it continues at the next step.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::{RunBase, RunContext, RunEvent, drive, resolve_model, tools};
+use crate::agents::{self, Agent};
+use crate::ctx::Ctx;
+use crate::error::{AppError, Result};
+use crate::ids::AgentId;
+use crate::llm::{self, CallOptions, ChatRequest, Message, StreamEvent, ToolSpec, Usage};
+use crate::prompt;
+use crate::runs::{self, NewRun, Run, RunKind};
+
+/// The most model turns one agent takes in a run.
+pub const MAX_STEPS: u32 = 16;
+const MAX_TOKENS: u32 = 4096;
+
+/// An agent's progress: the conversation with its model so far.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentState {
+    pub messages: Vec<Message>,
+    pub step: u32,
+    pub usage: Usage,
+}
+
+impl AgentState {
+    pub fn new(input: &str) -> AgentState {
+        AgentState {
+            messages: vec![Message::user(input)],
+            step: 0,
+            usage: Usage::default(),
+        }
+    }
+}
+
+/// What the model is told and offered, read once per run.
+struct Setup {
+    agent: Agent,
+    model: super::ResolvedModel,
+    system: String,
+    tools: Vec<ToolSpec>,
+}
+
+fn setup(
+    rc: &RunContext,
+    agent_id: &AgentId,
+    extra_system: Option<&str>,
+) -> impl Future<Output = Result<Setup>> + use<> {
+    let (ctx, rc2) = (rc.ctx.clone(), rc.clone());
+    let agent_id = agent_id.clone();
+    let extra = extra_system.map(str::to_owned);
+    async move {
+        ctx.store()
+            .read(move |conn| {
+                let agent = agents::find(conn, &agent_id)?.ok_or_else(|| {
+                    AppError::precondition(format!("agent '{agent_id}' no longer exists"))
+                        .with_details(json!({ "reason": "unknown_agent", "agentId": agent_id }))
+                })?;
+                if !agent.enabled {
+                    return Err(
+                        AppError::precondition(format!("agent '{agent_id}' is disabled"))
+                            .with_details(
+                                json!({ "reason": "agent_disabled", "agentId": agent_id }),
+                            ),
+                    );
+                }
+                let model = resolve_model(conn, &rc2.ctx, &agent, rc2.credentials.as_ref())?;
+                let mut system = prompt::compose_in(conn, &agent.id)?;
+                if let Some(extra) = extra {
+                    system.push_str("\n\n");
+                    system.push_str(&extra);
+                }
+                let tools = tools::specs(conn, &agent, rc2.delegates.is_some())?;
+                Ok(Setup {
+                    agent,
+                    model,
+                    system,
+                    tools,
+                })
+            })
+            .await
+    }
+}
+
+/// Runs the agent from `state` until it answers. `wrap` turns the agent's
+/// state into the run's checkpoint (a swarm wraps it in its own).
+pub(crate) async fn run_loop(
+    rc: &RunContext,
+    agent_id: &AgentId,
+    mut state: AgentState,
+    extra_system: Option<&str>,
+    wrap: &(dyn Fn(&AgentState) -> Value + Send + Sync),
+) -> Result<(String, Usage)> {
+    let setup = setup(rc, agent_id, extra_system).await?;
+    let agent_name = setup.agent.id.to_string();
+    loop {
+        if rc.cancel.is_cancelled() {
+            return Err(crate::llm::http::cancelled());
+        }
+        if state.step >= MAX_STEPS {
+            return Err(AppError::precondition(format!(
+                "agent '{agent_name}' stopped after {MAX_STEPS} steps without a final answer"
+            ))
+            .with_details(json!({ "reason": "step_limit" })));
+        }
+        state.step += 1;
+        rc.emit(RunEvent::AgentStep {
+            run_id: rc.run_id.clone(),
+            agent_id: agent_name.clone(),
+            step: state.step,
+        });
+
+        let request = ChatRequest {
+            model: setup.model.model.clone(),
+            system: Some(setup.system.clone()),
+            messages: state.messages.clone(),
+            tools: setup.tools.clone(),
+            max_tokens: MAX_TOKENS,
+            temperature: None,
+        };
+        let options = CallOptions {
+            cancel: rc.cancel.clone(),
+            ..CallOptions::default()
+        };
+        let (run_id, agent_id_text, sink) =
+            (rc.run_id.clone(), agent_name.clone(), rc.sink.clone());
+        let response = llm::chat(&setup.model.endpoint, &request, &options, &mut |event| {
+            if let StreamEvent::Text(text) = event {
+                sink(RunEvent::TextDelta {
+                    run_id: run_id.clone(),
+                    agent_id: agent_id_text.clone(),
+                    text,
+                });
+            }
+        })
+        .await?;
+        state.usage.add(response.usage);
+        runs::record_step(
+            &rc.ctx,
+            &rc.run_id,
+            Some(&agent_name),
+            "message",
+            json!({ "text": response.text, "toolCalls": response.tool_calls, "usage": response.usage }),
+        )
+        .await?;
+        state.messages.push(Message::assistant(
+            response.text.clone(),
+            response.tool_calls.clone(),
+        ));
+
+        if response.tool_calls.is_empty() {
+            runs::save_checkpoint(&rc.ctx, &rc.run_id, wrap(&state), state.usage).await?;
+            rc.emit(RunEvent::AgentOutput {
+                run_id: rc.run_id.clone(),
+                agent_id: agent_name.clone(),
+                text: response.text.clone(),
+            });
+            return Ok((response.text, state.usage));
+        }
+        for call in &response.tool_calls {
+            if rc.cancel.is_cancelled() {
+                return Err(crate::llm::http::cancelled());
+            }
+            rc.emit(RunEvent::ToolCall {
+                run_id: rc.run_id.clone(),
+                agent_id: agent_name.clone(),
+                call_id: call.id.clone(),
+                name: call.name.clone(),
+                arguments: call.arguments.clone(),
+            });
+            let outcome = tools::execute(rc, &setup.agent, call).await;
+            rc.emit(RunEvent::ToolResult {
+                run_id: rc.run_id.clone(),
+                agent_id: agent_name.clone(),
+                call_id: call.id.clone(),
+                name: call.name.clone(),
+                ok: outcome.ok,
+                output: outcome.output.clone(),
+            });
+            runs::record_step(
+                &rc.ctx,
+                &rc.run_id,
+                Some(&agent_name),
+                "tool_result",
+                json!({ "callId": call.id, "name": call.name, "arguments": call.arguments, "ok": outcome.ok, "output": outcome.output }),
+            )
+            .await?;
+            state
+                .messages
+                .push(Message::tool_result(call, outcome.for_model()));
+        }
+        runs::save_checkpoint(&rc.ctx, &rc.run_id, wrap(&state), state.usage).await?;
+    }
+}
+
+/// The checkpoint of a plain agent run: its state.
+pub(crate) fn agent_checkpoint(state: &AgentState) -> Value {
+    serde_json::to_value(state).unwrap_or(Value::Null)
+}
+
+/// Options of [`run_agent`].
+#[derive(Debug, Clone, Default, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentRunOptions {
+    #[serde(default)]
+    pub credentials: Option<super::RunCredentials>,
+    /// The user the run acts for (memories, notices); default: the owner.
+    #[serde(default)]
+    pub user_id: Option<String>,
+}
+
+/// Runs one agent on an input, outside any conversation.
+pub async fn run_agent(
+    ctx: &Ctx,
+    agent_id: &AgentId,
+    input: &str,
+    options: AgentRunOptions,
+    sink: super::EventSink,
+) -> Result<Run> {
+    let user = crate::memory::check_user(options.user_id.as_deref().unwrap_or(ctx.owner()))?;
+    agents::get(ctx, agent_id).await?;
+    let run = runs::start(
+        ctx,
+        NewRun {
+            kind: RunKind::Agent,
+            target_id: agent_id.to_string(),
+            thread_id: None,
+            parent_run_id: None,
+            user_id: user,
+            input: input.to_owned(),
+        },
+    )
+    .await?;
+    let base = RunBase {
+        credentials: options.credentials,
+        sink,
+        delegates: None,
+    };
+    let (agent_id, input) = (agent_id.clone(), input.to_owned());
+    drive(ctx, run, None, base, move |rc| async move {
+        run_loop(
+            &rc,
+            &agent_id,
+            AgentState::new(&input),
+            None,
+            &agent_checkpoint,
+        )
+        .await
+    })
+    .await
+}
+
+/// Delegation (the `delegate_task` tool): a child run of another agent.
+pub(crate) async fn delegate(
+    parent: &RunContext,
+    agent_id: &AgentId,
+    task: &str,
+) -> Result<String> {
+    let run = runs::start(
+        &parent.ctx,
+        NewRun {
+            kind: RunKind::Agent,
+            target_id: agent_id.to_string(),
+            thread_id: None,
+            parent_run_id: Some(parent.run_id.clone()),
+            user_id: parent.user_id.clone(),
+            input: task.to_owned(),
+        },
+    )
+    .await?;
+    let base = RunBase {
+        credentials: parent.credentials.clone(),
+        sink: parent.sink.clone(),
+        delegates: None,
+    };
+    let (agent, input) = (agent_id.clone(), task.to_owned());
+    let finished = Box::pin(drive(
+        &parent.ctx,
+        run,
+        Some(parent),
+        base,
+        move |rc| async move {
+            run_loop(
+                &rc,
+                &agent,
+                AgentState::new(&input),
+                None,
+                &agent_checkpoint,
+            )
+            .await
+        },
+    ))
+    .await?;
+    match (finished.output, finished.error) {
+        (Some(output), _) => Ok(output),
+        (None, Some(error)) => Err(error),
+        (None, None) => Err(AppError::internal(format!(
+            "the delegated run {} ended without an answer",
+            finished.id
+        ))),
+    }
+}
+
+/// Resumes an interrupted agent run from its checkpoint.
+pub(crate) async fn resume_agent(
+    ctx: &Ctx,
+    run: Run,
+    checkpoint: Value,
+    sink: super::EventSink,
+) -> Result<Run> {
+    let state: AgentState = serde_json::from_value(checkpoint).map_err(|e| {
+        AppError::internal(format!(
+            "the checkpoint of run {} is unreadable: {e}",
+            run.id
+        ))
+    })?;
+    let agent_id = AgentId::from(run.target_id.as_str());
+    let base = RunBase {
+        credentials: None,
+        sink,
+        delegates: None,
+    };
+    drive(ctx, run, None, base, move |rc| async move {
+        run_loop(&rc, &agent_id, state, None, &agent_checkpoint).await
+    })
+    .await
+}

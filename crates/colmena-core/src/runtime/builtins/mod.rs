@@ -1,0 +1,197 @@
+//! The code behind the built-in tools. The minimal tools (delegate, list
+//! agents, search, skills, memory, notify) and the file, document, shell,
+//! git and web-fetch tools run here. Tools that need something this build
+//! has no access to (a web search service, a controlled browser, a data
+//! engine, the image store, the scheduler) answer with what is missing, so
+//! the model can tell the person instead of guessing.
+
+mod docs;
+mod files;
+mod shell;
+mod web;
+
+use serde_json::{Value, json};
+
+use super::RunContext;
+use crate::agents::{self, Agent};
+use crate::ctx::Notice;
+use crate::error::{AppError, ErrorCode, Result};
+use crate::ids::AgentId;
+use crate::search::{self, CatalogSearch};
+use crate::{memory, skills};
+
+/// Deepest chain of delegations (an agent delegating to one that delegates…).
+pub const MAX_DEPTH: u32 = 3;
+
+fn text(args: &Value, key: &str) -> String {
+    args[key].as_str().unwrap_or_default().to_owned()
+}
+
+fn unavailable(tool: &str, why: &str) -> AppError {
+    AppError::new(
+        ErrorCode::Precondition,
+        format!("{tool} cannot run here: {why}"),
+    )
+}
+
+pub(crate) async fn call(
+    rc: &RunContext,
+    agent: &Agent,
+    name: &str,
+    args: &Value,
+) -> Result<String> {
+    let ctx = &rc.ctx;
+    match name {
+        "delegate_task" => delegate(rc, agent, args).await,
+        "list_agents" => list_agents(rc).await,
+        "search_catalog" => {
+            let hits = search::search_catalog(
+                ctx,
+                CatalogSearch {
+                    query: text(args, "query"),
+                    kinds: Vec::new(),
+                    user_id: Some(rc.user_id.clone()),
+                    active_only: true,
+                    limit: args["limit"].as_u64().map(|l| l as u32),
+                },
+            )
+            .await?;
+            Ok(serde_json::to_string_pretty(
+                &hits
+                    .iter()
+                    .map(|h| json!({ "kind": h.kind, "id": h.id, "title": h.title,
+                                     "snippet": h.snippet.iter().map(|p| p.text.as_str()).collect::<String>() }))
+                    .collect::<Vec<_>>(),
+            )?)
+        }
+        "load_skill" => {
+            let skill = skills::get(ctx, &text(args, "name")).await?;
+            if !skill.active {
+                return Err(AppError::precondition(format!(
+                    "skill '{}' is switched off",
+                    skill.id
+                )));
+            }
+            Ok(format!(
+                "# {}\n\n{}\n\n{}",
+                skill.id, skill.description, skill.body
+            ))
+        }
+        "memory_search" => {
+            let hits = memory::search(
+                ctx,
+                Some(&rc.user_id),
+                &text(args, "query"),
+                args["limit"].as_u64().map(|l| l as u32),
+            )
+            .await?;
+            Ok(serde_json::to_string_pretty(
+                &hits
+                    .iter()
+                    .map(|h| json!({ "title": h.memory.title, "content": h.memory.content }))
+                    .collect::<Vec<_>>(),
+            )?)
+        }
+        "memory_read" => Ok(memory::read(ctx, Some(&rc.user_id), &text(args, "title"))
+            .await?
+            .content),
+        "memory_write" => {
+            let saved = memory::write(
+                ctx,
+                Some(&rc.user_id),
+                &text(args, "title"),
+                &text(args, "content"),
+            )
+            .await?;
+            Ok(format!("saved memory '{}'", saved.title))
+        }
+        "notify_user" => {
+            ctx.notify(Notice {
+                title: text(args, "title"),
+                body: text(args, "body"),
+                urgent: args["urgent"].as_bool().unwrap_or(false),
+                from: Some(agent.id.to_string()),
+            });
+            Ok("the user was notified".to_owned())
+        }
+        "web_fetch" => web::fetch(&text(args, "url"), args["max_bytes"].as_u64(), &rc.cancel).await,
+        "fs_list" | "fs_read" | "fs_write" | "fs_search" | "fs_move" | "fs_delete" => {
+            files::call(&files::workspace(ctx, &agent.id)?, name, args)
+        }
+        "doc_outline" => Ok(docs::outline(&text(args, "markdown"))),
+        "doc_stats" => Ok(docs::stats(&text(args, "text"))),
+        "cli_exec" => shell::exec(&files::workspace(ctx, &agent.id)?, args, &rc.cancel).await,
+        "git_status" | "git_diff" | "git_log" | "git_commit" => {
+            shell::git(&files::workspace(ctx, &agent.id)?, name, args, &rc.cancel).await
+        }
+        "web_search" => Err(unavailable(
+            name,
+            "it needs a web search service, and none is configured in this workspace",
+        )),
+        "web_extract" => Err(unavailable(
+            name,
+            "use web_fetch and read the page text instead",
+        )),
+        n if n.starts_with("browser_") => Err(unavailable(
+            n,
+            "it needs a controlled browser session, which this build does not include; use web_fetch to read pages",
+        )),
+        n if n.starts_with("data_") => Err(unavailable(
+            n,
+            "the tabular data engine is not part of this build; use fs_read to read the file",
+        )),
+        n if n.starts_with("image_") => Err(unavailable(
+            n,
+            "the image store arrives with the canvas; this build has none",
+        )),
+        n if n.starts_with("cron_") => Err(unavailable(n, "this build has no scheduler yet")),
+        other => Err(AppError::new(
+            ErrorCode::NotFound,
+            format!("no code runs the tool '{other}'"),
+        )),
+    }
+}
+
+async fn delegate(rc: &RunContext, agent: &Agent, args: &Value) -> Result<String> {
+    let target = AgentId::from(text(args, "agent_id").as_str());
+    if target == agent.id {
+        return Err(AppError::invalid_field(
+            "agent_id",
+            "self_delegation",
+            "an agent cannot delegate to itself",
+        ));
+    }
+    if let Some(members) = &rc.delegates
+        && !members.iter().any(|m| m == target.as_str())
+    {
+        return Err(AppError::invalid_field(
+            "agent_id",
+            "not_a_member",
+            format!(
+                "'{target}' is not a member of this swarm; members: {}",
+                members.join(", ")
+            ),
+        ));
+    }
+    if rc.depth >= MAX_DEPTH {
+        return Err(AppError::precondition(format!(
+            "delegation is limited to {MAX_DEPTH} levels"
+        )));
+    }
+    super::agent::delegate(rc, &target, &text(args, "task")).await
+}
+
+async fn list_agents(rc: &RunContext) -> Result<String> {
+    let all = agents::list(&rc.ctx).await?;
+    let listed: Vec<Value> = all
+        .iter()
+        .filter(|a| a.enabled)
+        .filter(|a| {
+            rc.delegates
+                .as_ref()
+                .is_none_or(|m| m.iter().any(|id| id == a.id.as_str()))
+        })
+        .map(|a| json!({ "id": a.id, "name": a.name, "description": a.description }))
+        .collect();
+    Ok(serde_json::to_string_pretty(&listed)?)
+}

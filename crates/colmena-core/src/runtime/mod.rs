@@ -1,0 +1,295 @@
+//! The runtime: agents calling models and using tools, for a conversation,
+//! a swarm or on their own (SPEC H9, H42).
+//!
+//! Every run is recorded (`runs`) and streams [`RunEvent`]s to whoever
+//! started it as they happen; tokens are streamed but not stored, every
+//! complete step is stored. After each step the run saves a checkpoint, so
+//! a run killed half-way resumes from its last complete step. While it
+//! works, the run renews its lease; a cancelled run stops its HTTP stream
+//! and ends as `cancelled`.
+
+pub mod agent;
+pub(crate) mod builtins;
+pub mod chat;
+pub(crate) mod tools;
+
+use std::future::Future;
+use std::sync::Arc;
+
+use rusqlite::Connection;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+use zeroize::Zeroizing;
+
+use crate::agents::Agent;
+use crate::ctx::Ctx;
+use crate::error::{AppError, ErrorCode, Result};
+use crate::ids::ModelId;
+use crate::llm::{Endpoint, Usage};
+use crate::runs::{self, Run, RunKind, RunStatus};
+use crate::{models, providers};
+
+/// What streams out of a run, as it happens.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum RunEvent {
+    Started {
+        run_id: String,
+        kind: RunKind,
+        target_id: String,
+    },
+    /// An agent asks its model (step counts from 1).
+    AgentStep {
+        run_id: String,
+        agent_id: String,
+        step: u32,
+    },
+    TextDelta {
+        run_id: String,
+        agent_id: String,
+        text: String,
+    },
+    ToolCall {
+        run_id: String,
+        agent_id: String,
+        call_id: String,
+        name: String,
+        arguments: String,
+    },
+    ToolResult {
+        run_id: String,
+        agent_id: String,
+        call_id: String,
+        name: String,
+        ok: bool,
+        output: String,
+    },
+    /// An agent's final answer within the run.
+    AgentOutput {
+        run_id: String,
+        agent_id: String,
+        text: String,
+    },
+    Error {
+        run_id: String,
+        agent_id: Option<String>,
+        error: AppError,
+    },
+    Finished {
+        run_id: String,
+        status: RunStatus,
+        output: Option<String>,
+        usage: Usage,
+    },
+}
+
+/// Where events go; shared by parallel members and delegated runs.
+pub type EventSink = Arc<dyn Fn(RunEvent) + Send + Sync>;
+
+/// A sink that drops everything.
+pub fn no_events() -> EventSink {
+    Arc::new(|_| {})
+}
+
+/// Credentials for one run, overriding the stored ones (SPEC H9): a tenant's
+/// key, or another endpoint.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct RunCredentials {
+    #[serde(default)]
+    pub api_key: Option<String>,
+    #[serde(default)]
+    pub base_url: Option<String>,
+}
+
+/// Everything a step of a run needs.
+#[derive(Clone)]
+pub(crate) struct RunContext {
+    pub ctx: Ctx,
+    pub run_id: String,
+    pub user_id: String,
+    /// How many delegations deep this run is.
+    pub depth: u32,
+    pub credentials: Option<RunCredentials>,
+    pub cancel: CancellationToken,
+    pub sink: EventSink,
+    /// In a hierarchical swarm: the members the orchestrator may delegate to.
+    pub delegates: Option<Vec<String>>,
+}
+
+impl RunContext {
+    pub(crate) fn emit(&self, event: RunEvent) {
+        (self.sink)(event);
+    }
+}
+
+/// The model an agent runs on and how to reach it.
+pub(crate) struct ResolvedModel {
+    pub endpoint: Endpoint,
+    pub model: String,
+}
+
+/// The agent's model (or the default), checked usable, with its endpoint.
+pub(crate) fn resolve_model(
+    conn: &Connection,
+    ctx: &Ctx,
+    agent: &Agent,
+    credentials: Option<&RunCredentials>,
+) -> Result<ResolvedModel> {
+    let id: ModelId = match &agent.model_id {
+        Some(id) => id.clone(),
+        None => models::default_model_in(conn)?.ok_or_else(|| {
+            AppError::precondition(format!(
+                "agent '{}' has no model and no default model is set: choose one in Settings → Providers & models",
+                agent.id
+            ))
+            .with_details(json!({ "reason": "no_model", "agentId": agent.id }))
+        })?,
+    };
+    let model = models::find(conn, &id)?.ok_or_else(|| {
+        AppError::precondition(format!(
+            "the model '{id}' of agent '{}' no longer exists",
+            agent.id
+        ))
+        .with_details(json!({ "reason": "no_model", "agentId": agent.id }))
+    })?;
+    if !model.provider_enabled {
+        return Err(AppError::precondition(format!(
+            "provider '{}' is disabled",
+            model.provider_id
+        ))
+        .with_details(json!({ "reason": "provider_disabled" })));
+    }
+    if !model.enabled {
+        return Err(AppError::precondition(format!("model '{id}' is disabled"))
+            .with_details(json!({ "reason": "model_disabled" })));
+    }
+    let mut endpoint = providers::endpoint(conn, ctx.vault(), &model.provider_id)?;
+    if let Some(credentials) = credentials {
+        if let Some(key) = credentials
+            .api_key
+            .as_deref()
+            .filter(|k| !k.trim().is_empty())
+        {
+            endpoint.api_key = Some(Zeroizing::new(key.trim().to_owned()));
+        }
+        if let Some(url) = credentials
+            .base_url
+            .as_deref()
+            .filter(|u| !u.trim().is_empty())
+        {
+            endpoint.base_url = providers::normalize_base_url(endpoint.kind, Some(url))?;
+        }
+    }
+    Ok(ResolvedModel {
+        endpoint,
+        model: model.name,
+    })
+}
+
+/// Runs `body` as the run `run`: registers it for cancellation, keeps its
+/// lease, streams `Started` and `Finished`, and records how it ended. An
+/// error inside the run ends it as failed (or cancelled) — it is in the
+/// record, not returned.
+pub(crate) async fn drive<F, Fut>(
+    ctx: &Ctx,
+    run: Run,
+    parent: Option<&RunContext>,
+    base: RunBase,
+    body: F,
+) -> Result<Run>
+where
+    F: FnOnce(RunContext) -> Fut,
+    Fut: Future<Output = Result<(String, Usage)>>,
+{
+    let cancel = match parent {
+        Some(parent) => parent.cancel.child_token(),
+        None => ctx.register_run(&run.id),
+    };
+    let rc = RunContext {
+        ctx: ctx.clone(),
+        run_id: run.id.clone(),
+        user_id: run.user_id.clone(),
+        depth: parent.map_or(0, |p| p.depth + 1),
+        credentials: base.credentials,
+        cancel: cancel.clone(),
+        sink: base.sink,
+        delegates: base.delegates,
+    };
+    rc.emit(RunEvent::Started {
+        run_id: run.id.clone(),
+        kind: run.kind,
+        target_id: run.target_id.clone(),
+    });
+
+    let heartbeat = CancellationToken::new();
+    {
+        let (ctx, id, done) = (ctx.clone(), run.id.clone(), heartbeat.clone());
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    _ = done.cancelled() => break,
+                    _ = tokio::time::sleep(runs::LEASE_RENEWAL) => {
+                        if let Err(e) = runs::renew_lease(&ctx, &id).await {
+                            tracing::warn!("run {id}: lease not renewed: {}", e.message);
+                        }
+                    }
+                }
+            }
+        });
+    }
+
+    let result = body(rc.clone()).await;
+    heartbeat.cancel();
+    let usage_so_far = runs::get(ctx, &run.id)
+        .await
+        .map(|d| d.run.usage)
+        .unwrap_or_default();
+    let finished = match result {
+        Ok((output, usage)) => {
+            runs::finish(
+                ctx,
+                &run.id,
+                RunStatus::Completed,
+                Some(output),
+                None,
+                usage,
+            )
+            .await
+        }
+        Err(error) => {
+            let status = if error.code == ErrorCode::Cancelled {
+                RunStatus::Cancelled
+            } else {
+                RunStatus::Failed
+            };
+            rc.emit(RunEvent::Error {
+                run_id: run.id.clone(),
+                agent_id: None,
+                error: error.clone(),
+            });
+            let _ =
+                runs::record_step(ctx, &run.id, None, "error", serde_json::to_value(&error)?).await;
+            runs::finish(ctx, &run.id, status, None, Some(&error), usage_so_far).await
+        }
+    };
+    if parent.is_none() {
+        ctx.unregister_run(&run.id);
+    }
+    let finished = finished?;
+    rc.emit(RunEvent::Finished {
+        run_id: finished.id.clone(),
+        status: finished.status,
+        output: finished.output.clone(),
+        usage: finished.usage,
+    });
+    Ok(finished)
+}
+
+/// What a run is started with besides its record.
+pub(crate) struct RunBase {
+    pub credentials: Option<RunCredentials>,
+    pub sink: EventSink,
+    pub delegates: Option<Vec<String>>,
+}
