@@ -4,89 +4,21 @@
 
 mod support;
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-use colmena_core::agents::{self, NewAgent};
+use colmena_core::agents;
 use colmena_core::ids::{AgentId, ModelId};
-use colmena_core::models::{self, NewModel};
-use colmena_core::providers::{self, NewProvider};
+use colmena_core::models;
 use colmena_core::runs::{self, RunStatus};
 use colmena_core::runtime::agent::{AgentRunOptions, run_agent};
 use colmena_core::runtime::{EventSink, RunCredentials, RunEvent};
 use colmena_core::swarms::run::{SwarmRunOptions, run as run_swarm};
 use colmena_core::swarms::{self, MemberInput, MemberRole, NewSwarm, Strategy, SwarmUpdate};
-use colmena_core::{Ctx, ErrorCode, memory, setup, tools};
-use colmena_scripted_llm::{Matcher, Protocol, Rule, Script, ScriptedLlm};
+use colmena_core::{ErrorCode, memory, setup, tools};
+use colmena_scripted_llm::Rule;
+use support::hive::{agent, collect, hive, when, when_system};
 use support::workspace;
-
-/// A workspace whose default model is served by the scripted server.
-async fn hive(rules: Vec<Rule>) -> (support::Workspace, ScriptedLlm) {
-    let ws = workspace().await;
-    let server = ScriptedLlm::start(Script { rules }).await.unwrap();
-    providers::create(
-        &ws.ctx,
-        NewProvider {
-            name: "Scripted".into(),
-            kind: "openai".into(),
-            base_url: Some(server.base_url(Protocol::OpenAi)),
-            api_key: Some("sk-stored-key-0123456789".into()),
-        },
-    )
-    .await
-    .unwrap();
-    let model = models::create(
-        &ws.ctx,
-        NewModel {
-            provider_id: "scripted".into(),
-            name: "gpt-test".into(),
-            label: None,
-        },
-    )
-    .await
-    .unwrap();
-    models::set_default_model(&ws.ctx, Some(model.id))
-        .await
-        .unwrap();
-    (ws, server)
-}
-
-async fn agent(ctx: &Ctx, name: &str, prompt: &str, tools: &[&str]) -> AgentId {
-    agents::create(
-        ctx,
-        NewAgent {
-            name: name.into(),
-            system_prompt: prompt.into(),
-            tools: tools.iter().map(|t| (*t).to_owned()).collect(),
-            ..Default::default()
-        },
-    )
-    .await
-    .unwrap()
-    .id
-}
-
-fn when_system(text: &str) -> Matcher {
-    Matcher {
-        system_contains: Some(text.into()),
-        ..Default::default()
-    }
-}
-
-fn when(text: &str, tool_results: usize) -> Matcher {
-    Matcher {
-        system_contains: Some(text.into()),
-        tool_results: Some(tool_results),
-        ..Default::default()
-    }
-}
-
-/// A sink that keeps every event.
-fn collect() -> (EventSink, Arc<Mutex<Vec<RunEvent>>>) {
-    let events = Arc::new(Mutex::new(Vec::new()));
-    let keep = Arc::clone(&events);
-    (Arc::new(move |e| keep.lock().unwrap().push(e)), events)
-}
 
 #[tokio::test]
 async fn an_agent_uses_a_tool_and_every_step_streams_and_is_recorded() {

@@ -503,39 +503,51 @@ pub async fn resolve_context(ctx: &Ctx, identity: ChannelIdentity) -> Result<Res
             "a channel and a channel user id are needed",
         ));
     }
+    // The pairing request must be committed, so the closure answers it
+    // as a value and the error is made outside the transaction.
     let resolved = ctx
         .store()
         .write(move |tx| {
             let (user, is_new_user) = match users::linked_user(tx, &identity)? {
                 Some(user) => (user, false),
                 None if users::count(tx)? <= 1 => {
-                    let only: String = tx.query_row("SELECT id FROM users LIMIT 1", [], |r| r.get(0))?;
+                    let only: String =
+                        tx.query_row("SELECT id FROM users LIMIT 1", [], |r| r.get(0))?;
                     users::link(tx, &identity, &only)?;
                     (only, true)
                 }
-                None => {
-                    let request = users::request_pairing(tx, &identity)?;
-                    return Err(AppError::precondition(format!(
-                        "{} {} is not known here yet; the owner must approve pairing code {}",
-                        identity.channel, identity.channel_user_id, request.code
-                    ))
-                    .with_details(json!({ "reason": "pairing_required", "pairingId": request.id, "code": request.code })));
-                }
+                None => return Ok(Err(users::request_pairing(tx, &identity)?)),
             };
             let id = make_thread_id(&user, &identity.channel, &identity.channel_user_id);
-            let (user_seg, channel, peer) =
-                parse_thread_id(&id).ok_or_else(|| AppError::internal(format!("made a malformed thread id {id}")))?;
+            let (user_seg, channel, peer) = parse_thread_id(&id)
+                .ok_or_else(|| AppError::internal(format!("made a malformed thread id {id}")))?;
             let thread = insert(tx, &id, &user_seg, &channel, &peer, None)?;
-            Ok(ResolvedContext {
+            Ok(Ok(ResolvedContext {
                 user_id: user,
                 thread_id: thread.id,
                 agent_id: thread.agent_id,
                 is_new_user,
-            })
+            }))
         })
-        .await;
-    ctx.changed(Change::Conversations);
-    resolved
+        .await?;
+    match resolved {
+        Ok(context) => {
+            ctx.changed(Change::Conversations);
+            Ok(context)
+        }
+        Err(request) => {
+            ctx.changed(Change::Users);
+            Err(AppError::precondition(format!(
+                "{} {} is not known here yet; the owner must approve pairing code {}",
+                request.identity.channel, request.identity.channel_user_id, request.code
+            ))
+            .with_details(json!({
+                "reason": "pairing_required",
+                "pairingId": request.id,
+                "code": request.code,
+            })))
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,9 +1,9 @@
 //! Shared set-up for the core integration tests: a real workspace in a
-
-#![allow(clippy::unwrap_used)]
 //! temporary data dir, with its master key in a key file.
 
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used)]
+
+pub mod hive;
 
 use std::path::Path;
 

@@ -1,0 +1,81 @@
+//! A workspace wired to the scripted provider, and small helpers for runs.
+
+use std::sync::{Arc, Mutex};
+
+use colmena_core::Ctx;
+use colmena_core::agents::{self, NewAgent};
+use colmena_core::ids::AgentId;
+use colmena_core::models::{self, NewModel};
+use colmena_core::providers::{self, NewProvider};
+use colmena_core::runtime::{EventSink, RunEvent};
+use colmena_scripted_llm::{Matcher, Protocol, Rule, Script, ScriptedLlm};
+
+use super::workspace;
+
+/// A workspace whose default model is served by the scripted server.
+pub async fn hive(rules: Vec<Rule>) -> (super::Workspace, ScriptedLlm) {
+    let ws = workspace().await;
+    let server = ScriptedLlm::start(Script { rules }).await.unwrap();
+    providers::create(
+        &ws.ctx,
+        NewProvider {
+            name: "Scripted".into(),
+            kind: "openai".into(),
+            base_url: Some(server.base_url(Protocol::OpenAi)),
+            api_key: Some("sk-stored-key-0123456789".into()),
+        },
+    )
+    .await
+    .unwrap();
+    let model = models::create(
+        &ws.ctx,
+        NewModel {
+            provider_id: "scripted".into(),
+            name: "gpt-test".into(),
+            label: None,
+        },
+    )
+    .await
+    .unwrap();
+    models::set_default_model(&ws.ctx, Some(model.id))
+        .await
+        .unwrap();
+    (ws, server)
+}
+
+pub async fn agent(ctx: &Ctx, name: &str, prompt: &str, tools: &[&str]) -> AgentId {
+    agents::create(
+        ctx,
+        NewAgent {
+            name: name.into(),
+            system_prompt: prompt.into(),
+            tools: tools.iter().map(|t| (*t).to_owned()).collect(),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap()
+    .id
+}
+
+pub fn when_system(text: &str) -> Matcher {
+    Matcher {
+        system_contains: Some(text.into()),
+        ..Default::default()
+    }
+}
+
+pub fn when(text: &str, tool_results: usize) -> Matcher {
+    Matcher {
+        system_contains: Some(text.into()),
+        tool_results: Some(tool_results),
+        ..Default::default()
+    }
+}
+
+/// A sink that keeps every event.
+pub fn collect() -> (EventSink, Arc<Mutex<Vec<RunEvent>>>) {
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let keep = Arc::clone(&events);
+    (Arc::new(move |e| keep.lock().unwrap().push(e)), events)
+}
