@@ -297,7 +297,7 @@ pub(crate) async fn take_over(ctx: &Ctx, id: &str) -> Result<(Run, Value)> {
                         .with_details(serde_json::json!({ "reason": "no_checkpoint" }))
                 })?;
             tx.execute(
-                "UPDATE runs SET status = 'running', lease_owner = ?2, lease_expires_at = ?3, finished_at = NULL WHERE id = ?1",
+                "UPDATE runs SET status = 'running', lease_owner = ?2, lease_expires_at = ?3, finished_at = NULL, cancel_requested = 0 WHERE id = ?1",
                 params![id, owner, Utc::now() + chrono::Duration::from_std(LEASE).unwrap_or_default()],
             )?;
             Ok((require(tx, &id)?, checkpoint))
@@ -307,7 +307,9 @@ pub(crate) async fn take_over(ctx: &Ctx, id: &str) -> Result<(Run, Value)> {
     Ok(taken)
 }
 
-pub(crate) async fn renew_lease(ctx: &Ctx, id: &str) -> Result<()> {
+/// Renews the lease of a run of this process; answers whether another
+/// process asked it to stop.
+pub(crate) async fn renew_lease(ctx: &Ctx, id: &str) -> Result<bool> {
     let (id, owner) = (id.to_owned(), ctx.lease_owner().to_owned());
     ctx.store()
         .write(move |tx| {
@@ -315,7 +317,10 @@ pub(crate) async fn renew_lease(ctx: &Ctx, id: &str) -> Result<()> {
                 "UPDATE runs SET lease_expires_at = ?3 WHERE id = ?1 AND lease_owner = ?2 AND status = 'running'",
                 params![id, owner, Utc::now() + chrono::Duration::from_std(LEASE).unwrap_or_default()],
             )?;
-            Ok(())
+            let requested: Option<bool> = tx
+                .query_row("SELECT cancel_requested FROM runs WHERE id = ?1", [&id], |r| r.get(0))
+                .optional()?;
+            Ok(requested.unwrap_or(false))
         })
         .await
 }
@@ -455,18 +460,28 @@ pub async fn resumable(ctx: &Ctx) -> Result<Vec<Run>> {
         .await
 }
 
-/// Asks a run of this process to stop; it ends as `cancelled`.
+/// Asks a run to stop; it ends as `cancelled`. A run of this process stops
+/// at once; one of another process (the app, while the CLI asks) when its
+/// holder next renews the lease, within [`LEASE_RENEWAL`].
 pub async fn cancel(ctx: &Ctx, id: &str) -> Result<()> {
     if ctx.cancel_run(id) {
         return Ok(());
     }
-    let run = get(ctx, id).await?.run;
-    if run.status == RunStatus::Running {
-        return Err(AppError::new(
-            ErrorCode::Precondition,
-            format!("run {id} is running in another process; cancel it there"),
-        ));
+    let key = id.to_owned();
+    let asked = ctx
+        .store()
+        .write(move |tx| {
+            require(tx, &key)?;
+            Ok(tx.execute(
+                "UPDATE runs SET cancel_requested = 1 WHERE id = ?1 AND status = 'running'",
+                [&key],
+            )? > 0)
+        })
+        .await?;
+    if asked {
+        return Ok(());
     }
+    let run = get(ctx, id).await?.run;
     Err(AppError::new(
         ErrorCode::Precondition,
         format!("run {id} is not running ({})", run.status.as_str()),

@@ -7,32 +7,9 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-const KEY: &str = "sk-test-1234567890abcdef";
+mod common;
 
-/// A `colmena` command on `data_dir`, with the key in a key file and no
-/// inherited settings from the developer's environment.
-fn colmena(data_dir: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_colmena"));
-    cmd.arg("--data-dir")
-        .arg(data_dir)
-        .env("COLMENA_SECRET_BACKEND", "file")
-        .env_remove("COLMENA_DATA_DIR");
-    cmd
-}
-
-fn run(cmd: &mut Command) -> Output {
-    cmd.output().expect("run colmena")
-}
-
-fn ok_json(cmd: &mut Command) -> Value {
-    let out = run(cmd.arg("--json"));
-    assert!(
-        out.status.success(),
-        "colmena failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("json on stdout")
-}
+use common::{KEY, colmena, ok_json, run};
 
 fn grep_dir(dir: &Path, needle: &str) -> bool {
     let out = Command::new("grep")

@@ -226,13 +226,16 @@ where
     let heartbeat = CancellationToken::new();
     {
         let (ctx, id, done) = (ctx.clone(), run.id.clone(), heartbeat.clone());
+        let stop = cancel.clone();
         tokio::spawn(async move {
             loop {
                 tokio::select! {
                     _ = done.cancelled() => break,
                     _ = tokio::time::sleep(runs::LEASE_RENEWAL) => {
-                        if let Err(e) = runs::renew_lease(&ctx, &id).await {
-                            tracing::warn!("run {id}: lease not renewed: {}", e.message);
+                        match runs::renew_lease(&ctx, &id).await {
+                            Ok(true) => stop.cancel(),
+                            Ok(false) => {}
+                            Err(e) => tracing::warn!("run {id}: lease not renewed: {}", e.message),
                         }
                     }
                 }

@@ -3,7 +3,10 @@ use colmena_core::agents::{self, Agent, AgentUpdate, NewAgent};
 use colmena_core::ids::{AgentId, ModelId};
 use colmena_core::{Ctx, Result, prompt};
 
+use colmena_core::runtime::agent::{AgentRunOptions, run_agent};
+
 use super::output::{Output, table, yes_no};
+use super::stream::{RunPrinter, outcome, watch};
 
 #[derive(Debug, Subcommand)]
 pub enum AgentCommand {
@@ -83,10 +86,35 @@ pub enum AgentCommand {
     Remove {
         id: String,
     },
+    /// Run an agent once on an input; its steps stream to stdout.
+    Run {
+        id: String,
+        input: String,
+        /// Read the API key for this run from this environment variable.
+        #[arg(long, value_name = "VAR")]
+        api_key_env: Option<String>,
+        #[arg(long)]
+        user: Option<String>,
+    },
 }
 
 pub async fn run(ctx: &Ctx, out: &Output, command: AgentCommand) -> Result<()> {
     match command {
+        AgentCommand::Run {
+            id,
+            input,
+            api_key_env,
+            user,
+        } => {
+            let options = AgentRunOptions {
+                credentials: super::swarm::credentials_from_env(api_key_env.as_deref())?,
+                user_id: user,
+            };
+            let printer = RunPrinter::new(out.json);
+            let agent = AgentId(id);
+            let run = run_agent(ctx, &agent, &input, options, printer.sink());
+            outcome(watch(ctx, &printer, run).await?, out.json)?;
+        }
         AgentCommand::Add {
             name,
             model,

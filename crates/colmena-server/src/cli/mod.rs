@@ -2,14 +2,19 @@
 //! and prints its result; no rule lives here.
 
 mod agent;
+mod chat;
+mod conversation;
 mod doctor;
 mod ethics;
 mod memory;
 mod model;
 pub mod output;
 mod provider;
+mod runs;
 mod setup;
 mod skill;
+mod stream;
+mod swarm;
 mod tool;
 
 use std::path::PathBuf;
@@ -80,6 +85,17 @@ pub enum Command {
     },
     /// Rebuild the search index from the store.
     Reindex,
+    /// Swarms: teams of agents run together.
+    #[command(subcommand)]
+    Swarm(swarm::SwarmCommand),
+    /// Talk with an agent; its answers stream as they are written.
+    Chat(chat::ChatArgs),
+    /// Conversations with agents.
+    #[command(subcommand)]
+    Conversation(conversation::ConversationCommand),
+    /// Runs of agents and swarms: history, resume, cancel.
+    #[command(subcommand)]
+    Runs(runs::RunsCommand),
 }
 
 pub async fn run(cli: Cli) -> Result<()> {
@@ -137,6 +153,10 @@ pub async fn run(cli: Cli) -> Result<()> {
             });
             Ok(())
         }
+        Command::Swarm(command) => swarm::run(&ctx, &out, command).await,
+        Command::Chat(args) => chat::run(&ctx, &out, args).await,
+        Command::Conversation(command) => conversation::run(&ctx, &out, command).await,
+        Command::Runs(command) => runs::run(&ctx, &out, command).await,
         Command::Reindex => {
             let count = ctx.reindex().await?;
             out.emit(&serde_json::json!({ "documents": count }), |_| {

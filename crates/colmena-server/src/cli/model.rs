@@ -35,6 +35,13 @@ pub enum ModelCommand {
     Users { id: String },
     /// Delete a model (refused while agents use it).
     Remove { id: String },
+    /// Show the model agents without one use, or set it (--clear: none).
+    Default {
+        #[arg(conflicts_with = "clear")]
+        id: Option<String>,
+        #[arg(long)]
+        clear: bool,
+    },
 }
 
 pub async fn run(ctx: &Ctx, out: &Output, command: ModelCommand) -> Result<()> {
@@ -87,6 +94,20 @@ pub async fn run(ctx: &Ctx, out: &Output, command: ModelCommand) -> Result<()> {
         ModelCommand::Remove { id } => {
             models::delete(ctx, &ModelId(id.clone())).await?;
             out.done(&format!("removed model {id}"));
+        }
+        ModelCommand::Default { id, clear } => {
+            let current = match (id, clear) {
+                (Some(id), _) => models::set_default_model(ctx, Some(ModelId(id))).await?,
+                (None, true) => models::set_default_model(ctx, None).await?,
+                (None, false) => models::default_model(ctx).await?,
+            };
+            out.emit(
+                &serde_json::json!({ "defaultModel": current }),
+                |_| match &current {
+                    Some(id) => println!("default model: {id}"),
+                    None => println!("no default model: agents without a model cannot run"),
+                },
+            );
         }
     }
     Ok(())

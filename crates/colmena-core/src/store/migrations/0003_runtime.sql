@@ -112,6 +112,9 @@ CREATE TABLE runs (
     checkpoint        TEXT,
     lease_owner       TEXT,
     lease_expires_at  TEXT,
+    -- Set by another process to stop the run; its holder sees it when it
+    -- renews the lease.
+    cancel_requested  INTEGER NOT NULL DEFAULT 0 CHECK (cancel_requested IN (0, 1)),
     prompt_tokens     INTEGER NOT NULL DEFAULT 0,
     completion_tokens INTEGER NOT NULL DEFAULT 0,
     started_at        TEXT NOT NULL,

@@ -1,0 +1,191 @@
+//! Watching a run from the terminal: its events printed as they happen —
+//! one JSON object per line with `--json`, readable text otherwise — and
+//! Ctrl-C asking the run to stop instead of killing it mid-step.
+
+use std::future::Future;
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use colmena_core::runs::{self, Run, RunStatus};
+use colmena_core::runtime::{EventSink, RunEvent};
+use colmena_core::{AppError, Ctx, ErrorCode, Result};
+
+/// What the human printer remembers between events.
+#[derive(Default)]
+struct Screen {
+    /// The agent whose text is being printed.
+    speaker: Option<String>,
+    /// The cursor is not at the start of a line.
+    mid_line: bool,
+    run_id: Option<String>,
+}
+
+/// Prints a run's events; knows the run's id once it started.
+#[derive(Clone)]
+pub struct RunPrinter {
+    json: bool,
+    screen: Arc<Mutex<Screen>>,
+}
+
+impl RunPrinter {
+    pub fn new(json: bool) -> RunPrinter {
+        RunPrinter {
+            json,
+            screen: Arc::default(),
+        }
+    }
+
+    pub fn sink(&self) -> EventSink {
+        let printer = self.clone();
+        Arc::new(move |event| printer.print(&event))
+    }
+
+    fn run_id(&self) -> Option<String> {
+        self.screen.lock().ok().and_then(|s| s.run_id.clone())
+    }
+
+    fn print(&self, event: &RunEvent) {
+        let Ok(mut screen) = self.screen.lock() else {
+            return;
+        };
+        if let RunEvent::Started { run_id, .. } = event
+            && screen.run_id.is_none()
+        {
+            screen.run_id = Some(run_id.clone());
+        }
+        let mut out = std::io::stdout().lock();
+        if self.json {
+            if let Ok(line) = serde_json::to_string(event) {
+                let _ = writeln!(out, "{line}");
+            }
+        } else {
+            human(&mut screen, &mut out, event);
+        }
+        let _ = out.flush();
+    }
+
+    /// Ends the text the run left on the current line.
+    pub fn end_line(&self) {
+        if let Ok(mut screen) = self.screen.lock()
+            && screen.mid_line
+        {
+            println!();
+            screen.mid_line = false;
+        }
+    }
+}
+
+fn human(screen: &mut Screen, out: &mut impl Write, event: &RunEvent) {
+    let line_break = |screen: &mut Screen, out: &mut dyn Write| {
+        if screen.mid_line {
+            let _ = writeln!(out);
+            screen.mid_line = false;
+        }
+    };
+    match event {
+        RunEvent::Started {
+            kind, target_id, ..
+        } if screen.speaker.is_none() => {
+            let _ = writeln!(out, "▶ {} {target_id}", kind_label(*kind));
+        }
+        RunEvent::Started { .. } => {}
+        RunEvent::AgentStep { agent_id, .. } => {
+            if screen.speaker.as_deref() != Some(agent_id) {
+                line_break(screen, out);
+                let _ = writeln!(out, "[{agent_id}]");
+                screen.speaker = Some(agent_id.clone());
+            }
+        }
+        RunEvent::TextDelta { agent_id, text, .. } => {
+            if screen.speaker.as_deref() != Some(agent_id) {
+                line_break(screen, out);
+                let _ = writeln!(out, "[{agent_id}]");
+                screen.speaker = Some(agent_id.clone());
+            }
+            let _ = write!(out, "{text}");
+            screen.mid_line = !text.ends_with('\n');
+        }
+        RunEvent::ToolCall {
+            name, arguments, ..
+        } => {
+            line_break(screen, out);
+            let _ = writeln!(out, "  → {name} {}", shorten(arguments, 100));
+        }
+        RunEvent::ToolResult {
+            name, ok, output, ..
+        } => {
+            let mark = if *ok { "←" } else { "✗" };
+            let _ = writeln!(out, "  {mark} {name}: {}", shorten(output, 100));
+        }
+        RunEvent::AgentOutput { .. } => line_break(screen, out),
+        RunEvent::Error {
+            agent_id, error, ..
+        } => {
+            line_break(screen, out);
+            let who = agent_id
+                .as_deref()
+                .map_or(String::new(), |a| format!(" [{a}]"));
+            eprintln!("✗{who} {} ({})", error.message, error.code.as_str());
+        }
+        RunEvent::Finished { .. } => {}
+    }
+}
+
+fn kind_label(kind: runs::RunKind) -> &'static str {
+    match kind {
+        runs::RunKind::Agent => "agent",
+        runs::RunKind::Swarm => "swarm",
+    }
+}
+
+fn shorten(text: &str, chars: usize) -> String {
+    let flat = text.replace('\n', " ");
+    if flat.chars().count() <= chars {
+        return flat;
+    }
+    format!("{}…", flat.chars().take(chars).collect::<String>())
+}
+
+/// Awaits a run; the first Ctrl-C asks it to stop (it ends as cancelled).
+pub async fn watch<F>(ctx: &Ctx, printer: &RunPrinter, run: F) -> Result<Run>
+where
+    F: Future<Output = Result<Run>>,
+{
+    tokio::pin!(run);
+    let finished = tokio::select! {
+        finished = &mut run => finished,
+        _ = tokio::signal::ctrl_c() => {
+            if let Some(id) = printer.run_id() {
+                eprintln!("\nstopping run {id}…");
+                if let Err(e) = runs::cancel(ctx, &id).await {
+                    eprintln!("error ({}): {}", e.code.as_str(), e.message);
+                }
+            }
+            run.await
+        }
+    };
+    printer.end_line();
+    finished
+}
+
+/// A run that did not complete becomes the command's error (and exit status).
+pub fn outcome(run: Run, json: bool) -> Result<Run> {
+    match run.status {
+        RunStatus::Completed => {
+            if !json {
+                let usage = run.usage;
+                println!(
+                    "— completed · {} tokens in, {} out · run {}",
+                    usage.prompt_tokens, usage.completion_tokens, run.id
+                );
+            }
+            Ok(run)
+        }
+        status => Err(run.error.clone().unwrap_or_else(|| {
+            AppError::new(
+                ErrorCode::Internal,
+                format!("run {} ended {}", run.id, status.as_str()),
+            )
+        })),
+    }
+}

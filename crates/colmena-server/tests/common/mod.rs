@@ -1,0 +1,35 @@
+//! Running the `colmena` binary as a user would, on temporary data dirs.
+
+#![allow(dead_code, clippy::unwrap_used)]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+pub const KEY: &str = "sk-test-1234567890abcdef";
+
+/// A `colmena` command on `data_dir`, with the key in a key file and no
+/// inherited settings from the developer's environment.
+pub fn colmena(data_dir: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_colmena"));
+    cmd.arg("--data-dir")
+        .arg(data_dir)
+        .env("COLMENA_SECRET_BACKEND", "file")
+        .env_remove("COLMENA_DATA_DIR");
+    cmd
+}
+
+pub fn run(cmd: &mut Command) -> Output {
+    cmd.output().expect("run colmena")
+}
+
+pub fn ok_json(cmd: &mut Command) -> Value {
+    let out = run(cmd.arg("--json"));
+    assert!(
+        out.status.success(),
+        "colmena failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("json on stdout")
+}
