@@ -107,6 +107,7 @@ fn spawn_until(cmd: &mut Command, stop: impl Fn(&Value) -> bool) -> (Child, Vec<
             return (child, seen);
         }
     }
+    let _ = child.wait();
     panic!("the run ended before the awaited event: {seen:?}");
 }
 
