@@ -3,18 +3,25 @@
 //! A test fails when the checked-in file differs from what this generates;
 //! `UPDATE_BINDINGS=1 cargo test -p colmena-desktop bindings` rewrites it.
 
-use colmena_core::Change;
+use colmena_core::{Change, Notice};
 use serde::{Deserialize, Serialize};
 use tauri::Runtime;
 use tauri_specta::{Builder, ErrorHandlingMode, Event, collect_commands, collect_events};
 
-use crate::commands::{catalog, memory, providers, workspace};
+use crate::commands::{catalog, conversations, memory, providers, runs, swarms, workspace};
 
 /// Sent after a change is committed, so that open views refresh.
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, Event)]
 #[serde(rename_all = "camelCase")]
 pub struct DataChanged {
     pub change: Change,
+}
+
+/// Something an agent asked to tell the person now (`notify_user`).
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, Event)]
+#[serde(rename_all = "camelCase")]
+pub struct UserNotice {
+    pub notice: Notice,
 }
 
 /// Path of the generated bindings, from the shell crate's folder.
@@ -78,8 +85,34 @@ pub fn builder<R: Runtime>() -> Builder<R> {
             memory::write_memory,
             memory::delete_memory,
             memory::search_memories,
+            providers::default_model,
+            providers::set_default_model,
+            swarms::list_swarms,
+            swarms::get_swarm,
+            swarms::create_swarm,
+            swarms::update_swarm,
+            swarms::set_swarm_enabled,
+            swarms::delete_swarm,
+            swarms::swarm_pending_activation,
+            swarms::run_swarm,
+            runs::run_agent,
+            runs::list_runs,
+            runs::get_run,
+            runs::resumable_runs,
+            runs::resume_run,
+            runs::cancel_run,
+            runs::discard_run,
+            conversations::list_conversations,
+            conversations::create_conversation,
+            conversations::conversation_history,
+            conversations::rename_conversation,
+            conversations::close_conversation,
+            conversations::reopen_conversation,
+            conversations::delete_conversation,
+            conversations::conversation_resume,
+            conversations::send_chat_message,
         ])
-        .events(collect_events![DataChanged])
+        .events(collect_events![DataChanged, UserNotice])
 }
 
 /// Writes the TypeScript bindings to `path`.

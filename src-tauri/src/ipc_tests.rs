@@ -278,3 +278,51 @@ fn h32_first_run_setup_installs_the_chosen_specialists() {
         .collect();
     assert_eq!(enabled, ["web_researcher"]);
 }
+
+#[test]
+fn h7_h8_swarms_through_ipc_validate_on_save_and_a_disabled_one_does_not_run() {
+    let h = harness();
+    for name in ["Uno", "Dos"] {
+        invoke(
+            &h.window,
+            "create_agent",
+            json!({ "input": { "name": name } }),
+        )
+        .unwrap();
+    }
+    let err = invoke(
+        &h.window,
+        "create_swarm",
+        json!({ "input": { "name": "S", "strategy": "hierarchical",
+            "members": [{ "agentId": "uno" }, { "agentId": "dos" }] } }),
+    )
+    .unwrap_err();
+    assert_eq!(err["code"], "validation");
+    assert_eq!(err["details"]["reason"], "no_orchestrator");
+
+    let saved = invoke(
+        &h.window,
+        "create_swarm",
+        json!({ "input": { "name": "S", "strategy": "sequential",
+            "members": [{ "agentId": "uno" }, { "agentId": "dos" }] } }),
+    )
+    .unwrap();
+    assert_eq!(saved["swarm"]["id"], "s");
+    assert_eq!(saved["pendingActivation"]["agents"], json!([]));
+    invoke(
+        &h.window,
+        "set_swarm_enabled",
+        json!({ "id": "s", "enabled": false }),
+    )
+    .unwrap();
+    let err = invoke(
+        &h.window,
+        "run_swarm",
+        json!({ "id": "s", "input": "go", "options": {}, "onEvent": "__CHANNEL__:7" }),
+    )
+    .unwrap_err();
+    assert_eq!(err["code"], "precondition");
+    assert_eq!(err["details"]["reason"], "swarm_disabled");
+    let runs = invoke(&h.window, "list_runs", json!({ "filter": {} })).unwrap();
+    assert_eq!(runs, json!([]));
+}

@@ -48,6 +48,7 @@ pub fn app_builder<R: Runtime>(
         .setup(move |app| {
             specta.mount_events(app);
             forward_changes(app.handle().clone());
+            forward_notices(app.handle().clone());
             Ok(())
         })
 }
@@ -65,6 +66,26 @@ fn forward_changes<R: Runtime>(app: tauri::AppHandle<R>) {
                 }
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
                     tracing::debug!("change feed lagged by {missed} events");
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+            }
+        }
+    });
+}
+
+/// Re-emits every notice an agent sends to the person as `UserNotice`.
+fn forward_notices<R: Runtime>(app: tauri::AppHandle<R>) {
+    let mut notices = app.state::<Ctx>().notices();
+    tauri::async_runtime::spawn(async move {
+        loop {
+            match notices.recv().await {
+                Ok(notice) => {
+                    if let Err(e) = (bindings::UserNotice { notice }).emit(&app) {
+                        tracing::warn!("could not emit a notice: {e}");
+                    }
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
+                    tracing::warn!("{missed} notices were dropped");
                 }
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
             }

@@ -112,7 +112,7 @@ fn spawn_until(cmd: &mut Command, stop: impl Fn(&Value) -> bool) -> (Child, Vec<
 }
 
 fn is(event: &Value, kind: &str, agent: &str) -> bool {
-    event["type"] == kind && event["agent_id"] == agent
+    event["type"] == kind && event["agentId"] == agent
 }
 
 #[test]
@@ -209,7 +209,7 @@ fn h42_a_swarm_run_killed_mid_stream_is_resumed_by_the_next_process_from_its_che
     );
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
-    let run_id = seen[0]["run_id"].as_str().unwrap().to_owned();
+    let run_id = seen[0]["runId"].as_str().unwrap().to_owned();
     assert!(
         seen.iter().any(|e| is(e, "agent_output", "investigadora")),
         "the researcher had finished"
@@ -237,7 +237,7 @@ fn h42_a_swarm_run_killed_mid_stream_is_resumed_by_the_next_process_from_its_che
     );
     let events = events(&out.stdout);
     let last = events.last().unwrap();
-    assert_eq!(last["run_id"], run_id.as_str(), "the same run goes on");
+    assert_eq!(last["runId"], run_id.as_str(), "the same run goes on");
     assert_eq!(last["status"], "completed");
     assert!(
         !events.iter().any(|e| is(e, "text_delta", "investigadora")),
@@ -291,7 +291,7 @@ fn ctrl_c_stops_the_run_which_ends_cancelled_with_its_exit_status() {
         colmena(dir.path()).args(["agent", "run", "investigadora", "Count"]),
         |e| e["type"] == "text_delta",
     );
-    let run_id = seen[0]["run_id"].as_str().unwrap().to_owned();
+    let run_id = seen[0]["runId"].as_str().unwrap().to_owned();
     let pid = child.id().to_string();
     assert!(
         Command::new("kill")
@@ -327,7 +327,7 @@ fn a_run_in_another_process_is_cancelled_from_the_cli() {
         colmena(dir.path()).args(["agent", "run", "investigadora", "Talk"]),
         |e| e["type"] == "text_delta",
     );
-    let run_id = seen[0]["run_id"].as_str().unwrap().to_owned();
+    let run_id = seen[0]["runId"].as_str().unwrap().to_owned();
     let asked = ok_json(colmena(dir.path()).args(["runs", "cancel", &run_id]));
     assert_eq!(asked["ok"], true);
     let status = wait_for(&mut child, Duration::from_secs(15));

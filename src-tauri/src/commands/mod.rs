@@ -2,7 +2,10 @@
 //! as the core's `AppError` (`{code, message, details}`).
 
 pub mod catalog;
+pub mod conversations;
 pub mod memory;
 pub mod names;
 pub mod providers;
+pub mod runs;
+pub mod swarms;
 pub mod workspace;

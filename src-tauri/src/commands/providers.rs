@@ -107,3 +107,18 @@ pub async fn agents_using_model(
 ) -> Result<Vec<AgentRef>, AppError> {
     models::agents_using_model(&ctx, &id).await
 }
+
+#[tauri::command]
+#[specta::specta]
+pub async fn default_model(ctx: State<'_, Ctx>) -> Result<Option<ModelId>, AppError> {
+    models::default_model(&ctx).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn set_default_model(
+    ctx: State<'_, Ctx>,
+    id: Option<ModelId>,
+) -> Result<Option<ModelId>, AppError> {
+    models::set_default_model(&ctx, id).await
+}

@@ -32,7 +32,11 @@ use crate::{models, providers};
 
 /// What streams out of a run, as it happens.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
 pub enum RunEvent {
     Started {
         run_id: String,
