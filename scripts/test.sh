@@ -28,7 +28,10 @@ tauri_cli build --debug --bundles deb,rpm
 "$REPO/tests/packaging/check-installers.sh" "$CARGO_TARGET_DIR/debug/bundle"
 
 step "End-to-end: the real app under Xvfb"
+(cd "$REPO" && cargo build --locked -p colmena-server -p colmena-scripted-llm)
 export COLMENA_APP="$CARGO_TARGET_DIR/debug/colmena-desktop"
+export COLMENA_CLI="$CARGO_TARGET_DIR/debug/colmena"
+export COLMENA_SCRIPTED_LLM="$CARGO_TARGET_DIR/debug/colmena-scripted-llm"
 export COLMENA_E2E_SCREENSHOTS="${COLMENA_E2E_SCREENSHOTS:-$REPO/tests/e2e/screenshots}"
 (cd "$REPO/tests/e2e" && xvfb-run -a -s "-screen 0 1280x800x24" npm test)
 echo "screenshots saved in $COLMENA_E2E_SCREENSHOTS"

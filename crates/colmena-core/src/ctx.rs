@@ -58,6 +58,22 @@ pub enum Change {
     Swarms,
 }
 
+impl Change {
+    pub const ALL: [Change; 11] = [
+        Change::Providers,
+        Change::Models,
+        Change::Agents,
+        Change::Tools,
+        Change::Skills,
+        Change::Ethics,
+        Change::Memories,
+        Change::Users,
+        Change::Conversations,
+        Change::Runs,
+        Change::Swarms,
+    ];
+}
+
 /// An open workspace.
 #[derive(Clone)]
 pub struct Ctx {
@@ -87,6 +103,27 @@ pub struct Notice {
     pub urgent: bool,
     /// The agent or role that asked.
     pub from: Option<String>,
+}
+
+/// Another process (the CLI, a server) committed to the store: what it
+/// changed is not known here, so every live view refreshes.
+fn forward_external_changes(store: &Store, changes: broadcast::Sender<Change>) {
+    let mut external = store.external_changes();
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    runtime.spawn(async move {
+        loop {
+            match external.recv().await {
+                Ok(()) | Err(broadcast::error::RecvError::Lagged(_)) => {
+                    for change in Change::ALL {
+                        let _ = changes.send(change);
+                    }
+                }
+                Err(broadcast::error::RecvError::Closed) => break,
+            }
+        }
+    });
 }
 
 impl Ctx {
@@ -129,6 +166,7 @@ impl Ctx {
         }
         let (changes, _) = broadcast::channel(256);
         let (notices, _) = broadcast::channel(64);
+        forward_external_changes(&store, changes.clone());
         Ok(Ctx {
             inner: Arc::new(Inner {
                 data_dir,

@@ -400,3 +400,31 @@ fn h15_add_skill_scaffolds_a_folder_that_imports_and_is_found_by_search() {
     let rebuilt = ok_json(colmena(dir.path()).arg("reindex"));
     assert!(rebuilt["documents"].as_u64().unwrap() > 40);
 }
+
+#[test]
+fn a_workspace_open_elsewhere_hears_of_what_the_cli_commits() {
+    let dir = tempfile::tempdir().unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let ctx = runtime
+        .block_on(colmena_core::Ctx::open(colmena_core::OpenOptions {
+            data_dir: dir.path().to_owned(),
+            secret_backend: colmena_core::secrets::BackendChoice::File,
+        }))
+        .unwrap();
+    let mut changes = ctx.subscribe();
+    ok_json(colmena(dir.path()).args(["agent", "add", "Otra"]));
+    let heard = runtime.block_on(async {
+        tokio::time::timeout(std::time::Duration::from_secs(5), async {
+            loop {
+                if changes.recv().await.unwrap() == colmena_core::Change::Agents {
+                    return;
+                }
+            }
+        })
+        .await
+    });
+    assert!(
+        heard.is_ok(),
+        "the CLI's commit was never announced to the open workspace"
+    );
+}

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { remote } from "webdriverio";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const repo = resolve(here, "../../..");
+export const repo = resolve(here, "../../..");
 
 export const APP = process.env.COLMENA_APP ?? join(repo, "target/debug/colmena-desktop");
 export const SCREENSHOTS = process.env.COLMENA_E2E_SCREENSHOTS ?? join(repo, "tests/e2e/screenshots");

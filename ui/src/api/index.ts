@@ -41,7 +41,32 @@ import {
   type SecretBackend,
   type SecretBackendStatus_Serialize,
   type WorkspaceInfo_Serialize,
+  type AppError_Serialize,
+  type ChatMessage_Serialize,
+  type Conversation_Serialize,
+  type ListOptions_Deserialize,
+  type MemberInput_Deserialize,
+  type MemberRole,
+  type MessageRole,
+  type NewSwarm_Deserialize,
+  type Notice_Serialize,
+  type Resumable_Serialize,
+  type RunDetail_Serialize,
+  type RunEvent_Serialize,
+  type RunEvent_Deserialize,
+  type RunFilter_Deserialize,
+  type RunKind,
+  type RunStatus,
+  type RunStep_Serialize,
+  type Run_Serialize,
+  type Strategy,
+  type Swarm,
+  type SwarmMember,
+  type SwarmSaved,
+  type SwarmUpdate_Deserialize,
+  type Usage,
 } from "../bindings";
+import { Channel } from "@tauri-apps/api/core";
 import { toApiError } from "./errors";
 
 export { ApiError, toApiError, type FieldProblem, type ErrorCode } from "./errors";
@@ -63,7 +88,30 @@ export type DiskSkill = DiskSkill_Serialize;
 export type ToolFilter = ToolFilter_Deserialize;
 export type ToolMetadata = ToolMetadata_Deserialize;
 export type CatalogSearch = CatalogSearch_Deserialize;
+export type AppError = AppError_Serialize;
+export type NewSwarm = NewSwarm_Deserialize;
+export type SwarmUpdate = SwarmUpdate_Deserialize;
+export type MemberInput = MemberInput_Deserialize;
+export type Run = Run_Serialize;
+export type RunDetail = RunDetail_Serialize;
+export type RunStep = RunStep_Serialize;
+export type RunEvent = RunEvent_Serialize;
+export type RunFilter = RunFilter_Deserialize;
+export type Conversation = Conversation_Serialize;
+export type ChatMessage = ChatMessage_Serialize;
+export type ConversationListOptions = ListOptions_Deserialize;
+export type Resumable = Resumable_Serialize;
+export type Notice = Notice_Serialize;
 export type {
+  MemberRole,
+  MessageRole,
+  RunKind,
+  RunStatus,
+  Strategy,
+  Swarm,
+  SwarmMember,
+  SwarmSaved,
+  Usage,
   ActivationPlan,
   AgentRef,
   CatalogPersona,
@@ -152,6 +200,57 @@ export const api = {
   deleteMemory: (title: string) => call(commands.deleteMemory(title)),
   searchMemories: (query: string, limit?: number) => call(commands.searchMemories(query, limit ?? null)),
 };
+
+/** A channel whose events go to `onEvent`, for commands that stream a run.
+ * The generated bindings type a channel with the backend's input shape;
+ * what arrives is what the backend sends (the `_Serialize` shape). */
+function runChannel(onEvent: (event: RunEvent) => void): Channel<RunEvent_Deserialize> {
+  const channel = new Channel<RunEvent_Deserialize>();
+  channel.onmessage = (event) => onEvent(event as RunEvent);
+  return channel;
+}
+
+type OnRunEvent = (event: RunEvent) => void;
+
+export const runtimeApi = {
+  defaultModel: () => call(commands.defaultModel()),
+  setDefaultModel: (id: string | null) => call(commands.setDefaultModel(id)),
+
+  listSwarms: () => call(commands.listSwarms()),
+  getSwarm: (id: string) => call(commands.getSwarm(id)),
+  createSwarm: (input: NewSwarm) => call(commands.createSwarm(input)),
+  updateSwarm: (id: string, input: SwarmUpdate) => call(commands.updateSwarm(id, input)),
+  setSwarmEnabled: (id: string, enabled: boolean) => call(commands.setSwarmEnabled(id, enabled)),
+  deleteSwarm: (id: string) => call(commands.deleteSwarm(id)),
+  swarmPendingActivation: (agents: string[]) => call(commands.swarmPendingActivation(agents)),
+  runSwarm: (id: string, input: string, onEvent: OnRunEvent) =>
+    call(commands.runSwarm(id, input, {}, runChannel(onEvent))),
+
+  runAgent: (id: string, input: string, onEvent: OnRunEvent) =>
+    call(commands.runAgent(id, input, {}, runChannel(onEvent))),
+  listRuns: (filter: RunFilter) => call(commands.listRuns(filter)),
+  getRun: (id: string) => call(commands.getRun(id)),
+  resumableRuns: () => call(commands.resumableRuns()),
+  resumeRun: (id: string, onEvent: OnRunEvent) => call(commands.resumeRun(id, runChannel(onEvent))),
+  cancelRun: (id: string) => call(commands.cancelRun(id)),
+  discardRun: (id: string) => call(commands.discardRun(id)),
+
+  listConversations: (options: ConversationListOptions) => call(commands.listConversations(options)),
+  createConversation: (agentId: string) => call(commands.createConversation(agentId)),
+  conversationHistory: (id: string) => call(commands.conversationHistory(id)),
+  renameConversation: (id: string, title: string) => call(commands.renameConversation(id, title)),
+  closeConversation: (id: string) => call(commands.closeConversation(id)),
+  reopenConversation: (id: string) => call(commands.reopenConversation(id)),
+  deleteConversation: (id: string) => call(commands.deleteConversation(id)),
+  conversationResume: (id: string) => call(commands.conversationResume(id)),
+  sendChatMessage: (conversationId: string, text: string, onEvent: OnRunEvent) =>
+    call(commands.sendChatMessage(conversationId, text, runChannel(onEvent))),
+};
+
+/** Calls `onNotice` for every notice an agent sends to the person. */
+export async function onUserNotice(onNotice: (notice: Notice) => void): Promise<() => void> {
+  return events.userNotice.listen((event) => onNotice(event.payload.notice));
+}
 
 /** Opens the native folder picker; resolves to the chosen path or null. */
 export async function pickFolder(title: string): Promise<string | null> {

@@ -7,6 +7,11 @@ import { onDataChanged } from "../api";
 import { Logo } from "../components/Logo";
 import { Spinner } from "../components/Spinner";
 import { CatalogView } from "../features/catalog/CatalogView";
+import { ChatView } from "../features/chat/ChatView";
+import { NoticeToasts } from "../features/runs/NoticeToasts";
+import { invalidateRuntimeFor } from "../features/runs/queries";
+import { ResumeBanner } from "../features/runs/ResumeBanner";
+import { SwarmsView } from "../features/swarms/SwarmsView";
 import { invalidateCatalogFor, setupQuery } from "../features/catalog/queries";
 import { MemoryView } from "../features/memory/MemoryView";
 import { invalidateFor } from "../features/providers/queries";
@@ -18,6 +23,8 @@ import { DEFAULT_VIEW, VIEWS, type ViewId } from "./views";
 
 const VIEW_COMPONENTS: Record<ViewId, () => React.ReactElement> = {
   catalog: CatalogView,
+  swarms: SwarmsView,
+  chat: ChatView,
   memory: MemoryView,
   settings: SettingsView,
 };
@@ -36,6 +43,7 @@ export function App() {
     void onDataChanged((change) => {
       invalidateFor(client, change);
       invalidateCatalogFor(client, change);
+      invalidateRuntimeFor(client, change);
     })
       .then((stop) => {
         if (cancelled) stop();
@@ -112,8 +120,10 @@ export function App() {
         </div>
       </aside>
       <main className="main">
+        <ResumeBanner />
         <View />
       </main>
+      <NoticeToasts />
     </div>
   );
 }

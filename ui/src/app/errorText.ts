@@ -26,6 +26,6 @@ export function errorText(t: TFunction, error: ApiError): string {
   const agents = error.blockingAgents();
   if (agents.length > 0) return t("errors.inUse", { agents: agents.join(", ") });
   const reason = error.details?.reason;
-  if (reason) return t(`errors.reasons.${reason}`, { ...params(error), defaultValue: error.message });
+  if (reason) return t(`errors.reasons.${reason}`, { ...params(error), message: error.message, defaultValue: error.message });
   return t("errors.generic", { message: error.message });
 }

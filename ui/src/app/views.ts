@@ -2,9 +2,9 @@
 // adds its view here.
 
 import type { LucideIcon } from "lucide-react";
-import { Boxes, Brain, Settings } from "lucide-react";
+import { Boxes, Brain, MessageSquare, Network, Settings } from "lucide-react";
 
-export type ViewId = "catalog" | "memory" | "settings";
+export type ViewId = "catalog" | "swarms" | "chat" | "memory" | "settings";
 
 export interface ViewDef {
   id: ViewId;
@@ -14,6 +14,8 @@ export interface ViewDef {
 
 export const VIEWS: readonly ViewDef[] = [
   { id: "catalog", labelKey: "nav.catalog", icon: Boxes },
+  { id: "swarms", labelKey: "nav.swarms", icon: Network },
+  { id: "chat", labelKey: "nav.chat", icon: MessageSquare },
   { id: "memory", labelKey: "nav.memory", icon: Brain },
   { id: "settings", labelKey: "nav.settings", icon: Settings },
 ];

@@ -364,11 +364,14 @@ pub(crate) fn plan_activation_in(conn: &Connection, ids: &[String]) -> Result<Ac
         }
     }
     if !unknown.is_empty() {
-        return Err(AppError::invalid_field(
+        let mut errors = crate::validate::FieldErrors::new();
+        errors.add_with(
             "agents",
             "unknown_agents",
             format!("unknown agents: {}", unknown.join(", ")),
-        ));
+            serde_json::json!({ "unknownAgents": unknown }),
+        );
+        errors.finish()?;
     }
     let (tools, skills) = needs_of(conn, &catalog)?;
     let active_tools = active_set(conn, "tools")?;

@@ -9,7 +9,9 @@
 //! for the writer and never run on the caller's (UI) thread.
 //!
 //! Another process (the CLI next to the running app) may write the same file;
-//! `busy_timeout` makes the two take turns instead of failing.
+//! `busy_timeout` makes the two take turns instead of failing. The writer
+//! thread notices such commits (SQLite's `data_version` moves only for other
+//! connections' commits) and announces them, so open views can refresh.
 
 pub mod meta;
 mod migrations;
@@ -29,6 +31,8 @@ pub use migrations::{migrations, schema_version};
 pub const DB_FILE: &str = "colmena.db";
 
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+/// How often the writer looks for commits made by other processes.
+const EXTERNAL_CHECK: Duration = Duration::from_millis(750);
 const MAX_IDLE_READERS: usize = 4;
 
 type WriteJob = Box<dyn FnOnce(&mut Connection) + Send>;
@@ -44,6 +48,7 @@ struct Inner {
     path: PathBuf,
     writer: Mutex<mpsc::Sender<WriteJob>>,
     idle_readers: Mutex<Vec<Connection>>,
+    external: tokio::sync::broadcast::Sender<()>,
 }
 
 impl Store {
@@ -57,14 +62,11 @@ impl Store {
         migrations().to_latest(&mut conn)?;
 
         let (sender, receiver) = mpsc::channel::<WriteJob>();
+        let (external, _) = tokio::sync::broadcast::channel(16);
+        let announce = external.clone();
         std::thread::Builder::new()
             .name("colmena-store-writer".into())
-            .spawn(move || {
-                let mut conn = conn;
-                while let Ok(job) = receiver.recv() {
-                    job(&mut conn);
-                }
-            })
+            .spawn(move || writer_loop(conn, &receiver, &announce))
             .map_err(|e| AppError::internal(format!("could not start the store writer: {e}")))?;
 
         Ok(Store {
@@ -72,12 +74,18 @@ impl Store {
                 path: path.to_owned(),
                 writer: Mutex::new(sender),
                 idle_readers: Mutex::new(Vec::new()),
+                external,
             }),
         })
     }
 
     pub fn path(&self) -> &Path {
         &self.inner.path
+    }
+
+    /// A signal each time another process has committed to the file.
+    pub fn external_changes(&self) -> tokio::sync::broadcast::Receiver<()> {
+        self.inner.external.subscribe()
     }
 
     /// Runs `f` inside one write transaction on the writer thread. The
@@ -127,6 +135,37 @@ impl Store {
         })
         .await
         .map_err(|e| AppError::internal(format!("a store read failed: {e}")))?
+    }
+}
+
+/// Runs write jobs until every handle is gone; between them, at most every
+/// [`EXTERNAL_CHECK`], looks whether another process committed.
+fn writer_loop(
+    mut conn: Connection,
+    jobs: &mpsc::Receiver<WriteJob>,
+    external: &tokio::sync::broadcast::Sender<()>,
+) {
+    let data_version = |conn: &Connection| -> Option<i64> {
+        conn.query_row("PRAGMA data_version", [], |r| r.get(0)).ok()
+    };
+    let mut seen = data_version(&conn);
+    let mut next_check = std::time::Instant::now() + EXTERNAL_CHECK;
+    loop {
+        let wait = next_check.saturating_duration_since(std::time::Instant::now());
+        match jobs.recv_timeout(wait) {
+            Ok(job) => job(&mut conn),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => return,
+        }
+        if std::time::Instant::now() >= next_check {
+            let now = data_version(&conn);
+            if now != seen {
+                seen = now;
+                // Nobody listening is fine: nothing is open to refresh.
+                let _ = external.send(());
+            }
+            next_check = std::time::Instant::now() + EXTERNAL_CHECK;
+        }
     }
 }
 

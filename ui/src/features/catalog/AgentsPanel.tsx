@@ -6,16 +6,13 @@ import { Bot, Plus, Sparkles } from "lucide-react";
 import { Button } from "../../components/Button";
 import { Spinner } from "../../components/Spinner";
 import { AgentEditor } from "./AgentEditor";
+import { useAgentName } from "./agentName";
 import { agentsQuery } from "./queries";
 
 /** Agents: the list on the left, the selected one (or a new one) on the right. */
 export function AgentsPanel() {
-  const { t, i18n } = useTranslation();
-  // A specialist keeps its translated name until someone renames it.
-  const shownName = (agent: { name: string; persona: string | null }) =>
-    agent.persona && agent.name === i18n.t(`personas.${agent.persona}.name`, { lng: "en" })
-      ? t(`personas.${agent.persona}.name`)
-      : agent.name;
+  const { t } = useTranslation();
+  const shownName = useAgentName();
   const agents = useQuery(agentsQuery);
   const [selected, setSelected] = useState<string | "new" | null>(null);
   const list = agents.data ?? [];

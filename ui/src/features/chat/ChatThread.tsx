@@ -1,0 +1,223 @@
+// One conversation: its history, the agent's answer streaming in as it is
+// written, the composer, and — when the last run was cut off (the app was
+// closed or killed) — an offer to resume it from its checkpoint (H42).
+
+import { useEffect, useRef, useState } from "react";
+import type { FormEvent } from "react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useTranslation } from "react-i18next";
+import { Archive, Pencil, RotateCcw, Send, Square, Trash2, Wrench, X } from "lucide-react";
+
+import { runtimeApi, toApiError, type ApiError, type Conversation } from "../../api";
+import { errorText } from "../../app/errorText";
+import { Banner } from "../../components/Banner";
+import { Button, IconButton } from "../../components/Button";
+import { Markdown } from "../../components/Markdown";
+import { Spinner } from "../../components/Spinner";
+import { historyQuery, runtimeKeys } from "../runs/queries";
+import { useRun, type RunStarter } from "../runs/useRun";
+
+interface ChatThreadProps {
+  conversation: Conversation;
+  names: Record<string, string>;
+  onGone(): void;
+}
+
+export function ChatThread({ conversation, names, onGone }: ChatThreadProps) {
+  const { t } = useTranslation();
+  const client = useQueryClient();
+  const history = useQuery(historyQuery(conversation.id));
+  const resumeOffer = useQuery({
+    queryKey: [...runtimeKeys.conversations, "resume", conversation.id],
+    queryFn: () => runtimeApi.conversationResume(conversation.id),
+  });
+  const run = useRun();
+  const [text, setText] = useState("");
+  const [sending, setSending] = useState<{ text: string; before: number } | null>(null);
+  const [renaming, setRenaming] = useState<string | null>(null);
+  const bottom = useRef<HTMLDivElement>(null);
+  const agentLabel = conversation.agentId ? names[conversation.agentId] ?? conversation.agentId : "—";
+  const running = run.view.phase === "running";
+
+  const refresh = () => {
+    void client.invalidateQueries({ queryKey: runtimeKeys.history(conversation.id) });
+    void client.invalidateQueries({ queryKey: runtimeKeys.conversations });
+  };
+  const messages = history.data ?? [];
+  // The streamed answer gives way to the stored one once it is in the history.
+  const answered = run.view.runId !== null && messages.some((m) => m.runId === run.view.runId && m.role === "assistant");
+  const streamed = run.view.members.some((m) => m.entries.length > 0);
+  const showStream = !answered && (running || (run.view.phase !== "idle" && streamed));
+  // The message just sent shows at once, until the history has it.
+  const showSending = sending !== null && messages.length <= sending.before;
+
+  useEffect(() => {
+    bottom.current?.scrollIntoView({ block: "end" });
+  }, [messages.length, run.view, sending]);
+
+  const follow = async (starter: RunStarter) => {
+    await run.start((onEvent) =>
+      starter((event) => {
+        if (event.type === "started") refresh();
+        onEvent(event);
+      }),
+    );
+    setSending(null);
+    refresh();
+    void resumeOffer.refetch();
+  };
+
+  const send = (event?: FormEvent) => {
+    event?.preventDefault();
+    const message = text.trim();
+    if (!message || running) return;
+    setText("");
+    setSending({ text: message, before: messages.length });
+    void follow((onEvent) => runtimeApi.sendChatMessage(conversation.id, message, onEvent));
+  };
+  const resume = (runId: string) => void follow((onEvent) => runtimeApi.resumeRun(runId, onEvent));
+
+  const discard = useMutation<unknown, ApiError, string>({
+    mutationFn: (runId) => runtimeApi.discardRun(runId),
+    onSuccess: () => void resumeOffer.refetch(),
+  });
+  const rename = useMutation<Conversation, ApiError, string>({
+    mutationFn: (title) => runtimeApi.renameConversation(conversation.id, title),
+    onSuccess: () => {
+      setRenaming(null);
+      refresh();
+    },
+  });
+  const close = useMutation<Conversation, ApiError>({
+    mutationFn: () => runtimeApi.closeConversation(conversation.id),
+    onSuccess: () => {
+      refresh();
+      onGone();
+    },
+  });
+  const remove = useMutation<null, ApiError>({
+    mutationFn: () => runtimeApi.deleteConversation(conversation.id),
+    onSuccess: () => {
+      refresh();
+      onGone();
+    },
+  });
+  const actionError = rename.error ?? close.error ?? remove.error ?? discard.error;
+  const offer = resumeOffer.data;
+
+  return (
+    <section className="card chat" data-testid="chat-thread">
+      <header className="chat-head">
+        {renaming === null ? (
+          <div className="chat-title">
+            <h3>{conversation.title ?? t("chat.untitled")}</h3>
+            <p className="muted small">{t("chat.with", { agent: agentLabel })}</p>
+          </div>
+        ) : (
+          <form
+            className="inline-form"
+            onSubmit={(e) => {
+              e.preventDefault();
+              rename.mutate(renaming);
+            }}
+          >
+            <input className="input input-sm" value={renaming} autoFocus aria-label={t("chat.rename")} onChange={(e) => setRenaming(e.target.value)} />
+            <Button size="sm" variant="primary" type="submit" busy={rename.isPending}>
+              {t("common.save")}
+            </Button>
+            <IconButton label={t("common.cancel")} onClick={() => setRenaming(null)}>
+              <X size={14} />
+            </IconButton>
+          </form>
+        )}
+        <span className="spacer" />
+        <IconButton label={t("chat.rename")} onClick={() => setRenaming(conversation.title ?? "")}>
+          <Pencil size={15} />
+        </IconButton>
+        <IconButton label={t("chat.close")} onClick={() => close.mutate()} data-testid="close-conversation">
+          <Archive size={15} />
+        </IconButton>
+        <IconButton label={t("common.delete")} tone="danger" onClick={() => remove.mutate()} data-testid="delete-conversation">
+          <Trash2 size={15} />
+        </IconButton>
+      </header>
+      {actionError && <Banner tone="danger">{errorText(t, actionError)}</Banner>}
+      {offer && !running && (
+        <Banner tone="warning" testId="resume-offer">
+          <p>{t("chat.resume.body", { count: offer.checkpointMessages })}</p>
+          <div className="button-row">
+            <Button size="sm" variant="primary" icon={<RotateCcw size={14} />} onClick={() => resume(offer.run.id)} data-testid="resume-run">
+              {t("chat.resume.resume")}
+            </Button>
+            <Button size="sm" variant="ghost" busy={discard.isPending} onClick={() => discard.mutate(offer.run.id)}>
+              {t("chat.resume.discard")}
+            </Button>
+          </div>
+        </Banner>
+      )}
+      <div className="messages" data-testid="messages">
+        {history.isPending && <Spinner />}
+        {messages.length === 0 && !sending && !history.isPending && <p className="muted chat-hint">{t("chat.hint", { agent: agentLabel })}</p>}
+        {messages.map((m) => (
+          <div key={m.id} className={`message message-${m.role}`} data-testid={`message-${m.role}`}>
+            {m.role === "assistant" && <span className="message-who">{m.agentId ? names[m.agentId] ?? m.agentId : agentLabel}</span>}
+            {m.role === "assistant" ? <Markdown source={m.content} /> : <p>{m.content}</p>}
+          </div>
+        ))}
+        {showSending && sending && (
+          <div className="message message-user pending">
+            <p>{sending.text}</p>
+          </div>
+        )}
+        {showStream && (
+          <div className="message message-assistant streaming" data-testid="streaming-answer">
+            <span className="message-who">{agentLabel}</span>
+            {run.view.members.flatMap((member) =>
+              member.entries.map((entry, i) =>
+                entry.kind === "text" ? (
+                  <p key={`${member.agentId}-${i}`} className={running ? "live" : ""}>{entry.text}</p>
+                ) : (
+                  <p key={`${member.agentId}-${i}`} className="tool-chip">
+                    <Wrench size={12} aria-hidden="true" /> <span className="mono">{entry.name}</span>
+                    {entry.ok === undefined ? <Spinner size={10} /> : entry.ok ? null : <span className="tool-failed-mark">{t("runs.toolFailed")}</span>}
+                  </p>
+                ),
+              ),
+            )}
+            {running && run.view.members.length === 0 && <Spinner size={14} />}
+            {run.view.phase === "cancelled" && <p className="muted small">{t("chat.stopped")}</p>}
+          </div>
+        )}
+        {(run.refusal ?? (run.view.phase === "failed" ? run.view.error : null)) && (
+          <Banner tone="danger" testId="chat-error">
+            {errorText(t, run.refusal ?? toApiError(run.view.error))}
+          </Banner>
+        )}
+        <div ref={bottom} />
+      </div>
+      <form className="composer" onSubmit={send}>
+        <textarea
+          className="input textarea"
+          rows={2}
+          value={text}
+          placeholder={t("chat.placeholder", { agent: agentLabel })}
+          aria-label={t("chat.message")}
+          onChange={(e) => setText(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === "Enter" && !e.shiftKey) send(e);
+          }}
+          data-testid="chat-input"
+        />
+        {running ? (
+          <Button variant="secondary" icon={<Square size={14} />} onClick={() => void run.cancel()} data-testid="stop-chat">
+            {t("chat.stop")}
+          </Button>
+        ) : (
+          <Button variant="primary" type="submit" icon={<Send size={14} />} disabled={!text.trim()} data-testid="send-chat">
+            {t("chat.send")}
+          </Button>
+        )}
+      </form>
+    </section>
+  );
+}

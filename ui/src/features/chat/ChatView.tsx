@@ -1,0 +1,104 @@
+import { useState } from "react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useTranslation } from "react-i18next";
+import { MessageSquare, Plus } from "lucide-react";
+
+import { runtimeApi, type ApiError, type Conversation } from "../../api";
+import { useRoute } from "../../app/route";
+import { errorText } from "../../app/errorText";
+import { Banner } from "../../components/Banner";
+import { Button } from "../../components/Button";
+import { EmptyState } from "../../components/EmptyState";
+import { Spinner } from "../../components/Spinner";
+import { useAgentName } from "../catalog/agentName";
+import { agentsQuery } from "../catalog/queries";
+import { conversationsQuery, runtimeKeys } from "../runs/queries";
+import { ChatThread } from "./ChatThread";
+
+/** Chat: conversations on the left, the open one on the right. */
+export function ChatView() {
+  const { t, i18n } = useTranslation();
+  const client = useQueryClient();
+  const [route, navigate] = useRoute();
+  const agentName = useAgentName();
+  const agents = (useQuery(agentsQuery).data ?? []).filter((a) => a.enabled);
+  const conversations = useQuery(conversationsQuery);
+  const list = conversations.data ?? [];
+  const current = list.find((c) => c.id === decodeURIComponent(route.section ?? "")) ?? (route.section ? undefined : list[0]);
+  const [agentId, setAgentId] = useState("");
+  const chosen = agentId || agents[0]?.id || "";
+  const names = Object.fromEntries((useQuery(agentsQuery).data ?? []).map((a) => [a.id, agentName(a)]));
+
+  const start = useMutation<Conversation, ApiError>({
+    mutationFn: () => runtimeApi.createConversation(chosen),
+    onSuccess: (c) => {
+      void client.invalidateQueries({ queryKey: runtimeKeys.conversations });
+      navigate("chat", encodeURIComponent(c.id));
+    },
+  });
+  const when = new Intl.DateTimeFormat(i18n.language, { dateStyle: "short", timeStyle: "short" });
+
+  return (
+    <div className="page page-wide page-chat">
+      <header className="view-head">
+        <h1>{t("chat.title")}</h1>
+        <p className="muted">{t("chat.subtitle")}</p>
+      </header>
+      <div className="split">
+        <aside className="list-pane">
+          <div className="new-chat">
+            <select className="input input-sm" aria-label={t("chat.agent")} value={chosen} onChange={(e) => setAgentId(e.target.value)} data-testid="chat-agent">
+              {agents.map((a) => (
+                <option key={a.id} value={a.id}>
+                  {agentName(a)}
+                </option>
+              ))}
+            </select>
+            <Button variant="primary" size="sm" icon={<Plus size={15} />} disabled={!chosen} busy={start.isPending} onClick={() => start.mutate()} data-testid="new-chat">
+              {t("chat.new")}
+            </Button>
+          </div>
+          {start.error && <Banner tone="danger">{errorText(t, start.error)}</Banner>}
+          {conversations.isPending && <Spinner />}
+          <ul className="item-list" aria-label={t("chat.conversations")}>
+            {list.map((c) => (
+              <li key={c.id}>
+                <button
+                  className={c.id === current?.id ? "item active" : "item"}
+                  onClick={() => navigate("chat", encodeURIComponent(c.id))}
+                  data-testid={`conversation-${c.peer}`}
+                >
+                  <span className="item-icon">
+                    <MessageSquare size={15} />
+                  </span>
+                  <span className="item-text">
+                    <span className="item-title">{c.title ?? t("chat.untitled")}</span>
+                    <span className="item-sub">
+                      {(c.agentId && names[c.agentId]) ?? c.agentId ?? "—"}
+                      {c.lastRun?.status === "interrupted" && <span className="badge badge-warning">{t("chat.interrupted")}</span>}
+                      {" · "}
+                      {when.format(new Date(c.lastMessageAt ?? c.createdAt))}
+                    </span>
+                  </span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        </aside>
+        <div className="detail-pane">
+          {current ? (
+            <ChatThread key={current.id} conversation={current} names={names} onGone={() => navigate("chat")} />
+          ) : (
+            !conversations.isPending && (
+              <EmptyState
+                icon={<MessageSquare size={22} />}
+                title={t("chat.empty.title")}
+                body={agents.length ? t("chat.empty.body") : t("chat.empty.noAgents")}
+              />
+            )
+          )}
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,167 @@
+import { useTranslation } from "react-i18next";
+import { Check, CircleDashed, Crown, Square, TriangleAlert, Wrench } from "lucide-react";
+
+import type { ApiError } from "../../api";
+import { errorText } from "../../app/errorText";
+import { toApiError } from "../../api";
+import { Banner } from "../../components/Banner";
+import { Button } from "../../components/Button";
+import { Markdown } from "../../components/Markdown";
+import { Spinner } from "../../components/Spinner";
+import type { Entry, MemberProgress, RunPhase, RunView } from "./runState";
+
+export interface ExpectedMember {
+  agentId: string;
+  name: string;
+  orchestrator?: boolean;
+}
+
+interface RunPanelProps {
+  view: RunView;
+  refusal: ApiError | null;
+  /** Swarm members, shown (waiting) before they start. */
+  expected?: ExpectedMember[];
+  names?: Record<string, string>;
+  onCancel?(): void;
+  cancelling?: boolean;
+}
+
+/** A run as it streams: one lane per member, its text and tool calls live. */
+export function RunPanel({ view, refusal, expected = [], names = {}, onCancel, cancelling }: RunPanelProps) {
+  const { t } = useTranslation();
+  const nameOf = (id: string) => expected.find((m) => m.agentId === id)?.name ?? names[id] ?? id;
+  const lanes: { agentId: string; member: MemberProgress | undefined; orchestrator: boolean }[] = [
+    ...expected.map((m) => ({
+      agentId: m.agentId,
+      member: view.members.find((p) => p.agentId === m.agentId),
+      orchestrator: Boolean(m.orchestrator),
+    })),
+    ...view.members
+      .filter((p) => !expected.some((m) => m.agentId === p.agentId))
+      .map((p) => ({ agentId: p.agentId, member: p, orchestrator: false })),
+  ];
+  const error = refusal ?? (view.error ? toApiError(view.error) : null);
+  const running = view.phase === "running";
+
+  return (
+    <section className="run-panel" aria-live="polite" data-testid="run-panel" data-phase={view.phase}>
+      <header className="run-head">
+        <PhaseBadge phase={view.phase} />
+        {view.runId && <span className="mono small muted" title={view.runId}>{t("runs.runId", { id: view.runId.slice(-8) })}</span>}
+        <span className="spacer" />
+        {view.usage && (view.usage.promptTokens > 0 || view.usage.completionTokens > 0) && (
+          <span className="small muted" data-testid="run-usage">
+            {t("runs.usage", { input: view.usage.promptTokens, output: view.usage.completionTokens })}
+          </span>
+        )}
+        {running && onCancel && (
+          <Button size="sm" variant="secondary" icon={<Square size={13} />} busy={cancelling} onClick={onCancel} data-testid="cancel-run">
+            {t("runs.cancel")}
+          </Button>
+        )}
+      </header>
+      {error && view.phase !== "cancelled" && (
+        <Banner tone="danger" testId="run-error">
+          {errorText(t, error)}
+        </Banner>
+      )}
+      {lanes.length > 0 && (
+        <div className="lanes">
+          {lanes.map(({ agentId, member, orchestrator }) => (
+            <MemberLane key={agentId} name={nameOf(agentId)} member={member} orchestrator={orchestrator} runEnded={!running} />
+          ))}
+        </div>
+      )}
+      {view.phase === "completed" && view.output && (
+        <div className="run-output" data-testid="run-output">
+          <h4>{t("runs.result")}</h4>
+          <Markdown source={view.output} />
+        </div>
+      )}
+    </section>
+  );
+}
+
+export function PhaseBadge({ phase }: { phase: RunPhase }) {
+  const { t } = useTranslation();
+  return (
+    <span className={`phase phase-${phase}`} data-testid="run-phase">
+      {phase === "running" && <Spinner size={12} />}
+      {t(`runs.phase.${phase}`)}
+    </span>
+  );
+}
+
+function MemberLane({
+  name,
+  member,
+  orchestrator,
+  runEnded,
+}: {
+  name: string;
+  member: MemberProgress | undefined;
+  orchestrator: boolean;
+  runEnded: boolean;
+}) {
+  const { t } = useTranslation();
+  const status = member?.status ?? "waiting";
+  const shownStatus = status === "working" && runEnded ? "stopped" : status;
+  return (
+    <article className={`lane lane-${shownStatus}`} data-testid={`lane-${member?.agentId ?? name}`} data-status={shownStatus}>
+      <header className="lane-head">
+        <span className="lane-avatar" aria-hidden="true">
+          {orchestrator ? <Crown size={14} /> : name.slice(0, 1).toUpperCase()}
+        </span>
+        <strong className="lane-name">{name}</strong>
+        <span className="spacer" />
+        <span className="lane-status">
+          {shownStatus === "working" && <Spinner size={11} />}
+          {shownStatus === "done" && <Check size={13} />}
+          {shownStatus === "failed" && <TriangleAlert size={13} />}
+          {shownStatus === "waiting" && <CircleDashed size={13} />}
+          {shownStatus === "working" && member
+            ? t("runs.member.step", { step: member.step })
+            : t(`runs.member.${shownStatus}`)}
+        </span>
+      </header>
+      <div className="lane-body">
+        {member?.entries.map((entry, i) => (
+          <EntryView key={i} entry={entry} live={shownStatus === "working" && i === member.entries.length - 1} />
+        ))}
+        {member?.error && <p className="lane-error">{member.error.message}</p>}
+        {!member && <p className="muted small">{t("runs.member.notYet")}</p>}
+      </div>
+    </article>
+  );
+}
+
+function EntryView({ entry, live }: { entry: Entry; live: boolean }) {
+  const { t } = useTranslation();
+  if (entry.kind === "text") {
+    return <p className={live ? "lane-text live" : "lane-text"}>{entry.text}</p>;
+  }
+  const target = delegateTarget(entry.name, entry.arguments);
+  return (
+    <details className={entry.ok === false ? "tool-entry tool-failed" : "tool-entry"} data-testid="tool-entry">
+      <summary>
+        <Wrench size={12} aria-hidden="true" />
+        <span className="mono">{entry.name}</span>
+        {target && <span className="muted">{t("runs.delegatedTo", { agent: target })}</span>}
+        {entry.ok === undefined && <Spinner size={10} />}
+        {entry.ok === false && <span className="tool-failed-mark">{t("runs.toolFailed")}</span>}
+      </summary>
+      <pre className="mono">{entry.arguments}</pre>
+      {entry.output !== undefined && <pre className="mono tool-output">{entry.output}</pre>}
+    </details>
+  );
+}
+
+function delegateTarget(name: string, args: string): string | null {
+  if (name !== "delegate_task") return null;
+  try {
+    const parsed = JSON.parse(args) as { agent_id?: unknown };
+    return typeof parsed.agent_id === "string" ? parsed.agent_id : null;
+  } catch {
+    return null;
+  }
+}
