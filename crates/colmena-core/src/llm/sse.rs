@@ -25,18 +25,21 @@ impl SseDecoder {
     /// Feeds bytes; returns the events completed by them.
     pub fn feed(&mut self, chunk: &[u8]) -> Vec<SseEvent> {
         self.pending.extend_from_slice(chunk);
+        // Lines are cut from the buffer in one go at the end, not one by one
+        // (which would shift the rest of a large read for every line).
+        let pending = std::mem::take(&mut self.pending);
         let mut events = Vec::new();
-        while let Some(newline) = self.pending.iter().position(|&b| b == b'\n') {
-            let mut line: Vec<u8> = self.pending.drain(..=newline).collect();
-            line.pop();
-            if line.last() == Some(&b'\r') {
-                line.pop();
-            }
-            let line = String::from_utf8_lossy(&line).into_owned();
-            if let Some(event) = self.line(&line) {
+        let mut start = 0;
+        while let Some(offset) = pending[start..].iter().position(|&b| b == b'\n') {
+            let end = start + offset;
+            let line = pending[start..end].strip_suffix(b"\r").unwrap_or(&pending[start..end]);
+            start = end + 1;
+            if let Some(event) = self.line(&String::from_utf8_lossy(line)) {
                 events.push(event);
             }
         }
+        self.pending = pending;
+        self.pending.drain(..start);
         events
     }
 
