@@ -79,7 +79,9 @@ async fn hive(rules: Vec<Rule>) -> Hive {
     )
     .await
     .unwrap();
-    models::set_default_model(&ctx, Some(model.id)).await.unwrap();
+    models::set_default_model(&ctx, Some(model.id))
+        .await
+        .unwrap();
     Hive {
         _dir: dir,
         ctx,
@@ -134,7 +136,10 @@ async fn raw_exchange(server: &ScriptedLlm, system: &str, messages: serde_json::
     let body = serde_json::json!({ "model": "m", "stream": true, "messages": all });
     let started = Instant::now();
     let response = client
-        .post(format!("{}/chat/completions", server.base_url(Protocol::OpenAi)))
+        .post(format!(
+            "{}/chat/completions",
+            server.base_url(Protocol::OpenAi)
+        ))
         .bearer_auth("sk-bench-0123456789")
         .json(&body)
         .send()
@@ -162,13 +167,26 @@ async fn tokens() {
         let (took, deltas) = timed_run(&hive.ctx, &id).await;
         assert_eq!(deltas, TOKENS, "every delta reached the sink");
         runs.push(took);
-        raws.push(raw_exchange(&hive.server, "You are Talker.", serde_json::json!([{ "role": "user", "content": "go" }])).await);
+        raws.push(
+            raw_exchange(
+                &hive.server,
+                "You are Talker.",
+                serde_json::json!([{ "role": "user", "content": "go" }]),
+            )
+            .await,
+        );
     }
     let (run, raw) = (median(runs), median(raws));
     let per_token = (run.saturating_sub(raw)).as_secs_f64() * 1e6 / TOKENS as f64;
     println!("== streamed tokens: one answer of {TOKENS} deltas, median of {REPEAT} ==");
-    println!("run_agent end to end           {:>9.2} ms", run.as_secs_f64() * 1e3);
-    println!("same stream read raw (reqwest) {:>9.2} ms", raw.as_secs_f64() * 1e3);
+    println!(
+        "run_agent end to end           {:>9.2} ms",
+        run.as_secs_f64() * 1e3
+    );
+    println!(
+        "same stream read raw (reqwest) {:>9.2} ms",
+        raw.as_secs_f64() * 1e3
+    );
     println!("runtime overhead per token     {per_token:>9.2} µs");
 }
 
@@ -200,13 +218,30 @@ async fn steps() {
     let mut raws = Vec::new();
     for _ in 0..REPEAT {
         runs.push(timed_run(&hive.ctx, &id).await.0);
-        raws.push(raw_exchange(&hive.server, "You are Stepper.", serde_json::json!([{ "role": "user", "content": "go" }])).await);
+        raws.push(
+            raw_exchange(
+                &hive.server,
+                "You are Stepper.",
+                serde_json::json!([{ "role": "user", "content": "go" }]),
+            )
+            .await,
+        );
     }
     let (run, raw) = (median(runs), median(raws));
     let calls = STEPS + 1;
     let per_step = (run.saturating_sub(raw * calls as u32)).as_secs_f64() * 1e3 / calls as f64;
-    println!("\n== agent steps: {STEPS} tool calls then an answer ({calls} model calls), median of {REPEAT} ==");
-    println!("run_agent end to end           {:>9.2} ms", run.as_secs_f64() * 1e3);
-    println!("one raw model exchange         {:>9.2} ms", raw.as_secs_f64() * 1e3);
-    println!("runtime overhead per step      {per_step:>9.2} ms (tool, step records, checkpoint, lease)");
+    println!(
+        "\n== agent steps: {STEPS} tool calls then an answer ({calls} model calls), median of {REPEAT} =="
+    );
+    println!(
+        "run_agent end to end           {:>9.2} ms",
+        run.as_secs_f64() * 1e3
+    );
+    println!(
+        "one raw model exchange         {:>9.2} ms",
+        raw.as_secs_f64() * 1e3
+    );
+    println!(
+        "runtime overhead per step      {per_step:>9.2} ms (tool, step records, checkpoint, lease)"
+    );
 }

@@ -32,7 +32,9 @@ impl SseDecoder {
         let mut start = 0;
         while let Some(offset) = pending[start..].iter().position(|&b| b == b'\n') {
             let end = start + offset;
-            let line = pending[start..end].strip_suffix(b"\r").unwrap_or(&pending[start..end]);
+            let line = pending[start..end]
+                .strip_suffix(b"\r")
+                .unwrap_or(&pending[start..end]);
             start = end + 1;
             if let Some(event) = self.line(&String::from_utf8_lossy(line)) {
                 events.push(event);

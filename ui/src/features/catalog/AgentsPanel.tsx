@@ -4,6 +4,7 @@ import { useTranslation } from "react-i18next";
 import { Bot, Plus, Sparkles } from "lucide-react";
 
 import { Button } from "../../components/Button";
+import { ListItem } from "../../components/ListItem";
 import { Spinner } from "../../components/Spinner";
 import { AgentEditor } from "./AgentEditor";
 import { useAgentName } from "./agentName";
@@ -28,23 +29,16 @@ export function AgentsPanel() {
         {agents.isPending && <Spinner />}
         <ul className="item-list" aria-label={t("catalog.tabs.agents")}>
           {list.map((agent) => (
-            <li key={agent.id}>
-              <button
-                className={agent.id === current?.id && mode === "edit" ? "item active" : "item"}
-                onClick={() => setSelected(agent.id)}
-                data-testid={`agent-${agent.id}`}
-              >
-                <span className={agent.enabled ? "item-icon" : "item-icon item-off"}>
-                  {agent.persona ? <Sparkles size={15} /> : <Bot size={15} />}
-                </span>
-                <span className="item-text">
-                  <span className="item-title">{shownName(agent)}</span>
-                  <span className="item-sub">
-                    {agent.enabled ? t("agents.toolCount", { count: agent.tools.length }) : t("common.disabled")}
-                  </span>
-                </span>
-              </button>
-            </li>
+            <ListItem
+              key={agent.id}
+              active={agent.id === current?.id && mode === "edit"}
+              off={!agent.enabled}
+              icon={agent.persona ? <Sparkles size={15} /> : <Bot size={15} />}
+              title={shownName(agent)}
+              sub={agent.enabled ? t("agents.toolCount", { count: agent.tools.length }) : t("common.disabled")}
+              onSelect={() => setSelected(agent.id)}
+              testId={`agent-${agent.id}`}
+            />
           ))}
         </ul>
       </aside>

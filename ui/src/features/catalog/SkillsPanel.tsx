@@ -6,6 +6,7 @@ import { BookOpen, FolderOpen, Plus } from "lucide-react";
 import { api, pickFolder, type ApiError, type Skill } from "../../api";
 import { Banner } from "../../components/Banner";
 import { Button } from "../../components/Button";
+import { ListItem } from "../../components/ListItem";
 import { errorText } from "../../app/errorText";
 import { catalogKeys, diskSkillsQuery, skillsQuery } from "./queries";
 import { SkillEditor } from "./SkillEditor";
@@ -47,17 +48,17 @@ export function SkillsPanel() {
         {importFrom.error && <Banner tone="danger">{errorText(t, importFrom.error)}</Banner>}
         <ul className="item-list" aria-label={t("catalog.tabs.skills")}>
           {list.map((skill) => (
-            <li key={skill.id}>
-              <button className={skill.id === current?.id && selected !== "new" ? "item active" : "item"} onClick={() => setSelected(skill.id)} data-testid={`skill-${skill.id}`}>
-                <span className={skill.active ? "item-icon" : "item-icon item-off"}>
-                  <BookOpen size={15} />
-                </span>
-                <span className="item-text">
-                  <span className="item-title mono">{skill.id}</span>
-                  <span className="item-sub">{skill.active ? t(`skills.origins.${skill.origin}`) : t("common.off")}</span>
-                </span>
-              </button>
-            </li>
+            <ListItem
+              key={skill.id}
+              active={skill.id === current?.id && selected !== "new"}
+              off={!skill.active}
+              icon={<BookOpen size={15} />}
+              title={skill.id}
+              titleClass="mono"
+              sub={skill.active ? t(`skills.origins.${skill.origin}`) : t("common.off")}
+              onSelect={() => setSelected(skill.id)}
+              testId={`skill-${skill.id}`}
+            />
           ))}
         </ul>
         {notImported.length > 0 && (

@@ -8,6 +8,7 @@ import { useRoute } from "../../app/route";
 import { errorText } from "../../app/errorText";
 import { Banner } from "../../components/Banner";
 import { Button } from "../../components/Button";
+import { ListItem } from "../../components/ListItem";
 import { EmptyState } from "../../components/EmptyState";
 import { Spinner } from "../../components/Spinner";
 import { useAgentName } from "../catalog/agentName";
@@ -62,26 +63,22 @@ export function ChatView() {
           {conversations.isPending && <Spinner />}
           <ul className="item-list" aria-label={t("chat.conversations")}>
             {list.map((c) => (
-              <li key={c.id}>
-                <button
-                  className={c.id === current?.id ? "item active" : "item"}
-                  onClick={() => navigate("chat", encodeURIComponent(c.id))}
-                  data-testid={`conversation-${c.peer}`}
-                >
-                  <span className="item-icon">
-                    <MessageSquare size={15} />
-                  </span>
-                  <span className="item-text">
-                    <span className="item-title">{c.title ?? t("chat.untitled")}</span>
-                    <span className="item-sub">
-                      {(c.agentId && names[c.agentId]) ?? c.agentId ?? "—"}
-                      {c.lastRun?.status === "interrupted" && <span className="badge badge-warning">{t("chat.interrupted")}</span>}
-                      {" · "}
-                      {when.format(new Date(c.lastMessageAt ?? c.createdAt))}
-                    </span>
-                  </span>
-                </button>
-              </li>
+              <ListItem
+                key={c.id}
+                active={c.id === current?.id}
+                icon={<MessageSquare size={15} />}
+                title={c.title ?? t("chat.untitled")}
+                sub={
+                  <>
+                    {(c.agentId && names[c.agentId]) ?? c.agentId ?? "—"}
+                    {c.lastRun?.status === "interrupted" && <span className="badge badge-warning">{t("chat.interrupted")}</span>}
+                    {" · "}
+                    {when.format(new Date(c.lastMessageAt ?? c.createdAt))}
+                  </>
+                }
+                onSelect={() => navigate("chat", encodeURIComponent(c.id))}
+                testId={`conversation-${c.peer}`}
+              />
             ))}
           </ul>
         </aside>

@@ -7,6 +7,7 @@ import { Network, Plus } from "lucide-react";
 import type { ActivationPlan, Swarm } from "../../api";
 import { useRoute } from "../../app/route";
 import { Button } from "../../components/Button";
+import { ListItem } from "../../components/ListItem";
 import { EmptyState } from "../../components/EmptyState";
 import { Spinner } from "../../components/Spinner";
 import { useAgentName } from "../catalog/agentName";
@@ -42,25 +43,20 @@ export function SwarmsView() {
           {swarms.isPending && <Spinner />}
           <ul className="item-list" aria-label={t("swarms.title")}>
             {list.map((swarm) => (
-              <li key={swarm.id}>
-                <button
-                  className={swarm.id === current?.id && mode === "edit" ? "item active" : "item"}
-                  onClick={() => navigate("swarms", swarm.id)}
-                  data-testid={`swarm-${swarm.id}`}
-                >
-                  <span className={swarm.enabled ? "item-icon" : "item-icon item-off"}>
-                    <Network size={15} />
-                  </span>
-                  <span className="item-text">
-                    <span className="item-title">{swarm.name}</span>
-                    <span className="item-sub">
-                      {swarm.enabled
-                        ? t("swarms.summary", { strategy: strategyLabel(swarm), count: swarm.members.length })
-                        : t("common.disabled")}
-                    </span>
-                  </span>
-                </button>
-              </li>
+              <ListItem
+                key={swarm.id}
+                active={swarm.id === current?.id && mode === "edit"}
+                off={!swarm.enabled}
+                icon={<Network size={15} />}
+                title={swarm.name}
+                sub={
+                  swarm.enabled
+                    ? t("swarms.summary", { strategy: strategyLabel(swarm), count: swarm.members.length })
+                    : t("common.disabled")
+                }
+                onSelect={() => navigate("swarms", swarm.id)}
+                testId={`swarm-${swarm.id}`}
+              />
             ))}
           </ul>
         </aside>
