@@ -113,14 +113,9 @@ fn forward_external_changes(store: &Store, changes: broadcast::Sender<Change>) {
         return;
     };
     runtime.spawn(async move {
-        loop {
-            match external.recv().await {
-                Ok(()) | Err(broadcast::error::RecvError::Lagged(_)) => {
-                    for change in Change::ALL {
-                        let _ = changes.send(change);
-                    }
-                }
-                Err(broadcast::error::RecvError::Closed) => break,
+        while let Ok(()) | Err(broadcast::error::RecvError::Lagged(_)) = external.recv().await {
+            for change in Change::ALL {
+                let _ = changes.send(change);
             }
         }
     });

@@ -107,7 +107,7 @@ pub const BUILTIN_TOOLS: &[ToolDef] = &[
         "web_fetch",
         "web",
         "Fetch a web page or file over HTTP(S) and return its readable text (size and time limited).",
-        r#"{"type":"object","properties":{"url":{"type":"string","format":"uri"},"max_bytes":{"type":"integer","minimum":1024,"maximum":5242880,"default":1048576}},"required":["url"],"additionalProperties":false}"#
+        r#"{"type":"object","properties":{"url":{"type":"string","format":"uri"},"max_bytes":{"type":"integer","minimum":1024,"maximum":5242880,"default":1048576},"timeout_seconds":{"type":"integer","minimum":1,"maximum":60,"default":20}},"required":["url"],"additionalProperties":false}"#
     ),
     tool!(
         "web_extract",

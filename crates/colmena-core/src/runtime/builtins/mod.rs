@@ -114,7 +114,11 @@ pub(crate) async fn call(
             });
             Ok("the user was notified".to_owned())
         }
-        "web_fetch" => web::fetch(&text(args, "url"), args["max_bytes"].as_u64(), &rc.cancel).await,
+        "web_fetch" => {
+            let (max_bytes, timeout) =
+                (args["max_bytes"].as_u64(), args["timeout_seconds"].as_u64());
+            web::fetch(&text(args, "url"), max_bytes, timeout, &rc.cancel).await
+        }
         "fs_list" | "fs_read" | "fs_write" | "fs_search" | "fs_move" | "fs_delete" => {
             files::call(&files::workspace(ctx, &agent.id)?, name, args)
         }

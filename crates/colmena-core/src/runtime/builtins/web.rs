@@ -10,16 +10,17 @@ use crate::error::{AppError, ErrorCode, Result};
 
 const DEFAULT_MAX_BYTES: u64 = 1024 * 1024;
 const HARD_MAX_BYTES: u64 = 5 * 1024 * 1024;
-const TIME_LIMIT: Duration = Duration::from_secs(20);
+const DEFAULT_TIME_LIMIT: u64 = 20;
+const HARD_TIME_LIMIT: u64 = 60;
 
-fn client() -> Result<reqwest::Client> {
+fn client(time_limit: Duration) -> Result<reqwest::Client> {
     reqwest::Client::builder()
         .user_agent(concat!(
             "colmena/",
             env!("CARGO_PKG_VERSION"),
             " (web_fetch)"
         ))
-        .timeout(TIME_LIMIT)
+        .timeout(time_limit)
         .redirect(reqwest::redirect::Policy::limited(5))
         .build()
         .map_err(|e| AppError::internal(format!("cannot build the HTTP client: {e}")))
@@ -28,6 +29,7 @@ fn client() -> Result<reqwest::Client> {
 pub async fn fetch(
     url: &str,
     max_bytes: Option<u64>,
+    timeout_seconds: Option<u64>,
     cancel: &CancellationToken,
 ) -> Result<String> {
     let parsed = url::Url::parse(url).map_err(|e| {
@@ -43,11 +45,17 @@ pub async fn fetch(
     let limit = max_bytes
         .unwrap_or(DEFAULT_MAX_BYTES)
         .clamp(1024, HARD_MAX_BYTES);
+    let time_limit = Duration::from_secs(
+        timeout_seconds
+            .unwrap_or(DEFAULT_TIME_LIMIT)
+            .clamp(1, HARD_TIME_LIMIT),
+    );
     let work = async {
-        let response =
-            client()?.get(parsed.clone()).send().await.map_err(|e| {
-                AppError::new(ErrorCode::Upstream, format!("cannot fetch {url}: {e}"))
-            })?;
+        let response = client(time_limit)?
+            .get(parsed.clone())
+            .send()
+            .await
+            .map_err(|e| AppError::new(ErrorCode::Upstream, format!("cannot fetch {url}: {e}")))?;
         let status = response.status();
         let content_type = response
             .headers()
@@ -77,8 +85,9 @@ pub async fn fetch(
     };
     let (status, content_type, body, truncated) = tokio::select! {
         _ = cancel.cancelled() => return Err(crate::llm::http::cancelled()),
-        done = tokio::time::timeout(TIME_LIMIT, work) => done.map_err(|_| {
-            AppError::new(ErrorCode::Upstream, format!("{url} did not answer within {} s", TIME_LIMIT.as_secs()))
+        done = tokio::time::timeout(time_limit, work) => done.map_err(|_| {
+            AppError::new(ErrorCode::Upstream, format!("{url} did not answer within {} s", time_limit.as_secs()))
+                .with_details(serde_json::json!({ "reason": "timeout" }))
         })??,
     };
     let text = String::from_utf8_lossy(&body);
