@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use tauri::Runtime;
 use tauri_specta::{Builder, ErrorHandlingMode, Event, collect_commands, collect_events};
 
-use crate::commands::{catalog, conversations, memory, providers, runs, swarms, workspace};
+use crate::commands::{catalog, conversations, inbox, memory, providers, runs, swarms, workspace};
 
 /// Sent after a change is committed, so that open views refresh.
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, Event)]
@@ -111,6 +111,19 @@ pub fn builder<R: Runtime>() -> Builder<R> {
             conversations::delete_conversation,
             conversations::conversation_resume,
             conversations::send_chat_message,
+            inbox::list_authors,
+            inbox::create_author,
+            inbox::update_author,
+            inbox::rotate_author_token,
+            inbox::remove_author,
+            inbox::wake_author,
+            inbox::send_bus_message,
+            inbox::read_inbox,
+            inbox::mark_messages_read,
+            inbox::list_sent,
+            inbox::delete_bus_message,
+            inbox::server_status,
+            inbox::set_server_port,
         ])
         .events(collect_events![DataChanged, UserNotice])
 }

@@ -5,6 +5,7 @@
 pub mod bindings;
 mod commands;
 mod launch;
+mod server;
 
 #[cfg(test)]
 mod ipc_tests;
@@ -26,12 +27,17 @@ pub fn run() {
         Ok(ctx) => ctx,
         Err(err) => launch::fail(&err),
     };
-    let result = app_builder(tauri::Builder::default(), bindings::builder(), ctx)
-        .run(tauri::generate_context!());
-    if let Err(err) = result {
-        eprintln!("colmena: the app stopped with an error: {err}");
-        std::process::exit(1);
-    }
+    let app = match app_builder(tauri::Builder::default(), bindings::builder(), ctx)
+        .build(tauri::generate_context!())
+    {
+        Ok(app) => app,
+        Err(err) => {
+            eprintln!("colmena: the app could not start: {err}");
+            std::process::exit(1);
+        }
+    };
+    start_bus(app.handle());
+    app.run(|_, _| {});
 }
 
 /// The app with its plugins, state, commands and event forwarding; shared by
@@ -43,14 +49,26 @@ pub fn app_builder<R: Runtime>(
 ) -> tauri::Builder<R> {
     base.plugin(tauri_plugin_store::Builder::default().build())
         .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_notification::init())
         .invoke_handler(specta.invoke_handler())
         .manage(ctx)
+        .manage(server::LocalServer::new())
         .setup(move |app| {
             specta.mount_events(app);
             forward_changes(app.handle().clone());
             forward_notices(app.handle().clone());
             Ok(())
         })
+}
+
+/// Starts the local bus server, the wake-up scheduler and the urgent-mail
+/// announcer (the app only: the IPC tests run without them).
+pub fn start_bus<R: Runtime>(app: &tauri::AppHandle<R>) {
+    let app = app.clone();
+    tauri::async_runtime::spawn(async move {
+        let ctx = app.state::<Ctx>().inner().clone();
+        server::start(&ctx, &app.state::<server::LocalServer>()).await;
+    });
 }
 
 /// Re-emits every committed change as a typed `DataChanged` event.
@@ -80,6 +98,9 @@ fn forward_notices<R: Runtime>(app: tauri::AppHandle<R>) {
         loop {
             match notices.recv().await {
                 Ok(notice) => {
+                    if notice.urgent {
+                        show_desktop_notification(&app, &notice);
+                    }
                     if let Err(e) = (bindings::UserNotice { notice }).emit(&app) {
                         tracing::warn!("could not emit a notice: {e}");
                     }
@@ -91,4 +112,18 @@ fn forward_notices<R: Runtime>(app: tauri::AppHandle<R>) {
             }
         }
     });
+}
+
+/// An OS notification for something urgent (the window may be hidden).
+fn show_desktop_notification<R: Runtime>(app: &tauri::AppHandle<R>, notice: &colmena_core::Notice) {
+    use tauri_plugin_notification::NotificationExt;
+    if let Err(e) = app
+        .notification()
+        .builder()
+        .title(&notice.title)
+        .body(&notice.body)
+        .show()
+    {
+        tracing::warn!("no desktop notification could be shown: {e}");
+    }
 }

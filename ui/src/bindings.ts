@@ -83,6 +83,19 @@ export const commands = {
 	deleteConversation: (id: string) => __TAURI_INVOKE<null>("delete_conversation", { id }),
 	conversationResume: (id: string) => __TAURI_INVOKE<Resumable_Serialize | null>("conversation_resume", { id }),
 	sendChatMessage: (conversationId: string, text: string, onEvent: Channel<RunEvent_Deserialize>) => __TAURI_INVOKE<Run_Serialize>("send_chat_message", { conversationId, text, onEvent }),
+	listAuthors: () => __TAURI_INVOKE<Author_Serialize[]>("list_authors"),
+	createAuthor: (input: NewAuthor_Deserialize) => __TAURI_INVOKE<AuthorWithToken_Serialize>("create_author", { input }),
+	updateAuthor: (id: string, input: AuthorUpdate_Deserialize) => __TAURI_INVOKE<Author_Serialize>("update_author", { id, input }),
+	rotateAuthorToken: (id: string) => __TAURI_INVOKE<AuthorWithToken_Serialize>("rotate_author_token", { id }),
+	removeAuthor: (id: string) => __TAURI_INVOKE<null>("remove_author", { id }),
+	wakeAuthor: (id: string) => __TAURI_INVOKE<Author_Serialize>("wake_author", { id }),
+	sendBusMessage: (to: string, message: SendMessage_Deserialize) => __TAURI_INVOKE<Message_Serialize>("send_bus_message", { to, message }),
+	readInbox: (author: string, query: InboxQuery_Deserialize) => __TAURI_INVOKE<Message_Serialize[]>("read_inbox", { author, query }),
+	markMessagesRead: (author: string, ids: string[]) => __TAURI_INVOKE<number>("mark_messages_read", { author, ids }),
+	listSent: (author: string, query: SentQuery_Deserialize) => __TAURI_INVOKE<Message_Serialize[]>("list_sent", { author, query }),
+	deleteBusMessage: (id: string) => __TAURI_INVOKE<null>("delete_bus_message", { id }),
+	serverStatus: () => __TAURI_INVOKE<ServerStatus_Serialize>("server_status"),
+	setServerPort: (port: number) => __TAURI_INVOKE<ServerStatus_Serialize>("set_server_port", { port }),
 };
 
 /** Events */
@@ -230,6 +243,82 @@ export type AppError_Serialize = {
 	details: ErrorDetails_Serialize | null,
 };
 
+export type Author = Author_Serialize | Author_Deserialize;
+
+export type AuthorKind = 
+/**  A person (the owner, or a user who reaches the hive another way). */
+"user" | 
+/**  A long-lived role: an agent Colmena wakes, or an outside session. */
+"role";
+
+/**  A role's agent and schedule, replaced as a whole. */
+export type AuthorUpdate = AuthorUpdate_Serialize | AuthorUpdate_Deserialize;
+
+/**  A role's agent and schedule, replaced as a whole. */
+export type AuthorUpdate_Deserialize = {
+	agentId?: string | null,
+	wakeIntervalMinutes?: number | null,
+};
+
+/**  A role's agent and schedule, replaced as a whole. */
+export type AuthorUpdate_Serialize = {
+	agentId: string | null,
+	wakeIntervalMinutes: number | null,
+};
+
+/**  An author with its bearer token: returned once, at creation or rotation. */
+export type AuthorWithToken = AuthorWithToken_Serialize | AuthorWithToken_Deserialize;
+
+/**  An author with its bearer token: returned once, at creation or rotation. */
+export type AuthorWithToken_Deserialize = {
+	token: string,
+} & Author_Deserialize;
+
+/**  An author with its bearer token: returned once, at creation or rotation. */
+export type AuthorWithToken_Serialize = {
+	token: string,
+} & Author_Serialize;
+
+export type Author_Deserialize = {
+	id: string,
+	name: string,
+	kind: AuthorKind,
+	userId?: string | null,
+	/**  The agent a role's wake-ups run. */
+	agentId?: string | null,
+	wakeIntervalMinutes?: number | null,
+	/**  When the scheduler wakes this role next (roles with an agent). */
+	nextWakeAt?: string | null,
+	lastWakeAt?: string | null,
+	/**  Why the last wake-up failed, if it did. */
+	lastWakeError?: string | null,
+	/**  Unread messages in this author's inbox. */
+	unread: number,
+	/**  The workspace owner's own author: the desktop app's "me". */
+	isOwner: boolean,
+	createdAt: string,
+};
+
+export type Author_Serialize = {
+	id: string,
+	name: string,
+	kind: AuthorKind,
+	userId: string | null,
+	/**  The agent a role's wake-ups run. */
+	agentId: string | null,
+	wakeIntervalMinutes: number | null,
+	/**  When the scheduler wakes this role next (roles with an agent). */
+	nextWakeAt: string | null,
+	lastWakeAt: string | null,
+	/**  Why the last wake-up failed, if it did. */
+	lastWakeError: string | null,
+	/**  Unread messages in this author's inbox. */
+	unread: number,
+	/**  The workspace owner's own author: the desktop app's "me". */
+	isOwner: boolean,
+	createdAt: string,
+};
+
 /**  A catalog specialist as offered in the UI. */
 export type CatalogPersona = {
 	id: string,
@@ -270,7 +359,11 @@ export type CatalogSearch_Serialize = {
 };
 
 /**  What changed, for live views. Sent after the change is committed. */
-export type Change = "providers" | "models" | "agents" | "tools" | "skills" | "ethics" | "memories" | "users" | "conversations" | "runs" | "swarms";
+export type Change = "providers" | "models" | "agents" | "tools" | "skills" | "ethics" | "memories" | "users" | "conversations" | "runs" | "swarms" | 
+/**  Bus authors (roles, people, their schedules). */
+"authors" | 
+/**  Bus messages (sent, read, deleted). */
+"messages";
 
 export type ChatMessage = ChatMessage_Serialize | ChatMessage_Deserialize;
 
@@ -448,6 +541,29 @@ export type FieldError = {
 	message: string,
 };
 
+/**  How to read an inbox. Defaults: unread only, marking read, 100 at most. */
+export type InboxQuery = InboxQuery_Serialize | InboxQuery_Deserialize;
+
+/**  How to read an inbox. Defaults: unread only, marking read, 100 at most. */
+export type InboxQuery_Deserialize = {
+	/**  Only messages created after this time (ISO 8601). */
+	since?: string | null,
+	unread_only?: boolean | null,
+	/**  Look without marking read. */
+	peek?: boolean | null,
+	limit?: number | null,
+};
+
+/**  How to read an inbox. Defaults: unread only, marking read, 100 at most. */
+export type InboxQuery_Serialize = {
+	/**  Only messages created after this time (ISO 8601). */
+	since: string | null,
+	unread_only: boolean | null,
+	/**  Look without marking read. */
+	peek: boolean | null,
+	limit: number | null,
+};
+
 export type ListOptions = ListOptions_Serialize | ListOptions_Deserialize;
 
 export type ListOptions_Deserialize = {
@@ -499,7 +615,31 @@ export type MemoryHit = {
 	score: number | null,
 };
 
+export type Message = Message_Serialize | Message_Deserialize;
+
 export type MessageRole = "user" | "assistant" | "system" | "tool";
+
+export type Message_Deserialize = {
+	id: string,
+	from: string,
+	to: string,
+	body: string,
+	priority: Priority,
+	created_at: string,
+	/**  `null` while unread. */
+	read_at?: string | null,
+};
+
+export type Message_Serialize = {
+	id: string,
+	from: string,
+	to: string,
+	body: string,
+	priority: Priority,
+	created_at: string,
+	/**  `null` while unread. */
+	read_at: string | null,
+};
 
 /**  A model as every adapter sees it. */
 export type Model = Model_Serialize | Model_Deserialize;
@@ -590,6 +730,24 @@ export type NewAgent_Serialize = {
 	mcpServers: string[],
 	/**  Defaults to enabled. */
 	enabled: boolean | null,
+};
+
+export type NewAuthor = NewAuthor_Serialize | NewAuthor_Deserialize;
+
+export type NewAuthor_Deserialize = {
+	name: string,
+	/**  The agent this role runs when woken; none for an outside session. */
+	agentId?: string | null,
+	/**  Minutes between wake-ups (default 30 when an agent is set). */
+	wakeIntervalMinutes?: number | null,
+};
+
+export type NewAuthor_Serialize = {
+	name: string,
+	/**  The agent this role runs when woken; none for an outside session. */
+	agentId: string | null,
+	/**  Minutes between wake-ups (default 30 when an agent is set). */
+	wakeIntervalMinutes: number | null,
 };
 
 export type NewModel = NewModel_Serialize | NewModel_Deserialize;
@@ -696,6 +854,8 @@ export type PatternMatch = {
 	pattern: string,
 	tools: string[],
 };
+
+export type Priority = "normal" | "urgent";
 
 /**  A provider as every adapter sees it. It never holds the key. */
 export type Provider = Provider_Serialize | Provider_Deserialize;
@@ -987,6 +1147,63 @@ export type SeedPlan = {
 	agents: string[],
 	tools: string[],
 	skills: string[],
+};
+
+/**
+ *  A message to send. `priority` is text so that a wrong word is a clear
+ *  validation error rather than a parse failure.
+ */
+export type SendMessage = SendMessage_Serialize | SendMessage_Deserialize;
+
+/**
+ *  A message to send. `priority` is text so that a wrong word is a clear
+ *  validation error rather than a parse failure.
+ */
+export type SendMessage_Deserialize = {
+	body: string,
+	priority?: string | null,
+};
+
+/**
+ *  A message to send. `priority` is text so that a wrong word is a clear
+ *  validation error rather than a parse failure.
+ */
+export type SendMessage_Serialize = {
+	body: string,
+	priority: string | null,
+};
+
+export type SentQuery = SentQuery_Serialize | SentQuery_Deserialize;
+
+export type SentQuery_Deserialize = {
+	since?: string | null,
+	limit?: number | null,
+};
+
+export type SentQuery_Serialize = {
+	since: string | null,
+	limit: number | null,
+};
+
+/**  What Settings shows about the local server. */
+export type ServerStatus = ServerStatus_Serialize | ServerStatus_Deserialize;
+
+/**  What Settings shows about the local server. */
+export type ServerStatus_Deserialize = {
+	port: number,
+	/**  `http://127.0.0.1:PORT` while serving. */
+	url?: string | null,
+	/**  Why it is not serving. */
+	error?: string | null,
+};
+
+/**  What Settings shows about the local server. */
+export type ServerStatus_Serialize = {
+	port: number,
+	/**  `http://127.0.0.1:PORT` while serving. */
+	url: string | null,
+	/**  Why it is not serving. */
+	error: string | null,
 };
 
 export type SetupStatus = {

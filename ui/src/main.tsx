@@ -5,6 +5,7 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import "@fontsource-variable/inter";
 import "./styles/app.css";
 import "./styles/runtime.css";
+import "./styles/inbox.css";
 import "./i18n";
 
 import { api } from "./api";

@@ -56,10 +56,14 @@ pub enum Change {
     Conversations,
     Runs,
     Swarms,
+    /// Bus authors (roles, people, their schedules).
+    Authors,
+    /// Bus messages (sent, read, deleted).
+    Messages,
 }
 
 impl Change {
-    pub const ALL: [Change; 11] = [
+    pub const ALL: [Change; 13] = [
         Change::Providers,
         Change::Models,
         Change::Agents,
@@ -71,6 +75,8 @@ impl Change {
         Change::Conversations,
         Change::Runs,
         Change::Swarms,
+        Change::Authors,
+        Change::Messages,
     ];
 }
 
@@ -92,6 +98,8 @@ struct Inner {
     active_runs: Mutex<HashMap<String, CancellationToken>>,
     changes: broadcast::Sender<Change>,
     notices: broadcast::Sender<Notice>,
+    /// Pokes the bus scheduler (urgent mail, a new schedule).
+    wakes: Arc<tokio::sync::Notify>,
 }
 
 /// Something to tell the person at once (a desktop notification).
@@ -137,6 +145,7 @@ impl Ctx {
         let interrupted = swept
             .write(move |tx| {
                 crate::users::ensure_owner(tx, &owner_id)?;
+                crate::inbox::authors::ensure_user_authors(tx)?;
                 crate::runs::sweep(tx, &me)
             })
             .await?;
@@ -173,6 +182,7 @@ impl Ctx {
                 active_runs: Mutex::new(HashMap::new()),
                 changes,
                 notices,
+                wakes: Arc::new(tokio::sync::Notify::new()),
             }),
         })
     }
@@ -281,6 +291,15 @@ impl Ctx {
 
     pub(crate) fn notify(&self, notice: Notice) {
         let _ = self.inner.notices.send(notice);
+    }
+
+    /// Tells the bus scheduler to look again now.
+    pub(crate) fn wake_scheduler(&self) {
+        self.inner.wakes.notify_one();
+    }
+
+    pub(crate) fn scheduler_bell(&self) -> Arc<tokio::sync::Notify> {
+        Arc::clone(&self.inner.wakes)
     }
 
     /// Subscribes to committed changes.

@@ -13,6 +13,7 @@ pub mod error;
 pub mod ethics;
 pub mod glob;
 pub mod ids;
+pub mod inbox;
 pub mod llm;
 pub mod memory;
 pub mod models;

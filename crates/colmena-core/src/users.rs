@@ -105,10 +105,12 @@ pub async fn create(ctx: &Ctx, name: &str) -> Result<User> {
                 "INSERT INTO users (id, name, is_owner, created_at) VALUES (?1, ?2, 0, ?3)",
                 params![id, name, Utc::now()],
             )?;
+            crate::inbox::authors::ensure_user_authors(tx)?;
             find(tx, &id)?.ok_or_else(|| AppError::internal("the new user vanished"))
         })
         .await?;
     ctx.changed(Change::Users);
+    ctx.changed(Change::Authors);
     Ok(user)
 }
 

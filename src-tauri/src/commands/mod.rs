@@ -3,6 +3,7 @@
 
 pub mod catalog;
 pub mod conversations;
+pub mod inbox;
 pub mod memory;
 pub mod names;
 pub mod providers;

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 
-import { byTestId, completeFirstRun, launchApp, shot, startDriver } from "./harness.mjs";
+import { byTestId, completeFirstRun, launchApp, shot, startDriver, waitGone } from "./harness.mjs";
 
 let driver;
 let browser;
@@ -100,7 +100,7 @@ test("memory is searched as you type, with the match highlighted", async () => {
     await typeInto("#memory-title", title);
     await typeInto("#memory-content", content);
     await click("save-memory");
-    await el("memory-dialog").then((e) => e.waitForDisplayed({ reverse: true }));
+    await waitGone(browser, byTestId("memory-dialog"));
   }
   await el("memory-viaje").then((e) => e.waitForDisplayed());
   await typeInto('[data-testid="memory-search"]', "lisb");

@@ -116,3 +116,20 @@ export async function completeFirstRun(browser, keep = null) {
   }
   await screen.waitForDisplayed({ reverse: true, timeout: 15_000 });
 }
+
+/**
+ * Waits until nothing matching `selector` is shown. An element that vanishes
+ * between being found and being checked is gone, not an error.
+ */
+export async function waitGone(browser, selector, timeout = 10_000) {
+  await browser.waitUntil(
+    async () => {
+      try {
+        return !(await browser.$(selector).isDisplayed());
+      } catch {
+        return true;
+      }
+    },
+    { timeout, timeoutMsg: `${selector} is still shown` },
+  );
+}

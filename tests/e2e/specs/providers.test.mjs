@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import { SCREENSHOTS, byTestId, completeFirstRun, launchApp, shot, startDriver } from "./harness.mjs";
+import { SCREENSHOTS, byTestId, completeFirstRun, launchApp, shot, startDriver, waitGone } from "./harness.mjs";
 
 const KEY = "sk-test-1234567890abcdef";
 let driver;
@@ -77,7 +77,7 @@ test("adds a provider; errors sit next to their fields; the key is only ever mas
   await clearInput("#baseUrl");
   await browser.$("#apiKey").setValue(KEY);
   await click("provider-submit");
-  await browser.$(byTestId("provider-dialog")).waitForDisplayed({ reverse: true });
+  await waitGone(browser, byTestId("provider-dialog"));
   assert.equal(await text("provider-key-openai"), "sk-…cdef");
   assert.equal(await pageHasKey(), false, "the clear key is in the page");
 
@@ -93,7 +93,7 @@ test("adds a provider; errors sit next to their fields; the key is only ever mas
   await click("provider-submit");
   assert.match(await text("error-name"), /already in use/);
   await browser.keys("Escape");
-  await browser.$(byTestId("provider-dialog")).waitForDisplayed({ reverse: true });
+  await waitGone(browser, byTestId("provider-dialog"));
 });
 
 test("models can be switched, renamed and deleted; the provider edited and switched off", async () => {
@@ -118,7 +118,7 @@ test("models can be switched, renamed and deleted; the provider edited and switc
   await browser.waitUntil(async () => (await browser.$(`${renamed} [role="switch"]`).getAttribute("aria-checked")) === "false");
   await browser.$(`${second} button[aria-label="Delete o3-mini"]`).click();
   await browser.$(`${second} .btn-danger`).click();
-  await browser.$(second).waitForDisplayed({ reverse: true });
+  await waitGone(browser, second);
 
   // Switching the provider off turns its models off and disables their switches.
   await click("toggle-provider-openai");
@@ -133,13 +133,13 @@ test("models can be switched, renamed and deleted; the provider edited and switc
   await click("edit-provider-openai");
   await browser.$("#apiKey").setValue("sk-live-abcdefghijklmnop9876");
   await click("provider-submit");
-  await browser.$(byTestId("provider-dialog")).waitForDisplayed({ reverse: true });
+  await waitGone(browser, byTestId("provider-dialog"));
   await browser.waitUntil(async () => (await text("provider-key-openai")) === "sk-…9876");
   await click("edit-provider-openai");
   await clearInput("#apiKey");
   await browser.$("#apiKey").setValue(KEY);
   await click("provider-submit");
-  await browser.$(byTestId("provider-dialog")).waitForDisplayed({ reverse: true });
+  await waitGone(browser, byTestId("provider-dialog"));
   await browser.waitUntil(async () => (await text("provider-key-openai")) === "sk-…cdef");
   assert.equal(await pageHasKey(), false);
 
@@ -152,7 +152,7 @@ test("models can be switched, renamed and deleted; the provider edited and switc
   assert.equal(await text("provider-key-ollama"), "No key");
   await click("delete-provider-ollama");
   await click("confirm-delete-provider");
-  await browser.$(byTestId("provider-ollama")).waitForDisplayed({ reverse: true });
+  await waitGone(browser, byTestId("provider-ollama"));
 });
 
 test("looks right in both themes and both languages", async () => {

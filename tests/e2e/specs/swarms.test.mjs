@@ -11,7 +11,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import { APP, byTestId, completeFirstRun, launchApp, repo, shot, startDriver } from "./harness.mjs";
+import { APP, byTestId, completeFirstRun, launchApp, repo, shot, startDriver, waitGone } from "./harness.mjs";
 
 const target = process.env.CARGO_TARGET_DIR ?? join(repo, "target");
 const CLI = process.env.COLMENA_CLI ?? join(target, "debug/colmena");
@@ -106,6 +106,7 @@ async function typeInto(selector, text) {
 /** Drags a palette agent onto the graph with real pointer events. */
 async function dragOntoGraph(agentId, dx, dy) {
   const item = await el(`palette-${agentId}`);
+  await item.scrollIntoView({ block: "center" });
   const canvas = await el("swarm-canvas");
   const at = await canvas.getLocation();
   const size = await canvas.getSize();
@@ -291,7 +292,7 @@ test("saving a swarm of switched-off specialists reports what they need, and act
   await pending.scrollIntoView({ block: "center" });
   await shot(browser, "swarm-pending-activation");
   await click("activate-members");
-  await pending.waitForDisplayed({ reverse: true, timeout: 10_000 });
+  await waitGone(browser, byTestId("pending-activation"));
   const status = JSON.parse(colmena(driver.dataDir, "--json", "setup", "status"));
   const installed = status.personas.filter((p) => p.enabled).map((p) => p.id);
   assert.deepEqual(installed.sort(), ["software_engineer", "web_researcher"]);

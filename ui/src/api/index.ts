@@ -65,6 +65,17 @@ import {
   type SwarmSaved,
   type SwarmUpdate_Deserialize,
   type Usage,
+  type AuthorKind,
+  type AuthorUpdate_Deserialize,
+  type AuthorWithToken_Serialize,
+  type Author_Serialize,
+  type InboxQuery_Deserialize,
+  type Message_Serialize,
+  type NewAuthor_Deserialize,
+  type Priority,
+  type SendMessage_Deserialize,
+  type SentQuery_Deserialize,
+  type ServerStatus_Serialize,
 } from "../bindings";
 import { Channel } from "@tauri-apps/api/core";
 import { toApiError } from "./errors";
@@ -102,6 +113,16 @@ export type ChatMessage = ChatMessage_Serialize;
 export type ConversationListOptions = ListOptions_Deserialize;
 export type Resumable = Resumable_Serialize;
 export type Notice = Notice_Serialize;
+export type Author = Author_Serialize;
+export type AuthorWithToken = AuthorWithToken_Serialize;
+export type NewAuthor = NewAuthor_Deserialize;
+export type AuthorUpdate = AuthorUpdate_Deserialize;
+export type BusMessage = Message_Serialize;
+export type SendMessage = SendMessage_Deserialize;
+export type InboxQuery = InboxQuery_Deserialize;
+export type SentQuery = SentQuery_Deserialize;
+export type ServerStatus = ServerStatus_Serialize;
+export type { AuthorKind, Priority };
 export type {
   MemberRole,
   MessageRole,
@@ -245,6 +266,23 @@ export const runtimeApi = {
   conversationResume: (id: string) => call(commands.conversationResume(id)),
   sendChatMessage: (conversationId: string, text: string, onEvent: OnRunEvent) =>
     call(commands.sendChatMessage(conversationId, text, runChannel(onEvent))),
+};
+
+/** The bus: authors, inboxes, the local server (SPEC B1–B6). */
+export const inboxApi = {
+  listAuthors: () => call(commands.listAuthors()),
+  createAuthor: (input: NewAuthor) => call(commands.createAuthor(input)) as Promise<AuthorWithToken>,
+  updateAuthor: (id: string, input: AuthorUpdate) => call(commands.updateAuthor(id, input)),
+  rotateAuthorToken: (id: string) => call(commands.rotateAuthorToken(id)) as Promise<AuthorWithToken>,
+  removeAuthor: (id: string) => call(commands.removeAuthor(id)),
+  wakeAuthor: (id: string) => call(commands.wakeAuthor(id)),
+  send: (to: string, message: SendMessage) => call(commands.sendBusMessage(to, message)),
+  readInbox: (author: string, query: InboxQuery) => call(commands.readInbox(author, query)),
+  markRead: (author: string, ids: string[]) => call(commands.markMessagesRead(author, ids)),
+  listSent: (author: string, query: SentQuery) => call(commands.listSent(author, query)),
+  deleteMessage: (id: string) => call(commands.deleteBusMessage(id)),
+  serverStatus: () => call(commands.serverStatus()),
+  setServerPort: (port: number) => call(commands.setServerPort(port)),
 };
 
 /** Calls `onNotice` for every notice an agent sends to the person. */

@@ -8,6 +8,8 @@ import { Logo } from "../components/Logo";
 import { Spinner } from "../components/Spinner";
 import { CatalogView } from "../features/catalog/CatalogView";
 import { ChatView } from "../features/chat/ChatView";
+import { InboxView } from "../features/inbox/InboxView";
+import { authorsQuery, invalidateInboxFor } from "../features/inbox/queries";
 import { NoticeToasts } from "../features/runs/NoticeToasts";
 import { invalidateRuntimeFor } from "../features/runs/queries";
 import { ResumeBanner } from "../features/runs/ResumeBanner";
@@ -25,6 +27,7 @@ const VIEW_COMPONENTS: Record<ViewId, () => React.ReactElement> = {
   catalog: CatalogView,
   swarms: SwarmsView,
   chat: ChatView,
+  inbox: InboxView,
   memory: MemoryView,
   settings: SettingsView,
 };
@@ -44,6 +47,7 @@ export function App() {
       invalidateFor(client, change);
       invalidateCatalogFor(client, change);
       invalidateRuntimeFor(client, change);
+      invalidateInboxFor(client, change);
     })
       .then((stop) => {
         if (cancelled) stop();
@@ -58,6 +62,8 @@ export function App() {
 
   const nextTheme = prefs.resolvedTheme === "dark" ? "light" : "dark";
   const setup = useQuery(setupQuery);
+  const authors = useQuery({ ...authorsQuery, enabled: Boolean(setup.data?.completed) });
+  const myUnread = authors.data?.find((a) => a.isOwner)?.unread ?? 0;
 
   if (setup.isPending) {
     return (
@@ -89,6 +95,11 @@ export function App() {
             >
               <Icon size={18} aria-hidden="true" />
               {t(labelKey)}
+              {id === "inbox" && myUnread > 0 && (
+                <span className="nav-count" data-testid="nav-unread">
+                  {myUnread}
+                </span>
+              )}
             </button>
           ))}
         </nav>

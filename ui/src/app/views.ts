@@ -2,9 +2,9 @@
 // adds its view here.
 
 import type { LucideIcon } from "lucide-react";
-import { Boxes, Brain, MessageSquare, Network, Settings } from "lucide-react";
+import { Boxes, Brain, Inbox, MessageSquare, Network, Settings } from "lucide-react";
 
-export type ViewId = "catalog" | "swarms" | "chat" | "memory" | "settings";
+export type ViewId = "catalog" | "swarms" | "chat" | "inbox" | "memory" | "settings";
 
 export interface ViewDef {
   id: ViewId;
@@ -16,6 +16,7 @@ export const VIEWS: readonly ViewDef[] = [
   { id: "catalog", labelKey: "nav.catalog", icon: Boxes },
   { id: "swarms", labelKey: "nav.swarms", icon: Network },
   { id: "chat", labelKey: "nav.chat", icon: MessageSquare },
+  { id: "inbox", labelKey: "nav.inbox", icon: Inbox },
   { id: "memory", labelKey: "nav.memory", icon: Brain },
   { id: "settings", labelKey: "nav.settings", icon: Settings },
 ];

@@ -76,7 +76,8 @@ fn setup(
                     system.push_str("\n\n");
                     system.push_str(&extra);
                 }
-                let tools = tools::specs(conn, &agent, rc2.delegates.is_some())?;
+                let tools =
+                    tools::specs(conn, &agent, rc2.delegates.is_some(), rc2.author.is_some())?;
                 Ok(Setup {
                     agent,
                     model,
@@ -223,6 +224,19 @@ pub async fn run_agent(
     options: AgentRunOptions,
     sink: super::EventSink,
 ) -> Result<Run> {
+    run_agent_as(ctx, agent_id, input, options, None, sink).await
+}
+
+/// Runs one agent; with `author`, as that bus role (it gets the bus tools
+/// and sends as the role).
+pub(crate) async fn run_agent_as(
+    ctx: &Ctx,
+    agent_id: &AgentId,
+    input: &str,
+    options: AgentRunOptions,
+    author: Option<String>,
+    sink: super::EventSink,
+) -> Result<Run> {
     let user = crate::memory::check_user(options.user_id.as_deref().unwrap_or(ctx.owner()))?;
     agents::get(ctx, agent_id).await?;
     let run = runs::start(
@@ -241,6 +255,7 @@ pub async fn run_agent(
         credentials: options.credentials,
         sink,
         delegates: None,
+        author,
     };
     let (agent_id, input) = (agent_id.clone(), input.to_owned());
     drive(ctx, run, None, base, move |rc| async move {
@@ -278,6 +293,7 @@ pub(crate) async fn delegate(
         credentials: parent.credentials.clone(),
         sink: parent.sink.clone(),
         delegates: None,
+        author: None,
     };
     let (agent, input) = (agent_id.clone(), task.to_owned());
     let finished = Box::pin(drive(
@@ -325,6 +341,7 @@ pub(crate) async fn resume_agent(
         credentials: None,
         sink,
         delegates: None,
+        author: None,
     };
     drive(ctx, run, None, base, move |rc| async move {
         run_loop(&rc, &agent_id, state, None, &agent_checkpoint).await

@@ -78,6 +78,7 @@ async fn finish_in_conversation(
         credentials,
         sink,
         delegates: None,
+        author: None,
     };
     let agent_for_loop = agent.clone();
     let finished = drive(ctx, run, None, base, move |rc| async move {

@@ -120,6 +120,8 @@ pub(crate) struct RunContext {
     pub sink: EventSink,
     /// In a hierarchical swarm: the members the orchestrator may delegate to.
     pub delegates: Option<Vec<String>>,
+    /// A woken role: the bus author the run speaks as (the bus tools).
+    pub author: Option<String>,
 }
 
 impl RunContext {
@@ -220,6 +222,7 @@ where
         cancel: cancel.clone(),
         sink: base.sink,
         delegates: base.delegates,
+        author: base.author,
     };
     rc.emit(RunEvent::Started {
         run_id: run.id.clone(),
@@ -299,4 +302,5 @@ pub(crate) struct RunBase {
     pub credentials: Option<RunCredentials>,
     pub sink: EventSink,
     pub delegates: Option<Vec<String>>,
+    pub author: Option<String>,
 }

@@ -18,25 +18,33 @@ const MAX_OUTPUT_CHARS: usize = 16_000;
 /// The tools an orchestrator gets whatever its patterns say.
 const ORCHESTRATOR_TOOLS: [&str; 2] = ["delegate_task", "list_agents"];
 
+/// The tools a woken role gets whatever its patterns say (SPEC B6).
+pub(crate) const BUS_TOOLS: [&str; 3] = ["send_message", "read_inbox", "list_sent"];
+
 /// The agent's active tools, as the model sees them.
 pub(crate) fn specs(
     conn: &Connection,
     agent: &Agent,
     orchestrating: bool,
+    on_the_bus: bool,
 ) -> Result<Vec<ToolSpec>> {
     let mut names = agent.tools.clone();
-    if orchestrating {
-        for name in ORCHESTRATOR_TOOLS {
-            if !names.iter().any(|n| n == name) {
-                names.push(name.to_owned());
-            }
+    let granted = |name: &str| {
+        (orchestrating && ORCHESTRATOR_TOOLS.contains(&name))
+            || (on_the_bus && BUS_TOOLS.contains(&name))
+    };
+    let extra = ORCHESTRATOR_TOOLS
+        .iter()
+        .chain(BUS_TOOLS.iter())
+        .filter(|name| granted(name));
+    for name in extra {
+        if !names.iter().any(|n| n == name) {
+            names.push((*name).to_owned());
         }
     }
     let mut specs = Vec::new();
     for name in names {
-        if let Some(tool) = tools::find(conn, &name)?
-            .filter(|t| t.active || (orchestrating && ORCHESTRATOR_TOOLS.contains(&name.as_str())))
-        {
+        if let Some(tool) = tools::find(conn, &name)?.filter(|t| t.active || granted(&name)) {
             specs.push(ToolSpec {
                 name: tool.id,
                 description: tool.description,
@@ -105,7 +113,9 @@ pub(crate) fn check_arguments(
 }
 
 pub(crate) async fn execute(rc: &RunContext, agent: &Agent, call: &ToolCall) -> Outcome {
-    let orchestrating = rc.delegates.is_some() && ORCHESTRATOR_TOOLS.contains(&call.name.as_str());
+    let orchestrating = (rc.delegates.is_some()
+        && ORCHESTRATOR_TOOLS.contains(&call.name.as_str()))
+        || (rc.author.is_some() && BUS_TOOLS.contains(&call.name.as_str()));
     let name = call.name.clone();
     let tool = match rc
         .ctx

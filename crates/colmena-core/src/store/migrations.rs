@@ -11,6 +11,7 @@ use crate::error::Result;
 const FOUNDATION: &str = include_str!("migrations/0001_foundation.sql");
 const CATALOG: &str = include_str!("migrations/0002_catalog.sql");
 const RUNTIME: &str = include_str!("migrations/0003_runtime.sql");
+const BUS: &str = include_str!("migrations/0004_bus.sql");
 
 /// Every migration, in order. `migrations().validate()` is run by a test.
 pub fn migrations() -> Migrations<'static> {
@@ -18,6 +19,7 @@ pub fn migrations() -> Migrations<'static> {
         M::up(FOUNDATION).foreign_key_check(),
         M::up(CATALOG).foreign_key_check(),
         M::up(RUNTIME).foreign_key_check(),
+        M::up(BUS).foreign_key_check(),
     ])
 }
 
@@ -88,6 +90,6 @@ mod tests {
         migrations().to_latest(&mut conn).unwrap();
         migrations().to_latest(&mut conn).unwrap();
         let version = schema_version(&conn).unwrap();
-        assert_eq!(version, 3);
+        assert_eq!(version, 4);
     }
 }

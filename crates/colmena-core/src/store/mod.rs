@@ -8,6 +8,12 @@
 //! read-only connections through `spawn_blocking`; with WAL they never wait
 //! for the writer and never run on the caller's (UI) thread.
 //!
+//! Small independent writes that arrive together (bus messages from many
+//! senders) can share one commit: [`Store::write_grouped`] runs each in its
+//! own savepoint of one transaction, so one failing job rolls back alone,
+//! and the whole group pays one fsync instead of one each. Every caller is
+//! answered only after the group has committed.
+//!
 //! Another process (the CLI next to the running app) may write the same file;
 //! `busy_timeout` makes the two take turns instead of failing. The writer
 //! thread notices such commits (SQLite's `data_version` moves only for other
@@ -35,7 +41,19 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 const EXTERNAL_CHECK: Duration = Duration::from_millis(750);
 const MAX_IDLE_READERS: usize = 4;
 
+/// Most jobs one group commit takes in.
+const MAX_GROUP: usize = 512;
+
 type WriteJob = Box<dyn FnOnce(&mut Connection) + Send>;
+/// Runs inside a savepoint (or is told the group could not begin); returns
+/// what to do once the group's commit is known (`Ok` = durable).
+type GroupJob = Box<dyn FnOnce(std::result::Result<&Connection, AppError>) -> Completion + Send>;
+type Completion = Box<dyn FnOnce(std::result::Result<(), AppError>) + Send>;
+
+enum Job {
+    Alone(WriteJob),
+    Grouped(GroupJob),
+}
 
 /// Handle to the store. Cheap to clone; the writer thread stops when the last
 /// handle is dropped.
@@ -46,7 +64,7 @@ pub struct Store {
 
 struct Inner {
     path: PathBuf,
-    writer: Mutex<mpsc::Sender<WriteJob>>,
+    writer: Mutex<mpsc::Sender<Job>>,
     idle_readers: Mutex<Vec<Connection>>,
     external: tokio::sync::broadcast::Sender<()>,
 }
@@ -61,7 +79,7 @@ impl Store {
         conn.pragma_update(None, "journal_mode", "WAL")?;
         migrations().to_latest(&mut conn)?;
 
-        let (sender, receiver) = mpsc::channel::<WriteJob>();
+        let (sender, receiver) = mpsc::channel::<Job>();
         let (external, _) = tokio::sync::broadcast::channel(16);
         let announce = external.clone();
         std::thread::Builder::new()
@@ -109,15 +127,41 @@ impl Store {
             // has still committed or rolled back as a whole.
             let _ = reply.send(outcome);
         });
+        self.send(Job::Alone(job))?;
+        answer
+            .await
+            .map_err(|_| AppError::internal("the store writer stopped during a write"))?
+    }
+
+    /// Like [`Store::write`], for a small independent change that may share
+    /// its commit with others queued at the same moment. `f` runs in its own
+    /// savepoint: an `Err` (or panic) undoes only its own statements. The
+    /// answer comes after the shared commit, so `Ok` means durable.
+    pub async fn write_grouped<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T> + Send + 'static,
+    {
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        let job: GroupJob = Box::new(move |conn| -> Completion {
+            let outcome = conn.and_then(|conn| run_in_savepoint(conn, f));
+            Box::new(move |committed| {
+                let _ = reply.send(committed.and(outcome));
+            })
+        });
+        self.send(Job::Grouped(job))?;
+        answer
+            .await
+            .map_err(|_| AppError::internal("the store writer stopped during a write"))?
+    }
+
+    fn send(&self, job: Job) -> Result<()> {
         self.inner
             .writer
             .lock()
             .map_err(|_| AppError::internal("the store writer lock is poisoned"))?
             .send(job)
-            .map_err(|_| AppError::internal("the store writer has stopped"))?;
-        answer
-            .await
-            .map_err(|_| AppError::internal("the store writer stopped during a write"))?
+            .map_err(|_| AppError::internal("the store writer has stopped"))
     }
 
     /// Runs `f` on a read-only connection off the async threads.
@@ -142,7 +186,7 @@ impl Store {
 /// [`EXTERNAL_CHECK`], looks whether another process committed.
 fn writer_loop(
     mut conn: Connection,
-    jobs: &mpsc::Receiver<WriteJob>,
+    jobs: &mpsc::Receiver<Job>,
     external: &tokio::sync::broadcast::Sender<()>,
 ) {
     let data_version = |conn: &Connection| -> Option<i64> {
@@ -150,10 +194,30 @@ fn writer_loop(
     };
     let mut seen = data_version(&conn);
     let mut next_check = std::time::Instant::now() + EXTERNAL_CHECK;
+    // A job taken off the queue while gathering a group, run next.
+    let mut held: Option<Job> = None;
     loop {
         let wait = next_check.saturating_duration_since(std::time::Instant::now());
-        match jobs.recv_timeout(wait) {
-            Ok(job) => job(&mut conn),
+        let job = match held.take() {
+            Some(job) => Ok(job),
+            None => jobs.recv_timeout(wait),
+        };
+        match job {
+            Ok(Job::Alone(job)) => job(&mut conn),
+            Ok(Job::Grouped(first)) => {
+                let mut group = vec![first];
+                while group.len() < MAX_GROUP {
+                    match jobs.try_recv() {
+                        Ok(Job::Grouped(job)) => group.push(job),
+                        Ok(other) => {
+                            held = Some(other);
+                            break;
+                        }
+                        Err(_) => break,
+                    }
+                }
+                commit_group(&conn, group);
+            }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => return,
         }
@@ -166,6 +230,43 @@ fn writer_loop(
             }
             next_check = std::time::Instant::now() + EXTERNAL_CHECK;
         }
+    }
+}
+
+/// Runs `f` in a savepoint of the open transaction; its failure or panic
+/// undoes its own statements only.
+fn run_in_savepoint<T, F>(conn: &Connection, f: F) -> Result<T>
+where
+    F: FnOnce(&Connection) -> Result<T>,
+{
+    conn.execute_batch("SAVEPOINT grouped_job")?;
+    let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| f(conn)))
+        .unwrap_or_else(|panic| Err(AppError::internal(panic_message(&*panic))));
+    let close = if outcome.is_ok() {
+        "RELEASE grouped_job"
+    } else {
+        "ROLLBACK TO grouped_job; RELEASE grouped_job"
+    };
+    conn.execute_batch(close)?;
+    outcome
+}
+
+/// One transaction for the whole group, one commit, then every answer.
+fn commit_group(conn: &Connection, group: Vec<GroupJob>) {
+    if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
+        let e = AppError::from(e);
+        for job in group {
+            job(Err(e.clone()))(Err(e.clone()));
+        }
+        return;
+    }
+    let completions: Vec<Completion> = group.into_iter().map(|job| job(Ok(conn))).collect();
+    let committed = conn.execute_batch("COMMIT").map_err(AppError::from);
+    if committed.is_err() {
+        let _ = conn.execute_batch("ROLLBACK");
+    }
+    for done in completions {
+        done(committed.clone());
     }
 }
 
@@ -308,6 +409,54 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(keys, vec!["q".to_owned()]);
+    }
+
+    #[tokio::test]
+    async fn grouped_writes_fail_alone_and_the_rest_commit() {
+        let (_dir, store) = temp_store().await;
+        let mut tasks = Vec::new();
+        for i in 0..64 {
+            let s = store.clone();
+            tasks.push(tokio::spawn(async move {
+                s.write_grouped(move |c| {
+                    c.execute(
+                        "INSERT INTO meta (key, value) VALUES (?1, 'x')",
+                        [format!("g{i}")],
+                    )?;
+                    if i % 8 == 0 {
+                        return Err(AppError::internal(format!("job {i} refuses")));
+                    }
+                    if i == 13 {
+                        panic!("job 13 panics");
+                    }
+                    Ok(i)
+                })
+                .await
+            }));
+        }
+        let mut failed = 0;
+        for t in tasks {
+            if t.await.unwrap().is_err() {
+                failed += 1;
+            }
+        }
+        assert_eq!(failed, 9);
+        let keys: i64 = store
+            .read(|c| {
+                Ok(
+                    c.query_row("SELECT count(*) FROM meta WHERE key LIKE 'g%'", [], |r| {
+                        r.get(0)
+                    })?,
+                )
+            })
+            .await
+            .unwrap();
+        assert_eq!(keys, 55, "exactly the jobs that succeeded left rows");
+        // A plain write after a group still works.
+        store
+            .write(|tx| Ok(tx.execute("INSERT INTO meta (key, value) VALUES ('after', '1')", [])?))
+            .await
+            .unwrap();
     }
 
     #[tokio::test]

@@ -122,6 +122,7 @@ async fn execute(
         credentials,
         sink,
         delegates,
+        author: None,
     };
     drive(ctx, run, None, base, move |rc| async move {
         match swarm.strategy {

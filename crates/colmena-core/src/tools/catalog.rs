@@ -96,6 +96,25 @@ pub const BUILTIN_TOOLS: &[ToolDef] = &[
         "Send the user a desktop notification: for results they are waiting for or for decisions only they can make.",
         r#"{"type":"object","properties":{"title":{"type":"string","minLength":1,"maxLength":120},"body":{"type":"string","maxLength":2000},"urgent":{"type":"boolean","default":false}},"required":["title"],"additionalProperties":false}"#
     ),
+    // -- bus (given to a role when it is woken, SPEC B4, B6) ------------------
+    tool!(
+        "send_message",
+        "bus",
+        "Send a message on the bus to another author (a role or a person), by name. Urgent wakes a role at once.",
+        r#"{"type":"object","properties":{"to_author_name":{"type":"string","minLength":1,"maxLength":80},"body":{"type":"string","minLength":1,"maxLength":65536},"priority":{"type":"string","enum":["normal","urgent"],"default":"normal"}},"required":["to_author_name","body"],"additionalProperties":false}"#
+    ),
+    tool!(
+        "read_inbox",
+        "bus",
+        "Read your bus inbox, oldest first; the messages returned are marked read.",
+        r#"{"type":"object","properties":{"since":{"type":"string","description":"ISO 8601 time: only messages after it"},"unread_only":{"type":"boolean","default":true}},"additionalProperties":false}"#
+    ),
+    tool!(
+        "list_sent",
+        "bus",
+        "List the messages you sent on the bus, oldest first (to confirm delivery).",
+        r#"{"type":"object","properties":{"since":{"type":"string","description":"ISO 8601 time: only messages after it"}},"additionalProperties":false}"#
+    ),
     // -- web ----------------------------------------------------------------
     tool!(
         "web_search",

@@ -2,15 +2,18 @@
 //! and prints its result; no rule lives here.
 
 mod agent;
+mod author;
 mod chat;
 mod conversation;
 mod doctor;
 mod ethics;
 mod memory;
+mod message;
 mod model;
 pub mod output;
 mod provider;
 mod runs;
+mod serve;
 mod setup;
 mod skill;
 mod stream;
@@ -96,6 +99,14 @@ pub enum Command {
     /// Runs of agents and swarms: history, resume, cancel.
     #[command(subcommand)]
     Runs(runs::RunsCommand),
+    /// Bus authors: roles and people, their tokens and wake-ups.
+    #[command(subcommand)]
+    Author(author::AuthorCommand),
+    /// Bus messages: send, read an inbox, sent, delete.
+    #[command(subcommand)]
+    Message(message::MessageCommand),
+    /// Serve the bus over HTTP headless, waking roles, until SIGTERM.
+    Serve(serve::ServeArgs),
 }
 
 pub async fn run(cli: Cli) -> Result<()> {
@@ -157,6 +168,9 @@ pub async fn run(cli: Cli) -> Result<()> {
         Command::Chat(args) => chat::run(&ctx, &out, args).await,
         Command::Conversation(command) => conversation::run(&ctx, &out, command).await,
         Command::Runs(command) => runs::run(&ctx, &out, command).await,
+        Command::Author(command) => author::run(&ctx, &out, command).await,
+        Command::Message(command) => message::run(&ctx, &out, command).await,
+        Command::Serve(args) => serve::run(&ctx, &out, args).await,
         Command::Reindex => {
             let count = ctx.reindex().await?;
             out.emit(&serde_json::json!({ "documents": count }), |_| {

@@ -1,15 +1,17 @@
 import type { ComponentType } from "react";
 import { useTranslation } from "react-i18next";
-import { Palette, Plug, ShieldCheck } from "lucide-react";
+import { Palette, Plug, Server, ShieldCheck } from "lucide-react";
 import type { LucideIcon } from "lucide-react";
 
 import { useRoute } from "../../app/route";
 import { ProvidersSection } from "../providers/ProvidersSection";
 import { AppearanceSection } from "./AppearanceSection";
 import { DataSection } from "./DataSection";
+import { ServerSection } from "./ServerSection";
 
 const SECTIONS: { id: string; icon: LucideIcon; component: ComponentType }[] = [
   { id: "providers", icon: Plug, component: ProvidersSection },
+  { id: "server", icon: Server, component: ServerSection },
   { id: "appearance", icon: Palette, component: AppearanceSection },
   { id: "data", icon: ShieldCheck, component: DataSection },
 ];

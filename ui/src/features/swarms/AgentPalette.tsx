@@ -63,12 +63,15 @@ export function AgentPalette({ agents, inSwarm, onAdd, onDrop }: AgentPalettePro
     setDrag(start);
   };
 
+  // Agents that can run come first; switched-off specialists after them.
+  const ordered = [...agents].sort((a, b) => Number(b.enabled) - Number(a.enabled));
+
   return (
     <div className="palette" data-testid="agent-palette">
       <p className="palette-title">{t("swarms.palette.title")}</p>
       <p className="palette-hint muted small">{t("swarms.palette.hint")}</p>
       <ul className="palette-list">
-        {agents.map((agent) => {
+        {ordered.map((agent) => {
           const added = inSwarm.includes(agent.id);
           return (
             <li

@@ -114,6 +114,7 @@ pub(crate) async fn call(
             });
             Ok("the user was notified".to_owned())
         }
+        "send_message" | "read_inbox" | "list_sent" => bus(rc, name, args).await,
         "web_fetch" => {
             let (max_bytes, timeout) =
                 (args["max_bytes"].as_u64(), args["timeout_seconds"].as_u64());
@@ -198,4 +199,49 @@ async fn list_agents(rc: &RunContext) -> Result<String> {
         .map(|a| json!({ "id": a.id, "name": a.name, "description": a.description }))
         .collect();
     Ok(serde_json::to_string_pretty(&listed)?)
+}
+
+/// The bus tools: the run speaks as the woken role, never as someone the
+/// model names.
+async fn bus(rc: &RunContext, name: &str, args: &Value) -> Result<String> {
+    use crate::inbox::{Caller, InboxQuery, SendMessage, SentQuery, messages};
+    let Some(me) = rc.author.as_deref() else {
+        return Err(AppError::precondition(format!(
+            "{name} works only when a role is woken: this run has no bus identity"
+        )));
+    };
+    let caller = Caller::Author(me.to_owned());
+    let since = args["since"].as_str().map(str::to_owned);
+    match name {
+        "send_message" => {
+            let sent = messages::send_to_name(
+                &rc.ctx,
+                &caller,
+                me,
+                &text(args, "to_author_name"),
+                SendMessage {
+                    body: text(args, "body"),
+                    priority: args["priority"].as_str().map(str::to_owned),
+                },
+            )
+            .await?;
+            Ok(format!("sent message {} to {}", sent.id, sent.to))
+        }
+        "read_inbox" => {
+            let query = InboxQuery {
+                since,
+                unread_only: args["unread_only"].as_bool(),
+                peek: Some(false),
+                limit: None,
+            };
+            let read = messages::inbox(&rc.ctx, &caller, me, query).await?;
+            Ok(serde_json::to_string_pretty(&read)?)
+        }
+        _ => {
+            let query = SentQuery { since, limit: None };
+            Ok(serde_json::to_string_pretty(
+                &messages::sent(&rc.ctx, &caller, me, query).await?,
+            )?)
+        }
+    }
 }

@@ -1,0 +1,405 @@
+//! Authors (SPEC B1): every person and every role is an author with an id,
+//! a name and a bearer token. The token is shown once — at creation or
+//! rotation — and only its hash is kept.
+//!
+//! A person's author is made with their user (the owner's at the first
+//! start), under the user's id. A role is an author of its own; with an
+//! agent, Colmena wakes it every `wake_interval_minutes` (B6); without one
+//! it is a session outside Colmena that reads its inbox over HTTP or MCP.
+//! Adding a role is registering an author and a schedule — nothing else
+//! (B7).
+
+use chrono::{DateTime, Duration, Utc};
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::{Deserialize, Serialize};
+
+use super::time::{self, parse_stored, stored};
+use super::token;
+use crate::ctx::{Change, Ctx};
+use crate::error::{AppError, ErrorCode, Result};
+use crate::ids::{AgentId, slug_for};
+use crate::validate;
+
+/// Minutes between wake-ups when a role's agent is set without a schedule.
+pub const DEFAULT_WAKE_MINUTES: u32 = 30;
+/// A week: the longest interval.
+pub const MAX_WAKE_MINUTES: u32 = 10_080;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum AuthorKind {
+    /// A person (the owner, or a user who reaches the hive another way).
+    User,
+    /// A long-lived role: an agent Colmena wakes, or an outside session.
+    Role,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct Author {
+    pub id: String,
+    pub name: String,
+    pub kind: AuthorKind,
+    pub user_id: Option<String>,
+    /// The agent a role's wake-ups run.
+    pub agent_id: Option<String>,
+    pub wake_interval_minutes: Option<u32>,
+    /// When the scheduler wakes this role next (roles with an agent).
+    pub next_wake_at: Option<DateTime<Utc>>,
+    pub last_wake_at: Option<DateTime<Utc>>,
+    /// Why the last wake-up failed, if it did.
+    pub last_wake_error: Option<String>,
+    /// Unread messages in this author's inbox.
+    pub unread: u32,
+    /// The workspace owner's own author: the desktop app's "me".
+    pub is_owner: bool,
+    pub created_at: DateTime<Utc>,
+}
+
+/// An author with its bearer token: returned once, at creation or rotation.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthorWithToken {
+    #[serde(flatten)]
+    pub author: Author,
+    pub token: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct NewAuthor {
+    pub name: String,
+    /// The agent this role runs when woken; none for an outside session.
+    #[serde(default)]
+    pub agent_id: Option<String>,
+    /// Minutes between wake-ups (default 30 when an agent is set).
+    #[serde(default)]
+    pub wake_interval_minutes: Option<u32>,
+}
+
+/// A role's agent and schedule, replaced as a whole.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthorUpdate {
+    #[serde(default)]
+    pub agent_id: Option<String>,
+    #[serde(default)]
+    pub wake_interval_minutes: Option<u32>,
+}
+
+const COLUMNS: &str = "a.id, a.name, a.kind, a.user_id, a.agent_id, a.wake_interval_minutes,
+     a.next_wake_at, a.last_wake_at, a.last_wake_error, a.created_at,
+     (SELECT count(*) FROM bus_messages m WHERE m.to_author = a.id AND m.read_at IS NULL),
+     coalesce(u.is_owner, 0)";
+
+fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Author> {
+    let kind: String = r.get(2)?;
+    let optional_time = |i: usize| -> rusqlite::Result<Option<DateTime<Utc>>> {
+        r.get::<_, Option<String>>(i)?
+            .map(|t| parse_stored(&t))
+            .transpose()
+    };
+    Ok(Author {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        kind: if kind == "user" {
+            AuthorKind::User
+        } else {
+            AuthorKind::Role
+        },
+        user_id: r.get(3)?,
+        agent_id: r.get(4)?,
+        wake_interval_minutes: r.get(5)?,
+        next_wake_at: optional_time(6)?,
+        last_wake_at: optional_time(7)?,
+        last_wake_error: r.get(8)?,
+        created_at: parse_stored(&r.get::<_, String>(9)?)?,
+        unread: r.get(10)?,
+        is_owner: r.get(11)?,
+    })
+}
+
+pub(crate) fn find(conn: &Connection, id: &str) -> Result<Option<Author>> {
+    Ok(conn
+        .query_row(
+            &format!("SELECT {COLUMNS} FROM authors a LEFT JOIN users u ON u.id = a.user_id WHERE a.id = ?1"),
+            [id],
+            from_row,
+        )
+        .optional()?)
+}
+
+/// The author, or `not_found`.
+pub(crate) fn require(conn: &Connection, id: &str) -> Result<Author> {
+    find(conn, id)?.ok_or_else(|| AppError::not_found("author", id))
+}
+
+/// `not_found` unless the author exists (the cheap check of hot paths).
+pub(crate) fn require_exists(conn: &Connection, id: &str) -> Result<()> {
+    let found = conn
+        .prepare_cached("SELECT 1 FROM authors WHERE id = ?1")?
+        .query_row([id], |_| Ok(()))
+        .optional()?;
+    found.ok_or_else(|| AppError::not_found("author", id))
+}
+
+/// An author by id or, case-insensitively, by name (the MCP tools and the
+/// drop folder name recipients as people write them).
+pub(crate) fn find_by_id_or_name(conn: &Connection, key: &str) -> Result<Option<Author>> {
+    if let Some(author) = find(conn, key)? {
+        return Ok(Some(author));
+    }
+    let id: Option<String> = conn
+        .query_row(
+            "SELECT id FROM authors WHERE name = ?1 COLLATE NOCASE",
+            [key.trim()],
+            |r| r.get(0),
+        )
+        .optional()?;
+    match id {
+        Some(id) => find(conn, &id),
+        None => Ok(None),
+    }
+}
+
+pub(crate) fn list_in(conn: &Connection) -> Result<Vec<Author>> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {COLUMNS} FROM authors a LEFT JOIN users u ON u.id = a.user_id
+         ORDER BY coalesce(u.is_owner, 0) DESC, a.kind DESC, a.name COLLATE NOCASE"
+    ))?;
+    let rows = stmt.query_map([], from_row)?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+pub async fn list(ctx: &Ctx) -> Result<Vec<Author>> {
+    ctx.store().read(list_in).await
+}
+
+pub async fn get(ctx: &Ctx, id: &str) -> Result<Author> {
+    let id = id.to_owned();
+    ctx.store().read(move |conn| require(conn, &id)).await
+}
+
+/// The owner's own author: who the desktop app sends as.
+pub async fn owner(ctx: &Ctx) -> Result<Author> {
+    get(ctx, ctx.owner()).await
+}
+
+/// Gives every user without an author one (at every start, and with each
+/// new user). The token is thrown away: a person who wants to use the bus
+/// from elsewhere rotates it to see one.
+pub(crate) fn ensure_user_authors(conn: &Connection) -> Result<()> {
+    let mut stmt = conn.prepare(
+        "SELECT u.id, u.name FROM users u
+         WHERE NOT EXISTS (SELECT 1 FROM authors a WHERE a.user_id = u.id)",
+    )?;
+    let missing: Vec<(String, String)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    for (user, name) in missing {
+        let taken = |conn: &Connection, name: &str| -> Result<bool> {
+            Ok(conn
+                .query_row(
+                    "SELECT 1 FROM authors WHERE id = ?1 OR name = ?2 COLLATE NOCASE",
+                    [&user, name],
+                    |_| Ok(()),
+                )
+                .optional()?
+                .is_some())
+        };
+        if taken(conn, &name)? {
+            tracing::warn!(
+                "user '{user}' has no bus author: the id or name '{name}' is taken by a role"
+            );
+            continue;
+        }
+        let (_, hash) = token::generate()?;
+        conn.execute(
+            "INSERT INTO authors (id, name, kind, user_id, token_hash, created_at)
+             VALUES (?1, ?2, 'user', ?1, ?3, ?4)",
+            params![user, name, hash, stored(time::now())],
+        )?;
+    }
+    Ok(())
+}
+
+fn check_interval(minutes: Option<u32>, has_agent: bool) -> Result<Option<u32>> {
+    match (minutes, has_agent) {
+        (Some(m), _) if !(1..=MAX_WAKE_MINUTES).contains(&m) => Err(AppError::invalid_field(
+            "wakeIntervalMinutes",
+            "out_of_range",
+            format!("the wake interval must be 1 to {MAX_WAKE_MINUTES} minutes, not {m}"),
+        )),
+        (Some(_), false) => Err(AppError::invalid_field(
+            "wakeIntervalMinutes",
+            "needs_agent",
+            "only a role with an agent can be woken: set its agent too",
+        )),
+        (None, true) => Ok(Some(DEFAULT_WAKE_MINUTES)),
+        (m, _) => Ok(m),
+    }
+}
+
+fn check_agent(conn: &Connection, agent: Option<&str>) -> Result<Option<String>> {
+    let Some(agent) = agent.map(str::trim).filter(|a| !a.is_empty()) else {
+        return Ok(None);
+    };
+    if crate::agents::find(conn, &AgentId::from(agent))?.is_none() {
+        return Err(AppError::invalid_field(
+            "agentId",
+            "unknown_agent",
+            format!("unknown agent: {agent}"),
+        ));
+    }
+    Ok(Some(agent.to_owned()))
+}
+
+fn next_wake(minutes: Option<u32>, from: DateTime<Utc>) -> Option<String> {
+    minutes.map(|m| stored(from + Duration::minutes(i64::from(m))))
+}
+
+/// Registers a role; the answer carries its token, the only time it is shown.
+pub async fn create(ctx: &Ctx, input: NewAuthor) -> Result<AuthorWithToken> {
+    let name = validate::name("name", &input.name, 80)?;
+    let id = slug_for("name", &name)?;
+    let created =
+        ctx.store()
+            .write(move |tx| {
+                let taken: Option<String> = tx
+                    .query_row(
+                        "SELECT id FROM authors WHERE id = ?1 OR name = ?2 COLLATE NOCASE",
+                        [&id, &name],
+                        |r| r.get(0),
+                    )
+                    .optional()?;
+                if let Some(taken) = taken {
+                    return Err(AppError::conflicting_field(
+                        "name",
+                        "duplicate_name",
+                        format!("an author '{taken}' already exists"),
+                    ));
+                }
+                let agent = check_agent(tx, input.agent_id.as_deref())?;
+                let interval = check_interval(input.wake_interval_minutes, agent.is_some())?;
+                let (token, hash) = token::generate()?;
+                let now = time::now();
+                tx.execute(
+                "INSERT INTO authors (id, name, kind, agent_id, token_hash, wake_interval_minutes,
+                                      next_wake_at, created_at)
+                 VALUES (?1, ?2, 'role', ?3, ?4, ?5, ?6, ?7)",
+                params![id, name, agent, hash, interval, next_wake(interval, now), stored(now)],
+            )?;
+                Ok(AuthorWithToken {
+                    author: require(tx, &id)?,
+                    token,
+                })
+            })
+            .await?;
+    super::drop_folder::prepare(ctx, &created.author.id);
+    ctx.changed(Change::Authors);
+    Ok(created)
+}
+
+/// Sets a role's agent and wake interval. The next wake-up is counted from
+/// now with the new interval.
+pub async fn update(ctx: &Ctx, id: &str, input: AuthorUpdate) -> Result<Author> {
+    let id = id.to_owned();
+    let author = ctx
+        .store()
+        .write(move |tx| {
+            let author = require(tx, &id)?;
+            if author.kind == AuthorKind::User {
+                return Err(AppError::new(
+                    ErrorCode::Validation,
+                    format!("'{id}' is a person: only roles have an agent and a schedule"),
+                ));
+            }
+            let agent = check_agent(tx, input.agent_id.as_deref())?;
+            let interval = check_interval(input.wake_interval_minutes, agent.is_some())?;
+            tx.execute(
+                "UPDATE authors SET agent_id = ?2, wake_interval_minutes = ?3, next_wake_at = ?4
+                 WHERE id = ?1",
+                params![id, agent, interval, next_wake(interval, time::now())],
+            )?;
+            require(tx, &id)
+        })
+        .await?;
+    ctx.changed(Change::Authors);
+    ctx.wake_scheduler();
+    Ok(author)
+}
+
+/// A new token; the old one stops working at once.
+pub async fn rotate_token(ctx: &Ctx, id: &str) -> Result<AuthorWithToken> {
+    let id = id.to_owned();
+    let rotated = ctx
+        .store()
+        .write(move |tx| {
+            require(tx, &id)?;
+            let (token, hash) = token::generate()?;
+            tx.execute(
+                "UPDATE authors SET token_hash = ?2 WHERE id = ?1",
+                params![id, hash],
+            )?;
+            Ok(AuthorWithToken {
+                author: require(tx, &id)?,
+                token,
+            })
+        })
+        .await?;
+    ctx.changed(Change::Authors);
+    Ok(rotated)
+}
+
+/// Removes a role and its inbox. Mail it sent stays with its readers. A
+/// person's author goes only with the person.
+pub async fn remove(ctx: &Ctx, id: &str) -> Result<()> {
+    let id = id.to_owned();
+    ctx.store()
+        .write(move |tx| {
+            let author = require(tx, &id)?;
+            if author.kind == AuthorKind::User {
+                return Err(AppError::new(
+                    ErrorCode::Validation,
+                    format!("'{id}' is a person's author: it goes only with the person"),
+                ));
+            }
+            tx.execute("DELETE FROM authors WHERE id = ?1", [&id])?;
+            Ok(())
+        })
+        .await?;
+    ctx.changed(Change::Authors);
+    ctx.changed(Change::Messages);
+    Ok(())
+}
+
+/// The author a bearer token belongs to, or `unauthorized`.
+pub async fn authenticate(ctx: &Ctx, bearer: &str) -> Result<String> {
+    let refused = || {
+        AppError::new(
+            ErrorCode::Unauthorized,
+            "the bearer token is missing or not valid",
+        )
+    };
+    let bearer = bearer.trim().to_owned();
+    if !token::well_formed(&bearer) {
+        return Err(refused());
+    }
+    let hash = token::hash(&bearer);
+    let found: Option<(String, Vec<u8>)> = ctx
+        .store()
+        .read(move |conn| {
+            Ok(conn
+                .query_row(
+                    "SELECT id, token_hash FROM authors WHERE token_hash = ?1",
+                    [hash],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .optional()?)
+        })
+        .await?;
+    match found {
+        Some((id, stored_hash)) if token::matches(&bearer, &stored_hash) => Ok(id),
+        _ => Err(refused()),
+    }
+}

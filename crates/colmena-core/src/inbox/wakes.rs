@@ -1,0 +1,256 @@
+//! Wake-ups (SPEC B6): every role with an agent is woken every
+//! `wake_interval_minutes`, and at once when urgent mail arrives (sending it
+//! moves the role's `next_wake_at` to now in the same commit, and rings the
+//! scheduler). A wake reads the role's unread inbox, runs its agent over it
+//! with the bus tools — it may answer with `send_message` — and marks the
+//! messages read only when the run completes, so mail a failed wake-up
+//! could not handle waits for the next one.
+//!
+//! Any number of schedulers (the desktop app, `colmena serve`) may run on one
+//! data dir: a wake-up is claimed by moving `next_wake_at` forward only if it
+//! still holds the value the scheduler read, so exactly one of them runs it.
+//! An inbox with nothing unread is a wake-up without a model call.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+use std::time::Duration as StdDuration;
+
+use chrono::{DateTime, Duration, Utc};
+use rusqlite::params;
+use tokio::sync::broadcast::error::RecvError;
+use tokio_util::sync::CancellationToken;
+
+use super::authors::{self, Author};
+use super::messages::{self, InboxQuery, Message};
+use super::time::{self, parse_stored, stored};
+use super::{Caller, drop_folder};
+use crate::ctx::{Change, Ctx};
+use crate::error::Result;
+use crate::ids::AgentId;
+use crate::runs::RunStatus;
+use crate::runtime::agent::{AgentRunOptions, run_agent_as};
+
+/// Longest the scheduler sleeps between looks (drop folders are scanned
+/// this often too).
+const TICK: StdDuration = StdDuration::from_secs(2);
+/// Most messages one wake-up hands the agent; the rest wait for the next.
+const MAX_PER_WAKE: u32 = 50;
+
+/// Runs the scheduler until `stop` is cancelled.
+pub async fn run_scheduler(ctx: Ctx, stop: CancellationToken) {
+    let bell = ctx.scheduler_bell();
+    let mut changes = ctx.subscribe();
+    let waking: Arc<Mutex<HashSet<String>>> = Arc::default();
+    loop {
+        drop_folder::ingest_all(&ctx).await;
+        let next = match tick(&ctx, &waking).await {
+            Ok(next) => next,
+            Err(e) => {
+                tracing::warn!(
+                    "the bus scheduler could not look at the roles: {}",
+                    e.message
+                );
+                None
+            }
+        };
+        let sleep = next
+            .and_then(|at| (at - Utc::now()).to_std().ok())
+            .map_or(TICK, |until| until.min(TICK));
+        let sleep = tokio::time::sleep(sleep);
+        tokio::pin!(sleep);
+        loop {
+            tokio::select! {
+                () = stop.cancelled() => return,
+                () = &mut sleep => break,
+                () = bell.notified() => break,
+                change = changes.recv() => match change {
+                    // Mail or a schedule changed (here or in another process).
+                    Ok(Change::Authors | Change::Messages) | Err(RecvError::Lagged(_)) => break,
+                    Ok(_) => {}
+                    Err(RecvError::Closed) => return,
+                },
+            }
+        }
+    }
+}
+
+/// Claims and starts every due wake-up; answers when the next one is due.
+async fn tick(ctx: &Ctx, waking: &Arc<Mutex<HashSet<String>>>) -> Result<Option<DateTime<Utc>>> {
+    let roles = ctx
+        .store()
+        .read(|conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT id, next_wake_at FROM authors
+                 WHERE agent_id IS NOT NULL AND wake_interval_minutes IS NOT NULL",
+            )?;
+            let rows = stmt.query_map([], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?))
+            })?;
+            Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        })
+        .await?;
+    let now = Utc::now();
+    let mut next: Option<DateTime<Utc>> = None;
+    for (id, at) in roles {
+        let due_at = at.as_deref().map(parse_stored).transpose()?;
+        if due_at.is_some_and(|t| t > now) {
+            next = Some(next.map_or(due_at.unwrap_or(now), |n| n.min(due_at.unwrap_or(now))));
+            continue;
+        }
+        if waking.lock().map(|w| w.contains(&id)).unwrap_or(true) {
+            continue;
+        }
+        if let Some(role) = claim(ctx, &id, at).await? {
+            if let Ok(mut w) = waking.lock() {
+                w.insert(id.clone());
+            }
+            let (ctx, waking) = (ctx.clone(), Arc::clone(waking));
+            tokio::spawn(async move {
+                if let Err(e) = wake(&ctx, &role).await {
+                    tracing::warn!("waking role '{}' failed: {}", role.id, e.message);
+                }
+                if let Ok(mut w) = waking.lock() {
+                    w.remove(&role.id);
+                }
+                // An urgent message may have come in meanwhile.
+                ctx.wake_scheduler();
+            });
+        }
+    }
+    Ok(next)
+}
+
+/// Moves the role's next wake-up one interval ahead if no other scheduler
+/// did first; the role when this one won.
+async fn claim(ctx: &Ctx, id: &str, seen: Option<String>) -> Result<Option<Author>> {
+    let id = id.to_owned();
+    let claimed = ctx
+        .store()
+        .write(move |tx| {
+            let role = authors::require(tx, &id)?;
+            let Some(minutes) = role.wake_interval_minutes else {
+                return Ok(None);
+            };
+            let now = time::now();
+            let changed = tx.execute(
+                "UPDATE authors SET last_wake_at = ?3, next_wake_at = ?4
+                 WHERE id = ?1 AND next_wake_at IS ?2 AND agent_id IS NOT NULL",
+                params![
+                    id,
+                    seen,
+                    stored(now),
+                    stored(now + Duration::minutes(i64::from(minutes)))
+                ],
+            )?;
+            if changed == 0 {
+                return Ok(None);
+            }
+            Ok(Some(authors::require(tx, &id)?))
+        })
+        .await?;
+    if claimed.is_some() {
+        ctx.changed(Change::Authors);
+    }
+    Ok(claimed)
+}
+
+/// The text a woken role's agent reads: who it is and its unread mail.
+fn wake_input(role: &Author, unread: &[Message]) -> String {
+    let mut input = format!(
+        "You are the role \"{}\" (author id `{}`) on the Colmena message bus, woken to \
+         process your inbox. Your unread messages, oldest first:\n",
+        role.name, role.id
+    );
+    for m in unread {
+        input.push_str(&format!(
+            "\n--- message {} from `{}` at {}{} ---\n{}\n",
+            m.id,
+            m.from,
+            m.created_at.to_rfc3339(),
+            if m.priority == messages::Priority::Urgent {
+                " (URGENT)"
+            } else {
+                ""
+            },
+            m.body
+        ));
+    }
+    input.push_str(
+        "\nHandle each message. To answer someone, call send_message with their author \
+         name or id. When you are done, reply with a one-line summary of what you did.",
+    );
+    input
+}
+
+/// One wake-up of `role`.
+pub(crate) async fn wake(ctx: &Ctx, role: &Author) -> Result<()> {
+    let unread = messages::inbox(
+        ctx,
+        &Caller::Local,
+        &role.id,
+        InboxQuery {
+            unread_only: Some(true),
+            peek: Some(true),
+            limit: Some(MAX_PER_WAKE),
+            since: None,
+        },
+    )
+    .await?;
+    if unread.is_empty() {
+        return record(ctx, &role.id, None).await;
+    }
+    let Some(agent) = role.agent_id.clone() else {
+        return Ok(());
+    };
+    let run = run_agent_as(
+        ctx,
+        &AgentId::from(agent.as_str()),
+        &wake_input(role, &unread),
+        AgentRunOptions::default(),
+        Some(role.id.clone()),
+        crate::runtime::no_events(),
+    )
+    .await;
+    let failure = match run {
+        Ok(run) if run.status == RunStatus::Completed => {
+            let ids = unread.iter().map(|m| m.id.clone()).collect();
+            messages::mark_read(ctx, &Caller::Local, &role.id, ids).await?;
+            None
+        }
+        Ok(run) => Some(run.error.map_or_else(
+            || format!("the wake-up run {} ended {:?}", run.id, run.status),
+            |e| e.message,
+        )),
+        Err(e) => Some(e.message),
+    };
+    record(ctx, &role.id, failure).await
+}
+
+async fn record(ctx: &Ctx, id: &str, failure: Option<String>) -> Result<()> {
+    let id = id.to_owned();
+    ctx.store()
+        .write(move |tx| {
+            tx.execute(
+                "UPDATE authors SET last_wake_error = ?2 WHERE id = ?1",
+                params![id, failure],
+            )?;
+            Ok(())
+        })
+        .await?;
+    ctx.changed(Change::Authors);
+    Ok(())
+}
+
+/// Wakes a role now, whatever its schedule (the "wake now" button, `colmena
+/// author wake`). Waits for the wake-up to finish.
+pub async fn wake_now(ctx: &Ctx, id: &str) -> Result<Author> {
+    let role = authors::get(ctx, id).await?;
+    if role.agent_id.is_none() {
+        return Err(crate::error::AppError::precondition(format!(
+            "'{}' has no agent to wake: it reads its inbox itself",
+            role.id
+        )));
+    }
+    wake(ctx, &role).await?;
+    authors::get(ctx, id).await
+}

@@ -1,0 +1,130 @@
+use clap::Subcommand;
+use colmena_core::inbox::{self, Caller, InboxQuery, Message, SendMessage, SentQuery};
+use colmena_core::{Ctx, Result};
+
+use super::output::{Output, table};
+
+/// The CLI runs on the workspace's machine: it may act as any author, and
+/// acts as the owner unless told `--as`.
+#[derive(Debug, Subcommand)]
+pub enum MessageCommand {
+    /// Send a message.
+    Send {
+        /// The recipient's author id or name.
+        to: String,
+        body: String,
+        #[arg(long, default_value = "normal", value_parser = ["normal", "urgent"])]
+        priority: String,
+        /// Send as this author (default: you).
+        #[arg(long = "as", value_name = "AUTHOR")]
+        as_author: Option<String>,
+    },
+    /// Read an inbox, oldest first (marks read unless --peek).
+    Inbox {
+        #[arg(long = "as", value_name = "AUTHOR")]
+        as_author: Option<String>,
+        #[arg(long)]
+        since: Option<String>,
+        /// Read messages too.
+        #[arg(long)]
+        all: bool,
+        #[arg(long)]
+        peek: bool,
+        #[arg(long)]
+        limit: Option<u32>,
+    },
+    /// What an author sent.
+    Sent {
+        #[arg(long = "as", value_name = "AUTHOR")]
+        as_author: Option<String>,
+        #[arg(long)]
+        since: Option<String>,
+        #[arg(long)]
+        limit: Option<u32>,
+    },
+    /// Delete a message you sent.
+    Delete {
+        id: String,
+        #[arg(long = "as", value_name = "AUTHOR")]
+        as_author: Option<String>,
+    },
+}
+
+fn print_table(list: &[Message]) {
+    table(
+        &["id", "from", "to", "priority", "created", "read", "body"],
+        list.iter()
+            .map(|m| {
+                vec![
+                    m.id.clone(),
+                    m.from.clone(),
+                    m.to.clone(),
+                    m.priority.as_str().to_owned(),
+                    m.created_at.format("%Y-%m-%d %H:%M:%S").to_string(),
+                    if m.read_at.is_some() {
+                        "yes".into()
+                    } else {
+                        "no".into()
+                    },
+                    m.body.replace('\n', " ").chars().take(60).collect(),
+                ]
+            })
+            .collect(),
+    );
+}
+
+pub async fn run(ctx: &Ctx, out: &Output, command: MessageCommand) -> Result<()> {
+    let me = |as_author: Option<String>| as_author.unwrap_or_else(|| ctx.owner().to_owned());
+    match command {
+        MessageCommand::Send {
+            to,
+            body,
+            priority,
+            as_author,
+        } => {
+            let message = SendMessage {
+                body,
+                priority: Some(priority),
+            };
+            let sent =
+                inbox::messages::send_to_name(ctx, &Caller::Local, &me(as_author), &to, message)
+                    .await?;
+            out.emit(&sent, |m| println!("sent {} to {}", m.id, m.to));
+        }
+        MessageCommand::Inbox {
+            as_author,
+            since,
+            all,
+            peek,
+            limit,
+        } => {
+            let query = InboxQuery {
+                since,
+                unread_only: Some(!all),
+                peek: Some(peek),
+                limit,
+            };
+            let list = inbox::messages::inbox(ctx, &Caller::Local, &me(as_author), query).await?;
+            out.emit(&list, |list| print_table(list));
+        }
+        MessageCommand::Sent {
+            as_author,
+            since,
+            limit,
+        } => {
+            let list = inbox::messages::sent(
+                ctx,
+                &Caller::Local,
+                &me(as_author),
+                SentQuery { since, limit },
+            )
+            .await?;
+            out.emit(&list, |list| print_table(list));
+        }
+        MessageCommand::Delete { id, as_author } => {
+            inbox::messages::delete(ctx, &Caller::Local, &me(as_author), &id).await?;
+            out.done(&format!("deleted message {id}"));
+        }
+    }
+    Ok(())
+}

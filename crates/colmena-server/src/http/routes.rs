@@ -1,0 +1,201 @@
+//! The handlers: parse, authenticate, call core in one line, answer.
+
+use std::collections::HashMap;
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use colmena_core::inbox::{
+    self, Caller, InboxQuery, Message, MessageReceipt, SendMessage, SentQuery,
+};
+use colmena_core::{AppError, Ctx, ErrorCode};
+use serde_json::json;
+
+use super::errors::Failure;
+
+/// The author whose token the request carries, or 401.
+async fn caller(ctx: &Ctx, headers: &HeaderMap) -> Result<Caller, Failure> {
+    let token = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
+        .ok_or_else(|| {
+            AppError::new(
+                ErrorCode::Unauthorized,
+                "an Authorization: Bearer <token> header is required",
+            )
+        })?;
+    Ok(Caller::Author(
+        inbox::authors::authenticate(ctx, token).await?,
+    ))
+}
+
+/// The query string as pairs; a key given twice is a 400.
+fn query_pairs(raw: Option<String>) -> Result<HashMap<String, String>, Failure> {
+    let mut pairs = HashMap::new();
+    for (key, value) in url::form_urlencoded::parse(raw.unwrap_or_default().as_bytes()) {
+        if pairs.insert(key.to_string(), value.to_string()).is_some() {
+            return Err(Failure::bad_request(
+                &key,
+                "repeated",
+                format!("'{key}' is given more than once"),
+            ));
+        }
+    }
+    Ok(pairs)
+}
+
+fn flag(pairs: &HashMap<String, String>, key: &str) -> Result<Option<bool>, Failure> {
+    match pairs.get(key).map(String::as_str) {
+        None => Ok(None),
+        Some("true" | "1") => Ok(Some(true)),
+        Some("false" | "0") => Ok(Some(false)),
+        Some(other) => Err(Failure::bad_request(
+            key,
+            "invalid_boolean",
+            format!("{key} must be true or false, not '{other}'"),
+        )),
+    }
+}
+
+fn limit(pairs: &HashMap<String, String>) -> Result<Option<u32>, Failure> {
+    pairs
+        .get("limit")
+        .map(|l| {
+            l.parse::<u32>().map_err(|_| {
+                Failure::bad_request(
+                    "limit",
+                    "invalid_number",
+                    format!("limit must be a whole number, not '{l}'"),
+                )
+            })
+        })
+        .transpose()
+}
+
+pub async fn send(
+    State(ctx): State<Ctx>,
+    Path((id, to_id)): Path<(String, String)>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<(StatusCode, Json<MessageReceipt>), Failure> {
+    let caller = caller(&ctx, &headers).await?;
+    let body = body.map_err(|e| {
+        let error = AppError::invalid_field(
+            "body",
+            "unreadable",
+            format!("the request body could not be read: {e}"),
+        );
+        Failure::with_status(e.status(), error)
+    })?;
+    let message: SendMessage = serde_json::from_slice(&body).map_err(|e| {
+        if e.is_data() {
+            Failure::from(AppError::invalid_field(
+                "body",
+                "invalid_json_shape",
+                format!(
+                    "the JSON must be {{\"body\": \"…\", \"priority\": \"normal\"|\"urgent\"}}: {e}"
+                ),
+            ))
+        } else {
+            Failure::bad_request(
+                "body",
+                "malformed_json",
+                format!("the request body is not valid JSON: {e}"),
+            )
+        }
+    })?;
+    let sent = inbox::messages::send(&ctx, &caller, &id, &to_id, message).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(MessageReceipt {
+            id: sent.id,
+            created_at: sent.created_at,
+        }),
+    ))
+}
+
+pub async fn inbox(
+    State(ctx): State<Ctx>,
+    Path(id): Path<String>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Result<Json<Vec<Message>>, Failure> {
+    let caller = caller(&ctx, &headers).await?;
+    let pairs = query_pairs(raw)?;
+    let query = InboxQuery {
+        since: pairs.get("since").cloned(),
+        unread_only: flag(&pairs, "unread_only")?,
+        peek: flag(&pairs, "peek")?,
+        limit: limit(&pairs)?,
+    };
+    let messages = inbox::messages::inbox(&ctx, &caller, &id, query)
+        .await
+        .map_err(query_error)?;
+    Ok(Json(messages))
+}
+
+pub async fn sent(
+    State(ctx): State<Ctx>,
+    Path(id): Path<String>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> Result<Json<Vec<Message>>, Failure> {
+    let caller = caller(&ctx, &headers).await?;
+    let pairs = query_pairs(raw)?;
+    let query = SentQuery {
+        since: pairs.get("since").cloned(),
+        limit: limit(&pairs)?,
+    };
+    let messages = inbox::messages::sent(&ctx, &caller, &id, query)
+        .await
+        .map_err(query_error)?;
+    Ok(Json(messages))
+}
+
+/// A query parameter core refused (a bad `since`, `limit`) is a malformed
+/// request: 400, not 422.
+fn query_error(e: AppError) -> Failure {
+    if e.code == ErrorCode::Validation {
+        Failure::with_status(StatusCode::BAD_REQUEST, e)
+    } else {
+        Failure::from(e)
+    }
+}
+
+pub async fn delete(
+    State(ctx): State<Ctx>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<StatusCode, Failure> {
+    let caller = caller(&ctx, &headers).await?;
+    let Caller::Author(me) = &caller else {
+        return Err(Failure::from(AppError::internal(
+            "a token caller has an author",
+        )));
+    };
+    inbox::messages::delete(&ctx, &caller, &me.clone(), &id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+pub async fn openapi() -> Json<serde_json::Value> {
+    Json(super::openapi::document())
+}
+
+pub async fn health() -> Json<serde_json::Value> {
+    Json(json!({ "status": "ok", "version": env!("CARGO_PKG_VERSION") }))
+}
+
+pub async fn unknown_route() -> Response {
+    Failure::from(AppError::new(
+        ErrorCode::NotFound,
+        "no such route: see /openapi.json for the API",
+    ))
+    .into_response()
+}

@@ -1,0 +1,483 @@
+//! Contract tests of the REST bus (SPEC B1–B3) over loopback with a real
+//! HTTP client: every status the API promises, `peek`, `since`,
+//! `unread_only`, and the sender always taken from the token.
+
+#![allow(clippy::unwrap_used)]
+
+use colmena_core::inbox::{self, NewAuthor};
+use colmena_core::secrets::BackendChoice;
+use colmena_core::{Ctx, OpenOptions};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+struct Bus {
+    _dir: tempfile::TempDir,
+    ctx: Ctx,
+    base: String,
+    http: reqwest::Client,
+}
+
+struct Who {
+    id: String,
+    token: String,
+}
+
+async fn bus() -> Bus {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = Ctx::open(OpenOptions {
+        data_dir: dir.path().to_owned(),
+        secret_backend: BackendChoice::File,
+    })
+    .await
+    .unwrap();
+    let listener = colmena_server::http::bind("127.0.0.1:0".parse().unwrap(), false)
+        .await
+        .unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(colmena_server::http::serve(
+        ctx.clone(),
+        listener,
+        std::future::pending(),
+    ));
+    Bus {
+        _dir: dir,
+        ctx,
+        base,
+        http: reqwest::Client::new(),
+    }
+}
+
+impl Bus {
+    async fn author(&self, name: &str) -> Who {
+        let created = inbox::authors::create(
+            &self.ctx,
+            NewAuthor {
+                name: name.into(),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+        Who {
+            id: created.author.id,
+            token: created.token,
+        }
+    }
+
+    async fn send(&self, from: &Who, as_id: &str, to: &str, body: Value) -> (StatusCode, Value) {
+        let response = self
+            .http
+            .post(format!("{}/author/{as_id}/message-to/{to}", self.base))
+            .bearer_auth(&from.token)
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        let status = response.status();
+        (status, response.json().await.unwrap_or(Value::Null))
+    }
+
+    async fn get(&self, token: Option<&str>, path: &str) -> (StatusCode, Value) {
+        let mut request = self.http.get(format!("{}{path}", self.base));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        let response = request.send().await.unwrap();
+        let status = response.status();
+        (status, response.json().await.unwrap_or(Value::Null))
+    }
+}
+
+fn bodies(list: &Value) -> Vec<&str> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["body"].as_str().unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn b3_send_then_read_with_the_seeds_fields_oldest_first_marking_read() {
+    let bus = bus().await;
+    let (clon, amb) = (bus.author("Clonador").await, bus.author("Ambrosio").await);
+
+    let (status, receipt) = bus
+        .send(
+            &clon,
+            &clon.id,
+            &amb.id,
+            json!({"body": "He añadido el secret."}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert!(
+        receipt["id"].is_string() && receipt["created_at"].is_string(),
+        "{receipt}"
+    );
+    let (status, _) = bus
+        .send(
+            &clon,
+            &clon.id,
+            &amb.id,
+            json!({"body": "Segundo", "priority": "urgent"}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED);
+
+    // peek: nothing is marked.
+    let path = format!("/author/{}/inbox?peek=true", amb.id);
+    let (status, peeked) = bus.get(Some(&amb.token), &path).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(bodies(&peeked), ["He añadido el secret.", "Segundo"]);
+    let first = &peeked[0];
+    for field in [
+        "id",
+        "from",
+        "to",
+        "body",
+        "priority",
+        "created_at",
+        "read_at",
+    ] {
+        assert!(first.get(field).is_some(), "missing {field}: {first}");
+    }
+    assert_eq!(first["from"], "clonador");
+    assert_eq!(first["to"], "ambrosio");
+    assert_eq!(first["priority"], "normal");
+    assert_eq!(peeked[1]["priority"], "urgent");
+    assert!(first["read_at"].is_null());
+
+    // A real read returns them and marks them read; the next read is empty.
+    let path = format!("/author/{}/inbox", amb.id);
+    let (_, read) = bus.get(Some(&amb.token), &path).await;
+    assert_eq!(read.as_array().unwrap().len(), 2);
+    assert!(read[0]["read_at"].is_string());
+    let (_, again) = bus.get(Some(&amb.token), &path).await;
+    assert_eq!(again, json!([]));
+    // unread_only=false still shows them, read.
+    let path = format!("/author/{}/inbox?unread_only=false&peek=true", amb.id);
+    let (_, all) = bus.get(Some(&amb.token), &path).await;
+    assert_eq!(bodies(&all), ["He añadido el secret.", "Segundo"]);
+    assert!(all[1]["read_at"].is_string());
+
+    // The sender sees what it sent.
+    let (status, sent) = bus
+        .get(Some(&clon.token), &format!("/author/{}/sent", clon.id))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(bodies(&sent), ["He añadido el secret.", "Segundo"]);
+}
+
+#[tokio::test]
+async fn b3_since_filters_both_inbox_and_sent() {
+    let bus = bus().await;
+    let (a, b) = (bus.author("Ana").await, bus.author("Beto").await);
+    bus.send(&a, &a.id, &b.id, json!({"body": "uno"})).await;
+    let (_, second) = bus.send(&a, &a.id, &b.id, json!({"body": "dos"})).await;
+    bus.send(&a, &a.id, &b.id, json!({"body": "tres"})).await;
+    // The messages after the first one's time (a client's "last seen").
+    let (_, peeked) = bus
+        .get(Some(&b.token), &format!("/author/{}/inbox?peek=true", b.id))
+        .await;
+    let first_at = peeked[0]["created_at"].as_str().unwrap().to_owned();
+    let since = url_encode(&first_at);
+    let (status, after) = bus
+        .get(
+            Some(&b.token),
+            &format!("/author/{}/inbox?since={since}&peek=true", b.id),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(bodies(&after), ["dos", "tres"]);
+    let (_, sent) = bus
+        .get(
+            Some(&a.token),
+            &format!("/author/{}/sent?since={since}", a.id),
+        )
+        .await;
+    assert_eq!(bodies(&sent), ["dos", "tres"]);
+    assert_eq!(sent[0]["id"], second["id"]);
+    // A time in the future: nothing.
+    let (_, none) = bus
+        .get(
+            Some(&b.token),
+            &format!("/author/{}/inbox?since=2999-01-01&peek=true", b.id),
+        )
+        .await;
+    assert_eq!(none, json!([]));
+}
+
+fn url_encode(text: &str) -> String {
+    url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
+}
+
+#[tokio::test]
+async fn b3_the_sender_is_always_the_tokens_author() {
+    let bus = bus().await;
+    let (mallory, ana, beto) = (
+        bus.author("Mallory").await,
+        bus.author("Ana").await,
+        bus.author("Beto").await,
+    );
+    // Mallory tries to send as Ana: 403, and nothing reaches Beto.
+    let (status, error) = bus
+        .send(
+            &mallory,
+            &ana.id,
+            &beto.id,
+            json!({"body": "soy Ana, de verdad"}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(error["code"], "forbidden");
+    let (_, inbox) = bus
+        .get(
+            Some(&beto.token),
+            &format!("/author/{}/inbox?peek=true", beto.id),
+        )
+        .await;
+    assert_eq!(inbox, json!([]));
+    // Mallory cannot read Ana's inbox or sent mail either.
+    let (status, _) = bus
+        .get(Some(&mallory.token), &format!("/author/{}/inbox", ana.id))
+        .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let (status, _) = bus
+        .get(Some(&mallory.token), &format!("/author/{}/sent", ana.id))
+        .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    // Sending as itself works and says so.
+    bus.send(&mallory, &mallory.id, &beto.id, json!({"body": "hola"}))
+        .await;
+    let (_, inbox) = bus
+        .get(
+            Some(&beto.token),
+            &format!("/author/{}/inbox?peek=true", beto.id),
+        )
+        .await;
+    assert_eq!(inbox[0]["from"], "mallory");
+}
+
+#[tokio::test]
+async fn b3_every_status_the_api_promises() {
+    let bus = bus().await;
+    let (ana, beto) = (bus.author("Ana").await, bus.author("Beto").await);
+    let inbox = format!("/author/{}/inbox", ana.id);
+
+    // 401: no token, a malformed one, a well-formed wrong one.
+    let (status, error) = bus.get(None, &inbox).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert_eq!(error["code"], "unauthorized");
+    assert_eq!(
+        bus.get(Some("nope"), &inbox).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+    let forged = format!("colmena_{}", "0".repeat(64));
+    assert_eq!(
+        bus.get(Some(&forged), &inbox).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+    let response = bus
+        .http
+        .get(format!("{}{inbox}", bus.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.headers()["www-authenticate"], "Bearer");
+
+    // A rotated token stops working at once.
+    let rotated = inbox::authors::rotate_token(&bus.ctx, &ana.id)
+        .await
+        .unwrap();
+    assert_eq!(
+        bus.get(Some(&ana.token), &inbox).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        bus.get(Some(&rotated.token), &inbox).await.0,
+        StatusCode::OK
+    );
+    let ana = Who {
+        id: ana.id,
+        token: rotated.token,
+    };
+
+    // 404: unknown author (path and recipient), unknown message.
+    let (status, error) = bus.get(Some(&ana.token), "/author/nadie/inbox").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(error["code"], "not_found");
+    let (status, _) = bus
+        .send(&ana, &ana.id, "nadie", json!({"body": "hola"}))
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let response = bus
+        .http
+        .delete(format!("{}/message/0193-no-such", bus.base))
+        .bearer_auth(&ana.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::NOT_FOUND);
+
+    // 400: malformed JSON, a query that does not parse.
+    let response = bus
+        .http
+        .post(format!(
+            "{}/author/{}/message-to/{}",
+            bus.base, ana.id, beto.id
+        ))
+        .bearer_auth(&ana.token)
+        .header("content-type", "application/json")
+        .body("{\"body\": ")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    let error: Value = response.json().await.unwrap();
+    assert_eq!(error["code"], "validation");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("not valid JSON"),
+        "{error}"
+    );
+    for query in [
+        "since=yesterday",
+        "peek=maybe",
+        "unread_only=2",
+        "limit=lots",
+        "limit=0",
+    ] {
+        let (status, error) = bus.get(Some(&ana.token), &format!("{inbox}?{query}")).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{query}: {error}");
+        assert!(error["message"].as_str().unwrap().len() > 10, "{error}");
+    }
+
+    // 422: empty body, oversized body, unknown priority, wrong shape.
+    for (body, field) in [
+        (json!({"body": ""}), "body"),
+        (json!({"body": "   "}), "body"),
+        (json!({"body": "x".repeat(64 * 1024 + 1)}), "body"),
+        (json!({"body": "hola", "priority": "high"}), "priority"),
+        (json!({"text": "hola"}), "body"),
+        (json!({"body": 42}), "body"),
+    ] {
+        let (status, error) = bus.send(&ana, &ana.id, &beto.id, body.clone()).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}: {error}");
+        assert_eq!(error["details"]["field"], field, "{error}");
+    }
+    // Exactly 64 KiB is fine.
+    let (status, _) = bus
+        .send(
+            &ana,
+            &ana.id,
+            &beto.id,
+            json!({"body": "x".repeat(64 * 1024)}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED);
+    // Far beyond any limit: refused before it is read whole.
+    let response = bus
+        .http
+        .post(format!(
+            "{}/author/{}/message-to/{}",
+            bus.base, ana.id, beto.id
+        ))
+        .bearer_auth(&ana.token)
+        .body(vec![b'x'; 2 * 1024 * 1024])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
+
+    // An unknown route is a JSON 404 too.
+    let (status, error) = bus.get(Some(&ana.token), "/nothing/here").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(error["code"], "not_found");
+}
+
+#[tokio::test]
+async fn b3_only_the_sender_deletes_a_message() {
+    let bus = bus().await;
+    let (ana, beto) = (bus.author("Ana").await, bus.author("Beto").await);
+    let (_, receipt) = bus
+        .send(&ana, &ana.id, &beto.id, json!({"body": "borrame"}))
+        .await;
+    let url = format!("{}/message/{}", bus.base, receipt["id"].as_str().unwrap());
+
+    let response = bus
+        .http
+        .delete(&url)
+        .bearer_auth(&beto.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        response.status(),
+        StatusCode::FORBIDDEN,
+        "the recipient may not delete it"
+    );
+    let response = bus.http.delete(&url).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    let response = bus
+        .http
+        .delete(&url)
+        .bearer_auth(&ana.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::NO_CONTENT);
+    let response = bus
+        .http
+        .delete(&url)
+        .bearer_auth(&ana.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::NOT_FOUND);
+    let (_, inbox) = bus
+        .get(
+            Some(&beto.token),
+            &format!("/author/{}/inbox?peek=true", beto.id),
+        )
+        .await;
+    assert_eq!(inbox, json!([]));
+}
+
+#[tokio::test]
+async fn the_openapi_document_describes_every_route() {
+    let bus = bus().await;
+    let (status, doc) = bus.get(None, "/openapi.json").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(doc["openapi"], "3.1.0");
+    let paths: Vec<&str> = doc["paths"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let mut expected = colmena_server::http::API_PATHS.to_vec();
+    expected.sort_unstable();
+    let mut paths = paths;
+    paths.sort_unstable();
+    assert_eq!(paths, expected);
+    assert!(doc["paths"]["/author/{id}/inbox"]["get"]["responses"]["403"].is_object());
+    let (status, health) = bus.get(None, "/health").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(health["status"], "ok");
+}
+
+#[tokio::test]
+async fn x1_a_non_loopback_bind_is_refused_unless_asked_for() {
+    let err = colmena_server::http::bind("0.0.0.0:0".parse().unwrap(), false)
+        .await
+        .unwrap_err();
+    assert_eq!(err.code, colmena_core::ErrorCode::Validation);
+    assert!(err.message.contains("--allow-remote"), "{}", err.message);
+    assert!(
+        colmena_server::http::bind("0.0.0.0:0".parse().unwrap(), true)
+            .await
+            .is_ok()
+    );
+}

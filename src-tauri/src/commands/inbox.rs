@@ -1,0 +1,122 @@
+//! The bus in the desktop (SPEC B5): authors, the inbox of each, compose,
+//! sent, delete, wake-ups, and the local server — one line each over
+//! `colmena-core`. The app runs on the workspace's machine, so it acts as
+//! `Caller::Local`; it sends as the owner's own author.
+
+use colmena_core::inbox::{
+    self, Author, AuthorUpdate, AuthorWithToken, Caller, InboxQuery, Message, NewAuthor,
+    SendMessage, SentQuery,
+};
+use colmena_core::{AppError, Ctx};
+use tauri::State;
+
+use crate::server::{LocalServer, ServerStatus};
+
+#[tauri::command]
+#[specta::specta]
+pub async fn list_authors(ctx: State<'_, Ctx>) -> Result<Vec<Author>, AppError> {
+    inbox::authors::list(&ctx).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn create_author(
+    ctx: State<'_, Ctx>,
+    input: NewAuthor,
+) -> Result<AuthorWithToken, AppError> {
+    inbox::authors::create(&ctx, input).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn update_author(
+    ctx: State<'_, Ctx>,
+    id: String,
+    input: AuthorUpdate,
+) -> Result<Author, AppError> {
+    inbox::authors::update(&ctx, &id, input).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn rotate_author_token(
+    ctx: State<'_, Ctx>,
+    id: String,
+) -> Result<AuthorWithToken, AppError> {
+    inbox::authors::rotate_token(&ctx, &id).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn remove_author(ctx: State<'_, Ctx>, id: String) -> Result<(), AppError> {
+    inbox::authors::remove(&ctx, &id).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn wake_author(ctx: State<'_, Ctx>, id: String) -> Result<Author, AppError> {
+    inbox::wakes::wake_now(&ctx, &id).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn send_bus_message(
+    ctx: State<'_, Ctx>,
+    to: String,
+    message: SendMessage,
+) -> Result<Message, AppError> {
+    inbox::messages::send(&ctx, &Caller::Local, ctx.owner(), &to, message).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn read_inbox(
+    ctx: State<'_, Ctx>,
+    author: String,
+    query: InboxQuery,
+) -> Result<Vec<Message>, AppError> {
+    inbox::messages::inbox(&ctx, &Caller::Local, &author, query).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn mark_messages_read(
+    ctx: State<'_, Ctx>,
+    author: String,
+    ids: Vec<String>,
+) -> Result<u32, AppError> {
+    inbox::messages::mark_read(&ctx, &Caller::Local, &author, ids).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn list_sent(
+    ctx: State<'_, Ctx>,
+    author: String,
+    query: SentQuery,
+) -> Result<Vec<Message>, AppError> {
+    inbox::messages::sent(&ctx, &Caller::Local, &author, query).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn delete_bus_message(ctx: State<'_, Ctx>, id: String) -> Result<(), AppError> {
+    inbox::messages::delete(&ctx, &Caller::Local, ctx.owner(), &id).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn server_status(server: State<'_, LocalServer>) -> Result<ServerStatus, AppError> {
+    Ok(server.status())
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn set_server_port(
+    ctx: State<'_, Ctx>,
+    server: State<'_, LocalServer>,
+    port: u32,
+) -> Result<ServerStatus, AppError> {
+    let port = inbox::local_server::set_port(&ctx, port).await?;
+    Ok(server.restart(&ctx, port).await)
+}

@@ -1,0 +1,298 @@
+import { useState } from "react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useTranslation } from "react-i18next";
+import { AlarmClock, Bot, Inbox, KeyRound, Pencil, PenSquare, Plus, Trash2, User, Zap } from "lucide-react";
+
+import { inboxApi, type ApiError, type Author, type AuthorWithToken, type BusMessage } from "../../api";
+import { Banner } from "../../components/Banner";
+import { Button } from "../../components/Button";
+import { Dialog } from "../../components/Dialog";
+import { EmptyState } from "../../components/EmptyState";
+import { ListItem } from "../../components/ListItem";
+import { Spinner } from "../../components/Spinner";
+import { Tabs } from "../../components/Tabs";
+import { errorText } from "../../app/errorText";
+import { ComposeDialog } from "./ComposeDialog";
+import { RoleDialog, TokenPanel } from "./RoleDialog";
+import { authorsQuery, inboxKeys, messagesQuery } from "./queries";
+
+type Tab = "inbox" | "sent";
+
+/** The bus for the person (SPEC B5): every author with its unread count,
+ * each inbox and what each sent, compose, and the roles' wake-ups. Mail
+ * arrives live: the view refetches when the backend commits messages. */
+export function InboxView() {
+  const { t } = useTranslation();
+  const authors = useQuery(authorsQuery);
+  const [selected, setSelected] = useState<string | null>(null);
+  const [tab, setTab] = useState<Tab>("inbox");
+  const [dialog, setDialog] = useState<"compose" | "role" | "edit" | null>(null);
+  const list = authors.data ?? [];
+  const me = list.find((a) => a.isOwner);
+  const current = list.find((a) => a.id === selected) ?? me ?? list[0];
+
+  return (
+    <div className="page page-wide page-inbox">
+      <header className="view-head view-head-row">
+        <div>
+          <h1>{t("inbox.title")}</h1>
+          <p className="muted">{t("inbox.subtitle")}</p>
+        </div>
+        <div className="head-actions">
+          <Button icon={<Plus size={16} />} onClick={() => setDialog("role")} data-testid="new-role">
+            {t("inbox.newRole")}
+          </Button>
+          <Button variant="primary" icon={<PenSquare size={16} />} onClick={() => setDialog("compose")} disabled={list.length < 2} data-testid="compose">
+            {t("inbox.compose.open")}
+          </Button>
+        </div>
+      </header>
+      {authors.isPending ? (
+        <Spinner />
+      ) : (
+        <div className="split">
+          <aside className="list-pane">
+            <ul className="item-list" aria-label={t("inbox.authors")}>
+              {list.map((a) => (
+                <ListItem
+                  key={a.id}
+                  active={a.id === current?.id}
+                  icon={a.kind === "user" ? <User size={16} /> : <Bot size={16} />}
+                  title={
+                    <span className="author-line">
+                      <span>{a.isOwner ? t("inbox.you", { name: a.name }) : a.name}</span>
+                      {a.unread > 0 && (
+                        <span className="unread-count" data-testid={`unread-${a.id}`}>
+                          {a.unread}
+                        </span>
+                      )}
+                    </span>
+                  }
+                  sub={<AuthorSub author={a} />}
+                  onSelect={() => setSelected(a.id)}
+                  testId={`author-${a.id}`}
+                />
+              ))}
+            </ul>
+          </aside>
+          <div className="detail-pane">
+            {current && (
+              <>
+                <AuthorHeader author={current} onEdit={() => setDialog("edit")} onRemoved={() => setSelected(me?.id ?? null)} />
+                <Tabs
+                  label={t("inbox.title")}
+                  active={tab}
+                  onChange={(id) => setTab(id as Tab)}
+                  tabs={[
+                    { id: "inbox", label: t("inbox.tabs.inbox"), icon: Inbox, count: current.unread },
+                    { id: "sent", label: t("inbox.tabs.sent") },
+                  ]}
+                />
+                {!current.isOwner && tab === "inbox" && <p className="muted small peek-note">{t("inbox.peekNote", { name: current.name })}</p>}
+                <MessageList author={current} tab={tab} authors={list} />
+              </>
+            )}
+          </div>
+        </div>
+      )}
+      {dialog === "compose" && (
+        <ComposeDialog authors={list} to={current && !current.isOwner ? current.id : undefined} onClose={() => setDialog(null)} />
+      )}
+      {dialog === "role" && <RoleDialog onClose={() => setDialog(null)} onCreated={(id) => setSelected(id)} />}
+      {dialog === "edit" && current && <RoleDialog role={current} onClose={() => setDialog(null)} />}
+    </div>
+  );
+}
+
+function useTime() {
+  const { i18n } = useTranslation();
+  return (iso: string) => new Date(iso).toLocaleString(i18n.language, { dateStyle: "medium", timeStyle: "short" });
+}
+
+/** "in 29 minutes", "in 2 hours": when a wake-up is due, from now. */
+function useFromNow() {
+  const { i18n } = useTranslation();
+  return (iso: string) => {
+    const minutes = Math.round((new Date(iso).getTime() - Date.now()) / 60_000);
+    const format = new Intl.RelativeTimeFormat(i18n.language, { numeric: "auto" });
+    if (Math.abs(minutes) < 90) return format.format(minutes, "minute");
+    if (Math.abs(minutes) < 48 * 60) return format.format(Math.round(minutes / 60), "hour");
+    return format.format(Math.round(minutes / 1440), "day");
+  };
+}
+
+function AuthorSub({ author }: { author: Author }) {
+  const { t } = useTranslation();
+  const time = useFromNow();
+  if (author.kind === "user") return <>{t("inbox.person")}</>;
+  if (!author.agentId) return <>{t("inbox.outsideRole")}</>;
+  return (
+    <span data-testid={`next-wake-${author.id}`}>
+      {author.nextWakeAt ? t("inbox.nextWake", { time: time(author.nextWakeAt) }) : t("inbox.wakeSoon")}
+    </span>
+  );
+}
+
+function AuthorHeader({ author, onEdit, onRemoved }: { author: Author; onEdit(): void; onRemoved(): void }) {
+  const { t } = useTranslation();
+  const time = useTime();
+  const client = useQueryClient();
+  const [token, setToken] = useState<AuthorWithToken | null>(null);
+  const [confirm, setConfirm] = useState(false);
+  const refresh = () => void client.invalidateQueries({ queryKey: inboxKeys.authors });
+  const wake = useMutation<Author, ApiError>({ mutationFn: () => inboxApi.wakeAuthor(author.id), onSettled: refresh });
+  const rotate = useMutation<AuthorWithToken, ApiError>({ mutationFn: () => inboxApi.rotateAuthorToken(author.id), onSuccess: setToken });
+  const remove = useMutation<null, ApiError>({
+    mutationFn: () => inboxApi.removeAuthor(author.id),
+    onSuccess: () => {
+      setConfirm(false);
+      onRemoved();
+      refresh();
+    },
+  });
+  const failure = wake.error ?? rotate.error ?? remove.error;
+  const role = author.kind === "role";
+  return (
+    <section className="author-head" data-testid="author-head">
+      <div className="author-title">
+        <h2>{author.isOwner ? t("inbox.you", { name: author.name }) : author.name}</h2>
+        <code className="muted small">{author.id}</code>
+      </div>
+      {role && (
+        <dl className="role-facts">
+          <dt>{t("inbox.role.agent")}</dt>
+          <dd>{author.agentId ?? t("inbox.outsideRole")}</dd>
+          {author.wakeIntervalMinutes && (
+            <>
+              <dt>{t("inbox.role.every")}</dt>
+              <dd>{t("inbox.minutes", { count: author.wakeIntervalMinutes })}</dd>
+              <dt>{t("inbox.nextWakeLabel")}</dt>
+              <dd data-testid="role-next-wake">{author.nextWakeAt ? time(author.nextWakeAt) : t("inbox.wakeSoon")}</dd>
+            </>
+          )}
+          {author.lastWakeAt && (
+            <>
+              <dt>{t("inbox.lastWake")}</dt>
+              <dd>{time(author.lastWakeAt)}</dd>
+            </>
+          )}
+        </dl>
+      )}
+      {author.lastWakeError && <Banner tone="danger">{t("inbox.wakeFailed", { message: author.lastWakeError })}</Banner>}
+      {failure && <Banner tone="danger">{errorText(t, failure)}</Banner>}
+      <div className="author-actions">
+        {role && author.agentId && (
+          <Button size="sm" icon={<AlarmClock size={14} />} busy={wake.isPending} onClick={() => wake.mutate()} data-testid="wake-now">
+            {t("inbox.wakeNow")}
+          </Button>
+        )}
+        {role && (
+          <Button size="sm" icon={<Pencil size={14} />} onClick={onEdit} data-testid="edit-role">
+            {t("inbox.role.edit")}
+          </Button>
+        )}
+        <Button size="sm" icon={<KeyRound size={14} />} busy={rotate.isPending} onClick={() => rotate.mutate()} data-testid="rotate-token">
+          {t("inbox.token.rotate")}
+        </Button>
+        {role && (
+          <Button size="sm" variant="ghost" icon={<Trash2 size={14} />} onClick={() => setConfirm(true)} data-testid="remove-role">
+            {t("common.delete")}
+          </Button>
+        )}
+      </div>
+      {token && (
+        <Dialog title={t("inbox.token.newTitle", { name: author.name })} onClose={() => setToken(null)} closeLabel={t("common.close")} testId="token-dialog">
+          <TokenPanel token={token.token} onDone={() => setToken(null)} />
+        </Dialog>
+      )}
+      {confirm && (
+        <Dialog
+          title={t("inbox.role.removeTitle", { name: author.name })}
+          onClose={() => setConfirm(false)}
+          closeLabel={t("common.close")}
+          footer={
+            <>
+              <span className="spacer" />
+              <Button variant="ghost" onClick={() => setConfirm(false)}>
+                {t("common.cancel")}
+              </Button>
+              <Button variant="danger" busy={remove.isPending} onClick={() => remove.mutate()} data-testid="confirm-remove-role">
+                {t("common.delete")}
+              </Button>
+            </>
+          }
+        >
+          <p>{t("inbox.role.removeBody")}</p>
+        </Dialog>
+      )}
+    </section>
+  );
+}
+
+function MessageList({ author, tab, authors }: { author: Author; tab: Tab; authors: Author[] }) {
+  const { t } = useTranslation();
+  const time = useTime();
+  const client = useQueryClient();
+  const messages = useQuery(messagesQuery(tab, author.id));
+  const names = new Map(authors.map((a) => [a.id, a.name]));
+  const name = (id: string) => names.get(id) ?? id;
+  const refresh = () => void client.invalidateQueries({ queryKey: inboxKeys.messages });
+  const markRead = useMutation<number, ApiError, string>({
+    mutationFn: (id) => inboxApi.markRead(author.id, [id]),
+    onSuccess: refresh,
+  });
+  const remove = useMutation<null, ApiError, string>({ mutationFn: inboxApi.deleteMessage, onSuccess: refresh });
+  // Newest first on screen; the API gives oldest first.
+  const list = [...(messages.data ?? [])].reverse();
+
+  if (messages.isPending) return <Spinner />;
+  if (list.length === 0)
+    return (
+      <EmptyState
+        icon={<Inbox size={28} />}
+        title={tab === "inbox" ? t("inbox.emptyInbox") : t("inbox.emptySent")}
+        body={tab === "inbox" ? t("inbox.emptyInboxBody") : t("inbox.emptySentBody")}
+      />
+    );
+  return (
+    <>
+      {remove.error && <Banner tone="danger">{errorText(t, remove.error)}</Banner>}
+      <ul className="bus-list" data-testid={`${tab}-list`}>
+        {list.map((m: BusMessage) => {
+          const unread = tab === "inbox" && !m.read_at;
+          return (
+            <li
+              key={m.id}
+              className={["bus-message", unread ? "unread" : "", m.priority === "urgent" ? "urgent" : ""].join(" ")}
+              data-testid={`message-${m.id}`}
+              data-unread={unread ? "true" : "false"}
+            >
+              <div className="bus-meta">
+                {unread && <span className="unread-dot" aria-label={t("inbox.unread")} />}
+                <strong>{tab === "inbox" ? name(m.from) : t("inbox.toName", { name: name(m.to) })}</strong>
+                {m.priority === "urgent" && (
+                  <span className="badge badge-danger" data-testid="urgent-badge">
+                    <Zap size={12} aria-hidden="true" /> {t("inbox.priority.urgent")}
+                  </span>
+                )}
+                <span className="muted small">{time(m.created_at)}</span>
+                <span className="spacer" />
+                {unread && author.isOwner && (
+                  <Button size="sm" variant="ghost" onClick={() => markRead.mutate(m.id)} data-testid={`mark-read-${m.id}`}>
+                    {t("inbox.markRead")}
+                  </Button>
+                )}
+                {tab === "sent" && author.isOwner && (
+                  <Button size="sm" variant="ghost" icon={<Trash2 size={13} />} onClick={() => remove.mutate(m.id)} data-testid={`delete-${m.id}`}>
+                    {t("common.delete")}
+                  </Button>
+                )}
+              </div>
+              <p className="bus-body">{m.body}</p>
+            </li>
+          );
+        })}
+      </ul>
+    </>
+  );
+}

@@ -1,0 +1,123 @@
+import { useState } from "react";
+import type { FormEvent } from "react";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { useTranslation } from "react-i18next";
+import { Copy, KeyRound } from "lucide-react";
+
+import { inboxApi, type ApiError, type Author, type AuthorWithToken } from "../../api";
+import { Banner } from "../../components/Banner";
+import { Button } from "../../components/Button";
+import { Dialog } from "../../components/Dialog";
+import { Field } from "../../components/Field";
+import { errorText, fieldErrorText } from "../../app/errorText";
+import { agentsQuery } from "../catalog/queries";
+import { useAgentName } from "../catalog/agentName";
+
+/** A bearer token, shown once: copy it now. */
+export function TokenPanel({ token, onDone }: { token: string; onDone(): void }) {
+  const { t } = useTranslation();
+  const [copied, setCopied] = useState(false);
+  return (
+    <div className="token-panel" data-testid="token-panel">
+      <Banner tone="warning">{t("inbox.token.once")}</Banner>
+      <div className="token-row">
+        <KeyRound size={16} aria-hidden="true" />
+        <code data-testid="author-token">{token}</code>
+        <Button
+          size="sm"
+          icon={<Copy size={14} />}
+          onClick={() => void navigator.clipboard?.writeText(token).then(() => setCopied(true))}
+        >
+          {copied ? t("inbox.token.copied") : t("inbox.token.copy")}
+        </Button>
+      </div>
+      <div className="dialog-actions">
+        <Button variant="primary" onClick={onDone} data-testid="token-done">
+          {t("common.done")}
+        </Button>
+      </div>
+    </div>
+  );
+}
+
+/** Registers a role (name, the agent it runs, how often it wakes), or
+ * changes an existing role's agent and schedule. */
+export function RoleDialog({ role, onClose, onCreated }: { role?: Author; onClose(): void; onCreated?(id: string): void }) {
+  const { t } = useTranslation();
+  const agentName = useAgentName();
+  const agents = useQuery(agentsQuery);
+  const [name, setName] = useState(role?.name ?? "");
+  const [agentId, setAgentId] = useState(role?.agentId ?? "");
+  const [every, setEvery] = useState(String(role?.wakeIntervalMinutes ?? 30));
+  const [created, setCreated] = useState<AuthorWithToken | null>(null);
+  const minutes = agentId ? Number.parseInt(every, 10) : null;
+  const save = useMutation<Author | AuthorWithToken, ApiError>({
+    mutationFn: () =>
+      role
+        ? inboxApi.updateAuthor(role.id, { agentId: agentId || null, wakeIntervalMinutes: minutes })
+        : inboxApi.createAuthor({ name, agentId: agentId || null, wakeIntervalMinutes: minutes }),
+    onSuccess: (saved) => {
+      if ("token" in saved) {
+        setCreated(saved);
+        onCreated?.(saved.id);
+      } else onClose();
+    },
+  });
+  const problems = save.error?.fieldProblems() ?? {};
+  const general = save.error && !problems.name && !problems.agentId && !problems.wakeIntervalMinutes ? errorText(t, save.error) : null;
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    save.mutate();
+  };
+  const title = role ? t("inbox.role.editTitle", { name: role.name }) : t("inbox.role.newTitle");
+  return (
+    <Dialog title={title} onClose={onClose} closeLabel={t("common.close")} testId="role-dialog" width={560}>
+      {created ? (
+        <TokenPanel token={created.token} onDone={onClose} />
+      ) : (
+        <form onSubmit={submit} className="form">
+          {!role && (
+            <Field id="role-name" label={t("inbox.role.name")} hint={t("inbox.role.nameHint")} error={fieldErrorText(t, problems.name, save.error)}>
+              <input id="role-name" className="input" value={name} onChange={(e) => setName(e.target.value)} data-testid="role-name" />
+            </Field>
+          )}
+          <Field id="role-agent" label={t("inbox.role.agent")} hint={t("inbox.role.agentHint")} error={fieldErrorText(t, problems.agentId, save.error)}>
+            <select id="role-agent" className="input" value={agentId} onChange={(e) => setAgentId(e.target.value)} data-testid="role-agent">
+              <option value="">{t("inbox.role.noAgent")}</option>
+              {(agents.data ?? []).map((a) => (
+                <option key={a.id} value={a.id}>
+                  {agentName(a)}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field
+            id="role-every"
+            label={t("inbox.role.every")}
+            hint={t("inbox.role.everyHint")}
+            error={fieldErrorText(t, problems.wakeIntervalMinutes, save.error)}
+          >
+            <input
+              id="role-every"
+              className="input"
+              type="number"
+              min={1}
+              max={10080}
+              value={every}
+              disabled={!agentId}
+              onChange={(e) => setEvery(e.target.value)}
+              data-testid="role-every"
+            />
+          </Field>
+          {general && <Banner tone="danger">{general}</Banner>}
+          <div className="dialog-actions">
+            <Button onClick={onClose}>{t("common.cancel")}</Button>
+            <Button type="submit" variant="primary" busy={save.isPending} data-testid="role-save">
+              {role ? t("common.save") : t("inbox.role.create")}
+            </Button>
+          </div>
+        </form>
+      )}
+    </Dialog>
+  );
+}
