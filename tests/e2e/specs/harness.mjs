@@ -114,7 +114,7 @@ export async function completeFirstRun(browser, keep = null) {
     }
     await browser.$(byTestId("install-specialists")).click();
   }
-  await screen.waitForDisplayed({ reverse: true, timeout: 15_000 });
+  await waitGone(browser, byTestId("first-run"), 15_000);
 }
 
 /**

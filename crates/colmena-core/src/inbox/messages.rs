@@ -271,7 +271,7 @@ pub async fn inbox(
             format!(
                 "SELECT {COLUMNS} FROM bus_messages
                  WHERE to_author = ?1 AND read_at IS NULL AND created_at > ?2
-                 ORDER BY seq LIMIT ?3"
+                 ORDER BY created_at, seq LIMIT ?3"
             )
         } else {
             format!(

@@ -39,8 +39,10 @@ CREATE TABLE bus_messages (
     read_at     TEXT
 ) STRICT;
 
--- "A recipient's unread messages, in order" (B2), and the whole inbox.
-CREATE INDEX bus_messages_unread ON bus_messages (to_author, read_at, seq);
+-- "A recipient's unread messages, in order" (B2), and the whole inbox. Every
+-- index ends in the rowid (seq), so "ORDER BY created_at, seq" reads them in
+-- index order without sorting.
+CREATE INDEX bus_messages_unread ON bus_messages (to_author, read_at, created_at);
 CREATE INDEX bus_messages_inbox ON bus_messages (to_author, created_at);
 CREATE INDEX bus_messages_sent ON bus_messages (from_author, created_at);
 

@@ -1,0 +1,153 @@
+// The bus in the real window (SPEC B3, B5): compose in the Inbox view and see
+// the message in the recipient's inbox — through the REST API with the
+// recipient's own token too; a message sent over the REST API appears live,
+// urgent and unread, without a refresh; a role registered in the view shows
+// its token once, and that token opens its inbox; the local server's port
+// in Settings.
+
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+
+import { byTestId, completeFirstRun, launchApp, repo, shot, startDriver } from "./harness.mjs";
+
+const target = process.env.CARGO_TARGET_DIR ?? join(repo, "target");
+const CLI = process.env.COLMENA_CLI ?? join(target, "debug/colmena");
+
+let driver;
+let browser;
+let clonador;
+let owner;
+let api;
+
+function colmena(...args) {
+  return execFileSync(CLI, ["--data-dir", driver.dataDir, ...args], {
+    env: { ...process.env, COLMENA_SECRET_BACKEND: "file" },
+    encoding: "utf8",
+  });
+}
+
+const el = (id) => browser.$(byTestId(id));
+
+async function click(id) {
+  const target = await el(id);
+  await target.waitForClickable({ timeout: 10_000 });
+  await target.click();
+}
+
+async function rest(method, path, token, body) {
+  const response = await fetch(`${api}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: response.status, json: response.status === 204 ? null : await response.json() };
+}
+
+/** The message cards of the list shown, as text. */
+async function shownBodies(list) {
+  const items = await browser.$$(`[data-testid="${list}"] .bus-body`);
+  const texts = [];
+  for (const item of items) texts.push(await item.getText());
+  return texts;
+}
+
+before(async () => {
+  driver = await startDriver({ portOffset: 3 });
+  clonador = JSON.parse(colmena("--json", "author", "create", "Clonador"));
+  owner = JSON.parse(colmena("--json", "author", "list")).find((a) => a.isOwner);
+  browser = await launchApp();
+  await completeFirstRun(browser, []);
+});
+
+after(async () => {
+  await browser?.deleteSession().catch(() => {});
+  driver?.stop();
+});
+
+test("Settings shows where the local bus server listens", async () => {
+  await click("nav-settings");
+  await click("settings-server");
+  const url = await el("server-url");
+  await url.waitForDisplayed({ timeout: 10_000 });
+  api = await url.getText();
+  assert.match(api, /^http:\/\/127\.0\.0\.1:\d+$/);
+  const health = await fetch(`${api}/health`);
+  assert.equal(health.status, 200);
+  await shot(browser, "settings-server");
+});
+
+test("a message composed in the Inbox view arrives in the recipient's inbox", async () => {
+  await click("nav-inbox");
+  await click("compose");
+  await (await el("compose-to")).selectByAttribute("value", "clonador");
+  await click("priority-urgent");
+  await (await browser.$("#compose-body")).setValue("¿Está listo el clon de voz?");
+  await shot(browser, "inbox-compose");
+  await click("compose-send");
+  await browser.$(byTestId("compose-dialog")).waitForExist({ reverse: true, timeout: 10_000 });
+
+  // In the view: the recipient's inbox shows it, unread, urgent.
+  await click("author-clonador");
+  await browser.waitUntil(async () => (await shownBodies("inbox-list")).includes("¿Está listo el clon de voz?"), {
+    timeout: 10_000,
+    timeoutMsg: "the message is not in Clonador's inbox",
+  });
+  const unread = await el("unread-clonador");
+  assert.equal(await unread.getText(), "1");
+  // Over REST with the recipient's own token: there, from the owner.
+  const { status, json } = await rest("GET", `/author/clonador/inbox`, clonador.token);
+  assert.equal(status, 200);
+  assert.equal(json.length, 1);
+  assert.equal(json[0].from, owner.id);
+  assert.equal(json[0].priority, "urgent");
+  assert.equal(json[0].body, "¿Está listo el clon de voz?");
+  // Read by its owner, it shows read in the view too (live).
+  await browser.waitUntil(async () => !(await el("unread-clonador").isExisting()), {
+    timeout: 10_000,
+    timeoutMsg: "the unread count did not clear",
+  });
+});
+
+test("a message sent over the REST API appears live, urgent and unread", async () => {
+  await click(`author-${owner.id}`);
+  const sent = await rest("POST", `/author/clonador/message-to/${owner.id}`, clonador.token, {
+    body: "Sí: la voz está lista. Revisa el secret.",
+    priority: "urgent",
+  });
+  assert.equal(sent.status, 201);
+  const card = await el(`message-${sent.json.id}`);
+  await card.waitForDisplayed({ timeout: 10_000 });
+  assert.equal(await card.getAttribute("data-unread"), "true");
+  assert.ok(await card.$(byTestId("urgent-badge")).isDisplayed());
+  assert.equal(await el("nav-unread").then((e) => e.getText()), "1");
+  await shot(browser, "inbox-live");
+
+  // Another author's token cannot post as Clonador.
+  const forged = await rest("POST", `/author/clonador/message-to/${owner.id}`, "colmena_" + "0".repeat(64), { body: "x" });
+  assert.equal(forged.status, 401);
+
+  await click(`mark-read-${sent.json.id}`);
+  await browser.waitUntil(async () => (await card.getAttribute("data-unread")) === "false", { timeout: 10_000 });
+});
+
+test("a role registered in the view shows its token once, and the token opens its inbox", async () => {
+  await click("new-role");
+  await (await browser.$("#role-name")).setValue("Ambrosio");
+  await click("role-save");
+  const token = await el("author-token");
+  await token.waitForDisplayed({ timeout: 10_000 });
+  const value = await token.getText();
+  assert.match(value, /^colmena_[0-9a-f]{64}$/);
+  await shot(browser, "inbox-role-token");
+  await click("token-done");
+  const { status, json } = await rest("GET", "/author/ambrosio/inbox", value);
+  assert.equal(status, 200);
+  assert.deepEqual(json, []);
+  // The token is nowhere in the page once the panel is closed.
+  const html = await browser.getPageSource();
+  assert.ok(!html.includes(value), "the token is still in the page");
+  await el("author-ambrosio").then((e) => e.waitForDisplayed({ timeout: 10_000 }));
+  await shot(browser, "inbox-roles");
+});
