@@ -139,7 +139,10 @@ async fn inbox_reads(stored: usize) {
     let http = reqwest::Client::new();
     for (label, query) in [
         ("HTTP inbox read, peek, 100 unread", "?peek=true&limit=100"),
-        ("HTTP inbox read, read and unread, 100 oldest", "?peek=true&unread_only=false&limit=100"),
+        (
+            "HTTP inbox read, read and unread, 100 oldest",
+            "?peek=true&unread_only=false&limit=100",
+        ),
         ("HTTP inbox read marking read, 20 per call", "?limit=20"),
     ] {
         let mut samples = Vec::new();

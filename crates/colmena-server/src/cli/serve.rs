@@ -33,15 +33,18 @@ pub async fn run(ctx: &Ctx, out: &Output, args: ServeArgs) -> Result<()> {
         let (ctx, stop) = (ctx.clone(), stop.clone());
         tokio::spawn(colmena_core::inbox::wakes::run_scheduler(ctx, stop));
     }
-    out.emit(
-        &serde_json::json!({ "listening": format!("http://{addr}") }),
-        |_| {
-            println!(
-                "colmena bus listening on http://{addr} (data: {})",
-                ctx.data_dir().display()
-            );
-        },
-    );
+    // One line either way: scripts wait for it to know the server is up.
+    if out.json {
+        println!(
+            "{}",
+            serde_json::json!({ "listening": format!("http://{addr}") })
+        );
+    } else {
+        println!(
+            "colmena bus listening on http://{addr} (data: {})",
+            ctx.data_dir().display()
+        );
+    }
     let signalled = stop.clone();
     let shutdown = async move {
         wait_for_signal().await;
