@@ -90,9 +90,19 @@ export async function launchApp() {
 
 export const byTestId = (id) => `[data-testid="${id}"]`;
 
+const warmedUp = new WeakSet();
+
 export async function shot(browser, name) {
   const path = join(SCREENSHOTS, `${name}.png`);
   await browser.pause(250); // let transitions settle
+  // WebKitWebDriver's first screenshot of a session can hold the window's
+  // first paint (seen: the first-run screen long after it was left); take
+  // one to throw away before the first that counts.
+  if (!warmedUp.has(browser)) {
+    warmedUp.add(browser);
+    await browser.takeScreenshot();
+    await browser.pause(250);
+  }
   await browser.saveScreenshot(path);
   return path;
 }
