@@ -60,10 +60,12 @@ pub enum Change {
     Authors,
     /// Bus messages (sent, read, deleted).
     Messages,
+    /// Canvases, their items, variants, rounds, presets and sources.
+    Canvases,
 }
 
 impl Change {
-    pub const ALL: [Change; 13] = [
+    pub const ALL: [Change; 14] = [
         Change::Providers,
         Change::Models,
         Change::Agents,
@@ -77,6 +79,7 @@ impl Change {
         Change::Swarms,
         Change::Authors,
         Change::Messages,
+        Change::Canvases,
     ];
 }
 

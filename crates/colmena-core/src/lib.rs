@@ -5,6 +5,7 @@
 //! over these functions. Nothing here depends on Tauri, axum or rmcp.
 
 pub mod agents;
+pub mod canvas;
 pub mod conversations;
 pub mod ctx;
 pub mod data_dir;

@@ -8,7 +8,7 @@
 mod docs;
 mod files;
 mod shell;
-mod web;
+pub(crate) mod web;
 
 use serde_json::{Value, json};
 

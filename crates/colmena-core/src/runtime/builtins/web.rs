@@ -50,6 +50,31 @@ pub async fn fetch(
             .unwrap_or(DEFAULT_TIME_LIMIT)
             .clamp(1, HARD_TIME_LIMIT),
     );
+    let (status, content_type, body, truncated) =
+        download(&parsed, limit, time_limit, cancel).await?;
+    let text = String::from_utf8_lossy(&body);
+    let readable = if content_type.contains("html") || text.trim_start().starts_with('<') {
+        html_to_text(&text)
+    } else {
+        text.into_owned()
+    };
+    let mut out = format!("URL: {url}\nStatus: {}\n", status.as_u16());
+    if truncated {
+        out.push_str(&format!("(only the first {limit} bytes were read)\n"));
+    }
+    out.push('\n');
+    out.push_str(readable.trim());
+    Ok(out)
+}
+
+/// Downloads at most `limit` bytes of `parsed` within `time_limit`.
+async fn download(
+    parsed: &url::Url,
+    limit: u64,
+    time_limit: Duration,
+    cancel: &CancellationToken,
+) -> Result<(reqwest::StatusCode, String, Vec<u8>, bool)> {
+    let url = parsed.as_str();
     let work = async {
         let response = client(time_limit)?
             .get(parsed.clone())
@@ -90,19 +115,55 @@ pub async fn fetch(
                 .with_details(serde_json::json!({ "reason": "timeout" }))
         })??,
     };
-    let text = String::from_utf8_lossy(&body);
-    let readable = if content_type.contains("html") || text.trim_start().starts_with('<') {
-        html_to_text(&text)
-    } else {
-        text.into_owned()
-    };
-    let mut out = format!("URL: {url}\nStatus: {}\n", status.as_u16());
-    if truncated {
-        out.push_str(&format!("(only the first {limit} bytes were read)\n"));
+    Ok((status, content_type, body, truncated))
+}
+
+/// A page or feed's bytes with the default limits (source refreshes); a
+/// status other than success is an error.
+pub(crate) async fn fetch_raw(url: &str) -> Result<Vec<u8>> {
+    let parsed = url::Url::parse(url).map_err(|e| {
+        AppError::invalid_field("url", "invalid_url", format!("'{url}' is not a URL: {e}"))
+    })?;
+    let time_limit = Duration::from_secs(DEFAULT_TIME_LIMIT);
+    let (status, _, body, _) = download(
+        &parsed,
+        HARD_MAX_BYTES,
+        time_limit,
+        &CancellationToken::new(),
+    )
+    .await?;
+    if !status.is_success() {
+        return Err(AppError::new(
+            ErrorCode::Upstream,
+            format!("{url} answered {}", status.as_u16()),
+        ));
     }
-    out.push('\n');
-    out.push_str(readable.trim());
-    Ok(out)
+    Ok(body)
+}
+
+/// The `<title>` of an HTML page.
+pub(crate) fn html_title(html: &str) -> Option<String> {
+    let lower = html.to_ascii_lowercase();
+    lower.find("<title").and_then(|s| {
+        let open_end = lower[s..].find('>')? + s + 1;
+        let close = lower[open_end..].find("</title")? + open_end;
+        Some(decode_entities(html[open_end..close].trim()))
+    })
+}
+
+/// Readable text of an HTML fragment or page, without its title line.
+pub(crate) fn readable_text(html: &str) -> String {
+    let title = html_title(html);
+    let text = html_to_text(html);
+    match title {
+        Some(t) if !t.is_empty() => text
+            .trim_start()
+            .strip_prefix(t.as_str())
+            .unwrap_or(&text)
+            .trim()
+            .to_owned(),
+        _ => text.trim().to_owned(),
+    }
 }
 
 fn remove_blocks(html: &str, tag: &str) -> String {
@@ -164,14 +225,7 @@ fn decode_entities(text: &str) -> String {
 
 /// Readable text of an HTML page: its title, then its text by blocks.
 pub fn html_to_text(html: &str) -> String {
-    let title = {
-        let lower = html.to_ascii_lowercase();
-        lower.find("<title").and_then(|s| {
-            let open_end = lower[s..].find('>')? + s + 1;
-            let close = lower[open_end..].find("</title")? + open_end;
-            Some(decode_entities(html[open_end..close].trim()))
-        })
-    };
+    let title = html_title(html);
     let mut cleaned = html.to_owned();
     for tag in ["script", "style", "noscript", "svg", "head", "template"] {
         cleaned = remove_blocks(&cleaned, tag);

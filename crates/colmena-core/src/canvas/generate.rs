@@ -1,0 +1,385 @@
+//! Generation (SPEC C4, C5): one variant, or every variant of a canvas at
+//! once with a bound, each failing alone. The model's text streams to the
+//! caller as it is written; when it is complete it becomes the variant's
+//! next round — output, the prompt and style it was made with, the provider
+//! and model actually used, tokens, latency and the client that asked — and
+//! the new round is the one shown.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use chrono::Utc;
+use futures_util::StreamExt;
+use rusqlite::params;
+use serde::{Deserialize, Serialize};
+use zeroize::Zeroizing;
+
+use super::items::CanvasItem;
+use super::presets;
+use super::variants::{Round, Variant, VariantStatus, key_context, require_variant, rounds_in};
+use super::{Actor, activity, touch};
+use crate::ctx::{Change, Ctx};
+use crate::error::{AppError, ErrorCode, Result};
+use crate::ids::ModelId;
+use crate::llm::{self, CallOptions, ChatRequest, Endpoint, Message, StreamEvent};
+use crate::{models, providers};
+
+/// Most variants generating at once in `generate_all`.
+pub const MAX_PARALLEL: usize = 20;
+const MAX_TOKENS: u32 = 4096;
+
+/// What streams out of a generation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
+pub enum CanvasEvent {
+    Queued {
+        variant_id: String,
+    },
+    Streaming {
+        variant_id: String,
+        provider: String,
+        model: String,
+    },
+    Delta {
+        variant_id: String,
+        text: String,
+    },
+    Done {
+        variant_id: String,
+        round: Round,
+    },
+    Failed {
+        variant_id: String,
+        error: AppError,
+    },
+}
+
+pub type CanvasSink = Arc<dyn Fn(CanvasEvent) + Send + Sync>;
+
+/// A sink that drops everything.
+pub fn no_events() -> CanvasSink {
+    Arc::new(|_| {})
+}
+
+/// What `generate_all` did: every variant's new round or its error.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct GenerateAllOutcome {
+    pub done: Vec<Round>,
+    pub failed: Vec<VariantFailure>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct VariantFailure {
+    pub variant_id: String,
+    pub error: AppError,
+}
+
+/// Everything one call needs, read in one go.
+struct Prepared {
+    variant: Variant,
+    items: Vec<CanvasItem>,
+    endpoint: Endpoint,
+    provider: String,
+    model: String,
+}
+
+fn prepare(ctx: &Ctx, conn: &rusqlite::Connection, user: &str, id: &str) -> Result<Prepared> {
+    let variant = require_variant(conn, user, id)?;
+    let items = super::items::list_in(conn, &variant.canvas_id)?;
+    let model_id = match &variant.model_id {
+        Some(m) => ModelId::from(m.as_str()),
+        None => models::default_model_in(conn)?.ok_or_else(|| {
+            AppError::precondition(
+                "this variant has no model and no default model is set: choose one in Settings → Providers & models",
+            )
+            .with_details(serde_json::json!({ "reason": "no_model" }))
+        })?,
+    };
+    let model = models::find(conn, &model_id)?.ok_or_else(|| {
+        AppError::precondition(format!("the model '{model_id}' no longer exists"))
+    })?;
+    if !model.enabled || !model.provider_enabled {
+        return Err(
+            AppError::precondition(format!("model '{model_id}' is switched off"))
+                .with_details(serde_json::json!({ "reason": "model_disabled" })),
+        );
+    }
+    let mut endpoint = providers::endpoint(conn, ctx.vault(), &model.provider_id)?;
+    let own_key: Option<Vec<u8>> = conn.query_row(
+        "SELECT api_key_cipher FROM canvas_variants WHERE id = ?1",
+        [id],
+        |r| r.get(0),
+    )?;
+    if let Some(cipher) = own_key {
+        let clear = ctx.vault().open_envelope(&key_context(id), &cipher)?;
+        let key = String::from_utf8(clear.to_vec())
+            .map_err(|_| AppError::internal("a variant's API key is not text"))?;
+        endpoint.api_key = Some(Zeroizing::new(key));
+    }
+    Ok(Prepared {
+        variant,
+        items,
+        endpoint,
+        provider: model.provider_id.to_string(),
+        model: model.name,
+    })
+}
+
+/// The instructions and the user message a variant's model gets.
+pub(crate) fn compose(variant: &Variant, items: &[CanvasItem]) -> (String, String) {
+    let instructions =
+        presets::builtin(&variant.preset_id).map_or("Follow the prompt below.", |p| p.instructions);
+    let mut system =
+        format!("You draft content from the sources the user selected.\n\n{instructions}");
+    if !variant.style.trim().is_empty() {
+        system.push_str(&format!("\n\nStyle: {}", variant.style.trim()));
+    }
+    system.push_str("\n\nAnswer with the draft only, no preamble.");
+    let mut user = String::new();
+    if items.is_empty() {
+        user.push_str("There are no selected sources.\n");
+    } else {
+        user.push_str("Selected sources:\n");
+        for (n, item) in items.iter().enumerate() {
+            user.push_str(&format!(
+                "\n[{}] {} ({})\n{}\n",
+                n + 1,
+                item.title,
+                item.source_kind.as_str(),
+                item.snippet
+            ));
+        }
+    }
+    if !variant.prompt.trim().is_empty() {
+        user.push_str(&format!("\nTask: {}\n", variant.prompt.trim()));
+    }
+    (system, user)
+}
+
+async fn set_status(
+    ctx: &Ctx,
+    id: &str,
+    status: VariantStatus,
+    error: Option<String>,
+) -> Result<()> {
+    let id = id.to_owned();
+    ctx.store()
+        .write(move |tx| {
+            tx.execute(
+                "UPDATE canvas_variants SET status = ?2, error_message = ?3 WHERE id = ?1",
+                params![id, status.as_str(), error],
+            )?;
+            Ok(())
+        })
+        .await?;
+    ctx.changed(Change::Canvases);
+    Ok(())
+}
+
+/// `generate_variant(variant)`: one call, one new round.
+pub async fn generate_variant(
+    ctx: &Ctx,
+    actor: &Actor,
+    variant: &str,
+    sink: CanvasSink,
+) -> Result<Round> {
+    // Checked (and the variant's owner with it) before anything changes.
+    let id = variant.to_owned();
+    let user = actor.user.clone();
+    ctx.store()
+        .read(move |conn| require_variant(conn, &user, &id).map(|_| ()))
+        .await?;
+    set_status(ctx, variant, VariantStatus::Queued, None).await?;
+    sink(CanvasEvent::Queued {
+        variant_id: variant.to_owned(),
+    });
+    run(ctx, actor, variant, &sink).await
+}
+
+/// Stops a generation of this process; false if none is running here.
+pub fn cancel(ctx: &Ctx, variant: &str) -> bool {
+    ctx.cancel_run(&format!("variant:{variant}"))
+}
+
+async fn run(ctx: &Ctx, actor: &Actor, variant: &str, sink: &CanvasSink) -> Result<Round> {
+    let outcome = attempt(ctx, actor, variant, sink).await;
+    ctx.unregister_run(&format!("variant:{variant}"));
+    match outcome {
+        Ok(round) => {
+            sink(CanvasEvent::Done {
+                variant_id: variant.to_owned(),
+                round: round.clone(),
+            });
+            Ok(round)
+        }
+        Err(error) => {
+            // The variant says why; the error is the caller's too.
+            let _ = set_status(
+                ctx,
+                variant,
+                VariantStatus::Error,
+                Some(error.message.clone()),
+            )
+            .await;
+            sink(CanvasEvent::Failed {
+                variant_id: variant.to_owned(),
+                error: error.clone(),
+            });
+            Err(error)
+        }
+    }
+}
+
+async fn attempt(ctx: &Ctx, actor: &Actor, variant: &str, sink: &CanvasSink) -> Result<Round> {
+    let cancel = ctx.register_run(&format!("variant:{variant}"));
+    let (ctx2, user, id) = (ctx.clone(), actor.user.clone(), variant.to_owned());
+    let prepared = ctx
+        .store()
+        .read(move |conn| prepare(&ctx2, conn, &user, &id))
+        .await?;
+    let (system, user_text) = compose(&prepared.variant, &prepared.items);
+    set_status(ctx, variant, VariantStatus::Streaming, None).await?;
+    sink(CanvasEvent::Streaming {
+        variant_id: variant.to_owned(),
+        provider: prepared.provider.clone(),
+        model: prepared.model.clone(),
+    });
+    let request = ChatRequest {
+        model: prepared.model.clone(),
+        system: Some(system),
+        messages: vec![Message::user(user_text)],
+        tools: Vec::new(),
+        max_tokens: MAX_TOKENS,
+        temperature: None,
+    };
+    let options = CallOptions {
+        cancel,
+        ..CallOptions::default()
+    };
+    let started = Instant::now();
+    let variant_id = variant.to_owned();
+    let mut on_event = |event: StreamEvent| {
+        if let StreamEvent::Text(text) = event {
+            sink(CanvasEvent::Delta {
+                variant_id: variant_id.clone(),
+                text,
+            });
+        }
+    };
+    let response = llm::chat(&prepared.endpoint, &request, &options, &mut on_event).await?;
+    let latency = started.elapsed().as_millis().min(u128::from(u32::MAX)) as u32;
+    if response.text.trim().is_empty() {
+        return Err(
+            AppError::new(ErrorCode::Upstream, "the model answered with no text")
+                .with_details(serde_json::json!({ "reason": "empty_answer" })),
+        );
+    }
+    let (actor2, id, prepared_variant) = (actor.clone(), variant.to_owned(), prepared.variant);
+    let (provider, model) = (prepared.provider, prepared.model);
+    let round = ctx
+        .store()
+        .write(move |tx| {
+            // The variant may have been removed meanwhile: then this fails.
+            let current = require_variant(tx, &actor2.user, &id)?;
+            let index = current.round_count;
+            let round_id = uuid::Uuid::now_v7().to_string();
+            tx.execute(
+                "INSERT INTO variant_rounds (id, variant_id, round_index, output, prompt_snapshot, style_snapshot,
+                     provider, model, prompt_tokens, completion_tokens, latency_ms, client, generated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                params![
+                    round_id,
+                    id,
+                    index,
+                    response.text,
+                    prepared_variant.prompt,
+                    prepared_variant.style,
+                    provider,
+                    model,
+                    response.usage.prompt_tokens,
+                    response.usage.completion_tokens,
+                    latency,
+                    actor2.client.as_str(),
+                    Utc::now()
+                ],
+            )?;
+            tx.execute(
+                "UPDATE canvas_variants SET active_round = ?2, status = 'done', error_message = NULL,
+                 updated_at = ?3 WHERE id = ?1",
+                params![id, index, Utc::now()],
+            )?;
+            touch(tx, &current.canvas_id)?;
+            activity::record(
+                tx,
+                &actor2,
+                Some(&current.canvas_id),
+                "session.generate_variant",
+                &format!("{} round {} ({model})", current.preset_id, index + 1),
+            )?;
+            rounds_in(tx, &id)?
+                .into_iter()
+                .find(|r| r.id == round_id)
+                .ok_or_else(|| AppError::internal("the new round vanished"))
+        })
+        .await?;
+    ctx.changed(Change::Canvases);
+    Ok(round)
+}
+
+/// `generate_all(canvas)`: every variant, at most [`MAX_PARALLEL`] at a
+/// time; one failing leaves the others to finish.
+pub async fn generate_all(
+    ctx: &Ctx,
+    actor: &Actor,
+    canvas: &str,
+    sink: CanvasSink,
+) -> Result<GenerateAllOutcome> {
+    let (actor2, canvas_id) = (actor.clone(), canvas.to_owned());
+    let variants = ctx
+        .store()
+        .write(move |tx| {
+            super::require(tx, &actor2.user, &canvas_id)?;
+            let variants = super::variants::list_in(tx, &canvas_id)?;
+            tx.execute(
+                "UPDATE canvas_variants SET status = 'queued', error_message = NULL WHERE canvas_id = ?1",
+                [&canvas_id],
+            )?;
+            activity::record(tx, &actor2, Some(&canvas_id), "session.generate_all", &format!("{} variants", variants.len()))?;
+            Ok(variants)
+        })
+        .await?;
+    ctx.changed(Change::Canvases);
+    for v in &variants {
+        sink(CanvasEvent::Queued {
+            variant_id: v.id.clone(),
+        });
+    }
+    let results: Vec<(String, Result<Round>)> = futures_util::stream::iter(variants)
+        .map(|v| {
+            let sink = sink.clone();
+            async move {
+                let outcome = run(ctx, actor, &v.id, &sink).await;
+                (v.id, outcome)
+            }
+        })
+        .buffer_unordered(MAX_PARALLEL)
+        .collect()
+        .await;
+    let mut outcome = GenerateAllOutcome {
+        done: Vec::new(),
+        failed: Vec::new(),
+    };
+    for (variant_id, result) in results {
+        match result {
+            Ok(round) => outcome.done.push(round),
+            Err(error) => outcome.failed.push(VariantFailure { variant_id, error }),
+        }
+    }
+    Ok(outcome)
+}
