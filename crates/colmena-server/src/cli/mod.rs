@@ -3,6 +3,7 @@
 
 mod agent;
 mod author;
+mod canvas;
 mod chat;
 mod conversation;
 mod doctor;
@@ -107,6 +108,8 @@ pub enum Command {
     Message(message::MessageCommand),
     /// Serve the bus over HTTP headless, waking roles, until SIGTERM.
     Serve(serve::ServeArgs),
+    /// Canvases: items, variants, rounds, exports, presets, sources.
+    Canvas(canvas::CanvasArgs),
 }
 
 pub async fn run(cli: Cli) -> Result<()> {
@@ -171,6 +174,7 @@ pub async fn run(cli: Cli) -> Result<()> {
         Command::Author(command) => author::run(&ctx, &out, command).await,
         Command::Message(command) => message::run(&ctx, &out, command).await,
         Command::Serve(args) => serve::run(&ctx, &out, args).await,
+        Command::Canvas(args) => canvas::run(&ctx, &out, args).await,
         Command::Reindex => {
             let count = ctx.reindex().await?;
             out.emit(&serde_json::json!({ "documents": count }), |_| {
