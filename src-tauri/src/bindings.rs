@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use tauri::Runtime;
 use tauri_specta::{Builder, ErrorHandlingMode, Event, collect_commands, collect_events};
 
-use crate::commands::{catalog, conversations, inbox, memory, providers, runs, swarms, workspace};
+use crate::commands::{canvas, catalog, conversations, inbox, memory, providers, runs, swarms, workspace};
 
 /// Sent after a change is committed, so that open views refresh.
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, Event)]
@@ -124,6 +124,33 @@ pub fn builder<R: Runtime>() -> Builder<R> {
             inbox::delete_bus_message,
             inbox::server_status,
             inbox::set_server_port,
+            canvas::list_canvases,
+            canvas::create_canvas,
+            canvas::get_canvas,
+            canvas::rename_canvas,
+            canvas::delete_canvas,
+            canvas::add_canvas_item,
+            canvas::remove_canvas_item,
+            canvas::clear_canvas_selection,
+            canvas::add_variant,
+            canvas::update_variant,
+            canvas::remove_variant,
+            canvas::select_round,
+            canvas::variant_rounds,
+            canvas::generate_variant,
+            canvas::generate_all,
+            canvas::cancel_generation,
+            canvas::export_variant,
+            canvas::exports_last_7_days,
+            canvas::list_presets,
+            canvas::save_preset,
+            canvas::delete_preset,
+            canvas::list_sources,
+            canvas::register_source,
+            canvas::refresh_source,
+            canvas::source_items,
+            canvas::remove_source,
+            canvas::canvas_activity,
         ])
         .events(collect_events![DataChanged, UserNotice])
 }

@@ -96,6 +96,33 @@ export const commands = {
 	deleteBusMessage: (id: string) => __TAURI_INVOKE<null>("delete_bus_message", { id }),
 	serverStatus: () => __TAURI_INVOKE<ServerStatus_Serialize>("server_status"),
 	setServerPort: (port: number) => __TAURI_INVOKE<ServerStatus_Serialize>("set_server_port", { port }),
+	listCanvases: () => __TAURI_INVOKE<Canvas_Serialize[]>("list_canvases"),
+	createCanvas: (name: string | null) => __TAURI_INVOKE<Canvas_Serialize>("create_canvas", { name }),
+	getCanvas: (id: string) => __TAURI_INVOKE<CanvasDetail_Serialize>("get_canvas", { id }),
+	renameCanvas: (id: string, name: string | null) => __TAURI_INVOKE<Canvas_Serialize>("rename_canvas", { id, name }),
+	deleteCanvas: (id: string) => __TAURI_INVOKE<null>("delete_canvas", { id }),
+	addCanvasItem: (canvas: string, item: NewItem_Deserialize) => __TAURI_INVOKE<CanvasItem_Serialize>("add_canvas_item", { canvas, item }),
+	removeCanvasItem: (canvas: string, item: string) => __TAURI_INVOKE<null>("remove_canvas_item", { canvas, item }),
+	clearCanvasSelection: (canvas: string) => __TAURI_INVOKE<number>("clear_canvas_selection", { canvas }),
+	addVariant: (canvas: string, input: NewVariant_Deserialize) => __TAURI_INVOKE<Variant_Serialize>("add_variant", { canvas, input }),
+	updateVariant: (id: string, input: VariantUpdate_Deserialize) => __TAURI_INVOKE<Variant_Serialize>("update_variant", { id, input }),
+	removeVariant: (id: string) => __TAURI_INVOKE<null>("remove_variant", { id }),
+	selectRound: (id: string, index: number) => __TAURI_INVOKE<Variant_Serialize>("select_round", { id, index }),
+	variantRounds: (id: string) => __TAURI_INVOKE<Round[]>("variant_rounds", { id }),
+	generateVariant: (id: string, onEvent: Channel<CanvasEvent_Deserialize>) => __TAURI_INVOKE<Round>("generate_variant", { id, onEvent }),
+	generateAll: (canvas: string, onEvent: Channel<CanvasEvent_Deserialize>) => __TAURI_INVOKE<GenerateAllOutcome_Serialize>("generate_all", { canvas, onEvent }),
+	cancelGeneration: (id: string) => __TAURI_INVOKE<boolean>("cancel_generation", { id }),
+	exportVariant: (request: ExportRequest_Deserialize) => __TAURI_INVOKE<Exported_Serialize>("export_variant", { request }),
+	exportsLast7Days: () => __TAURI_INVOKE<number>("exports_last_7_days"),
+	listPresets: () => __TAURI_INVOKE<UserPreset[]>("list_presets"),
+	savePreset: (draft: PresetDraft_Deserialize) => __TAURI_INVOKE<UserPreset>("save_preset", { draft }),
+	deletePreset: (id: string) => __TAURI_INVOKE<null>("delete_preset", { id }),
+	listSources: () => __TAURI_INVOKE<Source_Serialize[]>("list_sources"),
+	registerSource: (input: NewSource_Deserialize) => __TAURI_INVOKE<Source_Serialize>("register_source", { input }),
+	refreshSource: (id: string) => __TAURI_INVOKE<Source_Serialize>("refresh_source", { id }),
+	sourceItems: (id: string) => __TAURI_INVOKE<SourceItem_Serialize[]>("source_items", { id }),
+	removeSource: (id: string) => __TAURI_INVOKE<null>("remove_source", { id }),
+	canvasActivity: (canvas: string | null, limit: number | null) => __TAURI_INVOKE<Activity_Serialize[]>("canvas_activity", { canvas, limit }),
 };
 
 /** Events */
@@ -114,6 +141,30 @@ export type ActivationPlan = {
 	tools: string[],
 	skills: string[],
 	nonCatalog: string[],
+};
+
+export type Activity = Activity_Serialize | Activity_Deserialize;
+
+export type Activity_Deserialize = {
+	seq: number,
+	/**  None once the canvas was deleted. */
+	canvasId?: string | null,
+	client: Client,
+	/**  Dotted, like `session.add_variant`. */
+	tool: string,
+	detail: string,
+	createdAt: string,
+};
+
+export type Activity_Serialize = {
+	seq: number,
+	/**  None once the canvas was deleted. */
+	canvasId: string | null,
+	client: Client,
+	/**  Dotted, like `session.add_variant`. */
+	tool: string,
+	detail: string,
+	createdAt: string,
 };
 
 export type Agent = Agent_Serialize | Agent_Deserialize;
@@ -319,6 +370,76 @@ export type Author_Serialize = {
 	createdAt: string,
 };
 
+export type Canvas = Canvas_Serialize | Canvas_Deserialize;
+
+/**  A canvas with everything on it. */
+export type CanvasDetail = CanvasDetail_Serialize | CanvasDetail_Deserialize;
+
+/**  A canvas with everything on it. */
+export type CanvasDetail_Deserialize = {
+	items: CanvasItem_Deserialize[],
+	variants: Variant_Deserialize[],
+} & Canvas_Deserialize;
+
+/**  A canvas with everything on it. */
+export type CanvasDetail_Serialize = {
+	items: CanvasItem_Serialize[],
+	variants: Variant_Serialize[],
+} & Canvas_Serialize;
+
+/**  What streams out of a generation. */
+export type CanvasEvent = CanvasEvent_Serialize | CanvasEvent_Deserialize;
+
+/**  What streams out of a generation. */
+export type CanvasEvent_Deserialize = { type: "queued"; variantId: string } | { type: "streaming"; variantId: string; provider: string; model: string } | { type: "delta"; variantId: string; text: string } | { type: "done"; variantId: string; round: Round } | { type: "failed"; variantId: string; error: AppError_Deserialize };
+
+/**  What streams out of a generation. */
+export type CanvasEvent_Serialize = { type: "queued"; variantId: string } | { type: "streaming"; variantId: string; provider: string; model: string } | { type: "delta"; variantId: string; text: string } | { type: "done"; variantId: string; round: Round } | { type: "failed"; variantId: string; error: AppError_Serialize };
+
+export type CanvasItem = CanvasItem_Serialize | CanvasItem_Deserialize;
+
+export type CanvasItem_Deserialize = {
+	id: string,
+	sourceKind: SourceKind,
+	externalId?: string | null,
+	title: string,
+	snippet: string,
+	capturedAt: string,
+	metrics: Value,
+	raw: Value,
+};
+
+export type CanvasItem_Serialize = {
+	id: string,
+	sourceKind: SourceKind,
+	externalId: string | null,
+	title: string,
+	snippet: string,
+	capturedAt: string,
+	metrics: Value,
+	raw: Value,
+};
+
+export type Canvas_Deserialize = {
+	id: string,
+	name?: string | null,
+	itemCount: number,
+	variantCount: number,
+	createdAt: string,
+	updatedAt: string,
+	lastActiveAt: string,
+};
+
+export type Canvas_Serialize = {
+	id: string,
+	name: string | null,
+	itemCount: number,
+	variantCount: number,
+	createdAt: string,
+	updatedAt: string,
+	lastActiveAt: string,
+};
+
 /**  A catalog specialist as offered in the UI. */
 export type CatalogPersona = {
 	id: string,
@@ -363,7 +484,9 @@ export type Change = "providers" | "models" | "agents" | "tools" | "skills" | "e
 /**  Bus authors (roles, people, their schedules). */
 "authors" | 
 /**  Bus messages (sent, read, deleted). */
-"messages";
+"messages" | 
+/**  Canvases, their items, variants, rounds, presets and sources. */
+"canvases";
 
 export type ChatMessage = ChatMessage_Serialize | ChatMessage_Deserialize;
 
@@ -384,6 +507,12 @@ export type ChatMessage_Serialize = {
 	runId: string | null,
 	createdAt: string,
 };
+
+/**
+ *  Who asked, as the seed names clients (`ui`, `claude-code`, …; MCP
+ *  clients by their declared name), plus the command line.
+ */
+export type Client = "ui" | "cli" | "claude-code" | "cursor" | "claude-desktop" | "cline" | "other-mcp";
 
 export type Conversation = Conversation_Serialize | Conversation_Deserialize;
 
@@ -534,11 +663,74 @@ export type EthicsRule = {
 	updatedAt: string,
 };
 
+export type ExportRequest = ExportRequest_Serialize | ExportRequest_Deserialize;
+
+export type ExportRequest_Deserialize = {
+	canvasId: string,
+	variantId: string,
+	/**  Default: the round shown. */
+	roundId?: string | null,
+	/**  Only `markdown` today. */
+	format?: string | null,
+	target?: ExportTarget,
+	/**  Where to write, with `target: file`. */
+	path?: string | null,
+};
+
+export type ExportRequest_Serialize = {
+	canvasId: string,
+	variantId: string,
+	/**  Default: the round shown. */
+	roundId: string | null,
+	/**  Only `markdown` today. */
+	format: string | null,
+	target: ExportTarget,
+	/**  Where to write, with `target: file`. */
+	path: string | null,
+};
+
+export type ExportTarget = 
+/**  Written to `path`. */
+"file" | 
+/**  The app copies the markdown it gets back. */
+"clipboard" | 
+/**  The caller (an agent over MCP, the CLI) takes the text. */
+"caller";
+
+export type Exported = Exported_Serialize | Exported_Deserialize;
+
+export type Exported_Deserialize = {
+	exportId: string,
+	markdown: string,
+	path?: string | null,
+};
+
+export type Exported_Serialize = {
+	exportId: string,
+	markdown: string,
+	path: string | null,
+};
+
 /**  One entry of `details.fields`. */
 export type FieldError = {
 	field: string,
 	reason: string,
 	message: string,
+};
+
+/**  What `generate_all` did: every variant's new round or its error. */
+export type GenerateAllOutcome = GenerateAllOutcome_Serialize | GenerateAllOutcome_Deserialize;
+
+/**  What `generate_all` did: every variant's new round or its error. */
+export type GenerateAllOutcome_Deserialize = {
+	done: Round[],
+	failed: VariantFailure_Deserialize[],
+};
+
+/**  What `generate_all` did: every variant's new round or its error. */
+export type GenerateAllOutcome_Serialize = {
+	done: Round[],
+	failed: VariantFailure_Serialize[],
 };
 
 /**  How to read an inbox. Defaults: unread only, marking read, 100 at most. */
@@ -750,6 +942,41 @@ export type NewAuthor_Serialize = {
 	wakeIntervalMinutes: number | null,
 };
 
+/**  What to add: a fetched source item by id, or the snapshot itself. */
+export type NewItem = NewItem_Serialize | NewItem_Deserialize;
+
+/**  What to add: a fetched source item by id, or the snapshot itself. */
+export type NewItem_Deserialize = {
+	/**
+	 *  A source item's id (see `sources::source_items`): its fields are
+	 *  copied as they are now.
+	 */
+	upstreamItemId?: string | null,
+	sourceKind?: SourceKind | null,
+	externalId?: string | null,
+	title?: string | null,
+	snippet?: string | null,
+	capturedAt?: string | null,
+	metrics?: { [key in string]: Value } | null,
+	raw?: { [key in string]: Value } | null,
+};
+
+/**  What to add: a fetched source item by id, or the snapshot itself. */
+export type NewItem_Serialize = {
+	/**
+	 *  A source item's id (see `sources::source_items`): its fields are
+	 *  copied as they are now.
+	 */
+	upstreamItemId: string | null,
+	sourceKind: SourceKind | null,
+	externalId: string | null,
+	title: string | null,
+	snippet: string | null,
+	capturedAt: string | null,
+	metrics: { [key in string]: Value } | null,
+	raw: { [key in string]: Value } | null,
+};
+
 export type NewModel = NewModel_Serialize | NewModel_Deserialize;
 
 export type NewModel_Deserialize = {
@@ -796,6 +1023,20 @@ export type NewProvider_Serialize = {
 	apiKey: string | null,
 };
 
+export type NewSource = NewSource_Serialize | NewSource_Deserialize;
+
+export type NewSource_Deserialize = {
+	kind?: SourceType | null,
+	name: string,
+	url?: string | null,
+};
+
+export type NewSource_Serialize = {
+	kind: SourceType | null,
+	name: string,
+	url: string | null,
+};
+
 export type NewSwarm = NewSwarm_Serialize | NewSwarm_Deserialize;
 
 export type NewSwarm_Deserialize = {
@@ -816,6 +1057,40 @@ export type NewSwarm_Serialize = {
 	layout: Value | null,
 	/**  Switch on what the members need (as a union), instead of reporting it. */
 	activateMembers: boolean,
+};
+
+export type NewVariant = NewVariant_Serialize | NewVariant_Deserialize;
+
+export type NewVariant_Deserialize = {
+	/**  A built-in preset slug, or `user-saved` with `userPresetId`. */
+	presetId: string,
+	userPresetId?: string | null,
+	/**
+	 *  Default: the user preset's, else empty (the built-in instructions
+	 *  alone); `custom` needs one.
+	 */
+	prompt?: string | null,
+	style?: string | null,
+	typeTag?: string | null,
+	modelId?: string | null,
+	/**  Its own API key for the model's provider (kept encrypted). */
+	apiKey?: string | null,
+};
+
+export type NewVariant_Serialize = {
+	/**  A built-in preset slug, or `user-saved` with `userPresetId`. */
+	presetId: string,
+	userPresetId: string | null,
+	/**
+	 *  Default: the user preset's, else empty (the built-in instructions
+	 *  alone); `custom` needs one.
+	 */
+	prompt: string | null,
+	style: string | null,
+	typeTag: string | null,
+	modelId: string | null,
+	/**  Its own API key for the model's provider (kept encrypted). */
+	apiKey: string | null,
 };
 
 /**  Something to tell the person at once (a desktop notification). */
@@ -853,6 +1128,24 @@ export type PatternExpansion = {
 export type PatternMatch = {
 	pattern: string,
 	tools: string[],
+};
+
+export type PresetDraft = PresetDraft_Serialize | PresetDraft_Deserialize;
+
+export type PresetDraft_Deserialize = {
+	name: string,
+	description?: string,
+	prompt: string,
+	style?: string,
+	typeTag?: string,
+};
+
+export type PresetDraft_Serialize = {
+	name: string,
+	description: string,
+	prompt: string,
+	style: string,
+	typeTag: string,
 };
 
 export type Priority = "normal" | "urgent";
@@ -953,6 +1246,23 @@ export type Resumable_Serialize = {
 	run: Run_Serialize,
 	/**  How far it got: the number of messages in its saved state. */
 	checkpointMessages: number,
+};
+
+export type Round = {
+	id: string,
+	variantId: string,
+	index: number,
+	output: string,
+	promptSnapshot: string,
+	styleSnapshot: string,
+	provider: string,
+	model: string,
+	promptTokens: number,
+	completionTokens: number,
+	latencyMs: number,
+	/**  Who asked for it (`ui`, `cli`, `claude-code`, …). */
+	client: string,
+	generatedAt: string,
 };
 
 export type Run = Run_Serialize | Run_Deserialize;
@@ -1316,6 +1626,62 @@ export type SnippetPart = {
 	highlighted: boolean,
 };
 
+export type Source = Source_Serialize | Source_Deserialize;
+
+export type SourceItem = SourceItem_Serialize | SourceItem_Deserialize;
+
+export type SourceItem_Deserialize = {
+	id: string,
+	sourceId: string,
+	externalId: string,
+	title: string,
+	snippet: string,
+	url?: string | null,
+	publishedAt?: string | null,
+	fetchedAt: string,
+};
+
+export type SourceItem_Serialize = {
+	id: string,
+	sourceId: string,
+	externalId: string,
+	title: string,
+	snippet: string,
+	url: string | null,
+	publishedAt: string | null,
+	fetchedAt: string,
+};
+
+export type SourceKind = "x" | "webpage" | "rss" | "custom";
+
+export type SourceType = "rss" | "webpage" | "custom";
+
+export type Source_Deserialize = {
+	id: string,
+	kind: SourceType,
+	name: string,
+	url?: string | null,
+	/**  `idle`, `refreshing`, `ok` or `error`. */
+	status: string,
+	error?: string | null,
+	itemCount: number,
+	lastRefreshedAt?: string | null,
+	createdAt: string,
+};
+
+export type Source_Serialize = {
+	id: string,
+	kind: SourceType,
+	name: string,
+	url: string | null,
+	/**  `idle`, `refreshing`, `ok` or `error`. */
+	status: string,
+	error: string | null,
+	itemCount: number,
+	lastRefreshedAt: string | null,
+	createdAt: string,
+};
+
 export type Strategy = 
 /**  Each member's output is the next member's input. */
 "sequential" | 
@@ -1452,7 +1818,112 @@ export type UserNotice_Serialize = {
 	notice: Notice_Serialize,
 };
 
+export type UserPreset = {
+	id: string,
+	name: string,
+	description: string,
+	prompt: string,
+	style: string,
+	typeTag: string,
+	createdAt: string,
+	updatedAt: string,
+};
+
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
+
+export type Variant = Variant_Serialize | Variant_Deserialize;
+
+export type VariantFailure = VariantFailure_Serialize | VariantFailure_Deserialize;
+
+export type VariantFailure_Deserialize = {
+	variantId: string,
+	error: AppError_Deserialize,
+};
+
+export type VariantFailure_Serialize = {
+	variantId: string,
+	error: AppError_Serialize,
+};
+
+export type VariantStatus = "idle" | "queued" | "streaming" | "done" | "error";
+
+/**
+ *  Fields to change; absent ones stay. An empty `modelId` or `apiKey`
+ *  clears it.
+ */
+export type VariantUpdate = VariantUpdate_Serialize | VariantUpdate_Deserialize;
+
+/**
+ *  Fields to change; absent ones stay. An empty `modelId` or `apiKey`
+ *  clears it.
+ */
+export type VariantUpdate_Deserialize = {
+	presetId?: string | null,
+	prompt?: string | null,
+	style?: string | null,
+	typeTag?: string | null,
+	modelId?: string | null,
+	apiKey?: string | null,
+};
+
+/**
+ *  Fields to change; absent ones stay. An empty `modelId` or `apiKey`
+ *  clears it.
+ */
+export type VariantUpdate_Serialize = {
+	presetId: string | null,
+	prompt: string | null,
+	style: string | null,
+	typeTag: string | null,
+	modelId: string | null,
+	apiKey: string | null,
+};
+
+export type Variant_Deserialize = {
+	id: string,
+	canvasId: string,
+	presetId: string,
+	userPresetId?: string | null,
+	prompt: string,
+	style: string,
+	typeTag: string,
+	status: VariantStatus,
+	errorMessage?: string | null,
+	/**  0-based; -1 while there is no round. */
+	activeRound: number,
+	roundCount: number,
+	/**  The active round's text, for showing the variant at a glance. */
+	activeOutput?: string | null,
+	modelId?: string | null,
+	/**  Whether it has its own API key (never the key itself). */
+	hasApiKey: boolean,
+	apiKeyMasked?: string | null,
+	createdAt: string,
+	updatedAt: string,
+};
+
+export type Variant_Serialize = {
+	id: string,
+	canvasId: string,
+	presetId: string,
+	userPresetId: string | null,
+	prompt: string,
+	style: string,
+	typeTag: string,
+	status: VariantStatus,
+	errorMessage: string | null,
+	/**  0-based; -1 while there is no round. */
+	activeRound: number,
+	roundCount: number,
+	/**  The active round's text, for showing the variant at a glance. */
+	activeOutput: string | null,
+	modelId: string | null,
+	/**  Whether it has its own API key (never the key itself). */
+	hasApiKey: boolean,
+	apiKeyMasked: string | null,
+	createdAt: string,
+	updatedAt: string,
+};
 
 /**  Facts about the open workspace. */
 export type WorkspaceInfo = WorkspaceInfo_Serialize | WorkspaceInfo_Deserialize;
