@@ -9,7 +9,7 @@ APT_PACKAGES=(
   libwebkit2gtk-4.1-dev libgtk-3-dev librsvg2-dev libsoup-3.0-dev libayatana-appindicator3-dev
   build-essential pkg-config libssl-dev file patchelf
   # Running and driving the real window headless
-  xvfb xauth webkit2gtk-driver imagemagick
+  xvfb xauth webkit2gtk-driver imagemagick xdotool
   # A real Secret Service for the keychain tests
   gnome-keyring dbus dbus-x11
   # Inspecting the .rpm installer

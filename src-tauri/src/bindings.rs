@@ -8,7 +8,9 @@ use serde::{Deserialize, Serialize};
 use tauri::Runtime;
 use tauri_specta::{Builder, ErrorHandlingMode, Event, collect_commands, collect_events};
 
-use crate::commands::{canvas, catalog, conversations, inbox, memory, providers, runs, swarms, workspace};
+use crate::commands::{
+    canvas, catalog, conversations, inbox, memory, providers, runs, swarms, workspace,
+};
 
 /// Sent after a change is committed, so that open views refresh.
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, Event)]

@@ -48,7 +48,11 @@ pub async fn get_canvas(ctx: State<'_, Ctx>, id: String) -> Result<CanvasDetail,
 
 #[tauri::command]
 #[specta::specta]
-pub async fn rename_canvas(ctx: State<'_, Ctx>, id: String, name: Option<String>) -> Result<Canvas, AppError> {
+pub async fn rename_canvas(
+    ctx: State<'_, Ctx>,
+    id: String,
+    name: Option<String>,
+) -> Result<Canvas, AppError> {
     canvas::update(&ctx, &me(&ctx), &id, name).await
 }
 
@@ -60,13 +64,21 @@ pub async fn delete_canvas(ctx: State<'_, Ctx>, id: String) -> Result<(), AppErr
 
 #[tauri::command]
 #[specta::specta]
-pub async fn add_canvas_item(ctx: State<'_, Ctx>, canvas: String, item: NewItem) -> Result<CanvasItem, AppError> {
+pub async fn add_canvas_item(
+    ctx: State<'_, Ctx>,
+    canvas: String,
+    item: NewItem,
+) -> Result<CanvasItem, AppError> {
     items::add_item(&ctx, &me(&ctx), &canvas, item).await
 }
 
 #[tauri::command]
 #[specta::specta]
-pub async fn remove_canvas_item(ctx: State<'_, Ctx>, canvas: String, item: String) -> Result<(), AppError> {
+pub async fn remove_canvas_item(
+    ctx: State<'_, Ctx>,
+    canvas: String,
+    item: String,
+) -> Result<(), AppError> {
     items::remove_item(&ctx, &me(&ctx), &canvas, &item).await
 }
 
@@ -78,13 +90,21 @@ pub async fn clear_canvas_selection(ctx: State<'_, Ctx>, canvas: String) -> Resu
 
 #[tauri::command]
 #[specta::specta]
-pub async fn add_variant(ctx: State<'_, Ctx>, canvas: String, input: NewVariant) -> Result<Variant, AppError> {
+pub async fn add_variant(
+    ctx: State<'_, Ctx>,
+    canvas: String,
+    input: NewVariant,
+) -> Result<Variant, AppError> {
     variants::add_variant(&ctx, &me(&ctx), &canvas, input).await
 }
 
 #[tauri::command]
 #[specta::specta]
-pub async fn update_variant(ctx: State<'_, Ctx>, id: String, input: VariantUpdate) -> Result<Variant, AppError> {
+pub async fn update_variant(
+    ctx: State<'_, Ctx>,
+    id: String,
+    input: VariantUpdate,
+) -> Result<Variant, AppError> {
     variants::update_variant(&ctx, &me(&ctx), &id, input).await
 }
 
@@ -96,7 +116,11 @@ pub async fn remove_variant(ctx: State<'_, Ctx>, id: String) -> Result<(), AppEr
 
 #[tauri::command]
 #[specta::specta]
-pub async fn select_round(ctx: State<'_, Ctx>, id: String, index: i32) -> Result<Variant, AppError> {
+pub async fn select_round(
+    ctx: State<'_, Ctx>,
+    id: String,
+    index: i32,
+) -> Result<Variant, AppError> {
     variants::select_round(&ctx, &me(&ctx), &id, index).await
 }
 
@@ -108,7 +132,11 @@ pub async fn variant_rounds(ctx: State<'_, Ctx>, id: String) -> Result<Vec<Round
 
 #[tauri::command]
 #[specta::specta]
-pub async fn generate_variant(ctx: State<'_, Ctx>, id: String, on_event: Channel<CanvasEvent>) -> Result<Round, AppError> {
+pub async fn generate_variant(
+    ctx: State<'_, Ctx>,
+    id: String,
+    on_event: Channel<CanvasEvent>,
+) -> Result<Round, AppError> {
     generate::generate_variant(&ctx, &me(&ctx), &id, sink(on_event)).await
 }
 
@@ -130,7 +158,10 @@ pub async fn cancel_generation(ctx: State<'_, Ctx>, id: String) -> Result<bool, 
 
 #[tauri::command]
 #[specta::specta]
-pub async fn export_variant(ctx: State<'_, Ctx>, request: ExportRequest) -> Result<Exported, AppError> {
+pub async fn export_variant(
+    ctx: State<'_, Ctx>,
+    request: ExportRequest,
+) -> Result<Exported, AppError> {
     exports::export_variant(&ctx, &me(&ctx), request).await
 }
 

@@ -76,6 +76,27 @@ import {
   type SendMessage_Deserialize,
   type SentQuery_Deserialize,
   type ServerStatus_Serialize,
+  type Activity_Serialize,
+  type CanvasDetail_Serialize,
+  type CanvasEvent_Deserialize,
+  type CanvasEvent_Serialize,
+  type CanvasItem_Serialize,
+  type Canvas_Serialize,
+  type ExportRequest_Deserialize,
+  type Exported_Serialize,
+  type GenerateAllOutcome_Serialize,
+  type NewItem_Deserialize,
+  type NewSource_Deserialize,
+  type NewVariant_Deserialize,
+  type PresetDraft_Deserialize,
+  type Round,
+  type SourceItem_Serialize,
+  type Source_Serialize,
+  type UserPreset,
+  type VariantStatus,
+  type VariantUpdate_Deserialize,
+  type Variant_Serialize,
+  type SourceKind,
 } from "../bindings";
 import { Channel } from "@tauri-apps/api/core";
 import { toApiError } from "./errors";
@@ -123,6 +144,23 @@ export type InboxQuery = InboxQuery_Deserialize;
 export type SentQuery = SentQuery_Deserialize;
 export type ServerStatus = ServerStatus_Serialize;
 export type { AuthorKind, Priority };
+export type Canvas = Canvas_Serialize;
+export type CanvasDetail = CanvasDetail_Serialize;
+export type CanvasItem = CanvasItem_Serialize;
+export type CanvasEvent = CanvasEvent_Serialize;
+export type NewItem = NewItem_Deserialize;
+export type Variant = Variant_Serialize;
+export type NewVariant = NewVariant_Deserialize;
+export type VariantUpdate = VariantUpdate_Deserialize;
+export type ExportRequest = ExportRequest_Deserialize;
+export type Exported = Exported_Serialize;
+export type GenerateAllOutcome = GenerateAllOutcome_Serialize;
+export type PresetDraft = PresetDraft_Deserialize;
+export type Source = Source_Serialize;
+export type SourceItem = SourceItem_Serialize;
+export type NewSource = NewSource_Deserialize;
+export type CanvasActivity = Activity_Serialize;
+export type { Round, UserPreset, VariantStatus, SourceKind };
 export type {
   MemberRole,
   MessageRole,
@@ -284,6 +322,52 @@ export const inboxApi = {
   serverStatus: () => call(commands.serverStatus()),
   setServerPort: (port: number) => call(commands.setServerPort(port)),
 };
+
+/** A channel for a generation's events (see `runChannel`). */
+function canvasChannel(onEvent: (event: CanvasEvent) => void): Channel<CanvasEvent_Deserialize> {
+  const channel = new Channel<CanvasEvent_Deserialize>();
+  channel.onmessage = (event) => onEvent(event as CanvasEvent);
+  return channel;
+}
+
+/** The canvas (SPEC C1–C10), acting as the owner with client `ui`. */
+export const canvasApi = {
+  list: () => call(commands.listCanvases()),
+  create: (name: string | null) => call(commands.createCanvas(name)),
+  get: (id: string) => call(commands.getCanvas(id)),
+  rename: (id: string, name: string | null) => call(commands.renameCanvas(id, name)),
+  remove: (id: string) => call(commands.deleteCanvas(id)),
+  addItem: (canvas: string, item: NewItem) => call(commands.addCanvasItem(canvas, item)),
+  removeItem: (canvas: string, item: string) => call(commands.removeCanvasItem(canvas, item)),
+  clearSelection: (canvas: string) => call(commands.clearCanvasSelection(canvas)),
+  addVariant: (canvas: string, input: NewVariant) => call(commands.addVariant(canvas, input)),
+  updateVariant: (id: string, input: VariantUpdate) => call(commands.updateVariant(id, input)),
+  removeVariant: (id: string) => call(commands.removeVariant(id)),
+  selectRound: (id: string, index: number) => call(commands.selectRound(id, index)),
+  rounds: (id: string) => call(commands.variantRounds(id)),
+  generate: (id: string, onEvent: (event: CanvasEvent) => void) => call(commands.generateVariant(id, canvasChannel(onEvent))),
+  generateAll: (canvas: string, onEvent: (event: CanvasEvent) => void) =>
+    call(commands.generateAll(canvas, canvasChannel(onEvent))),
+  cancel: (id: string) => call(commands.cancelGeneration(id)),
+  exportVariant: (request: ExportRequest) => call(commands.exportVariant(request)),
+  exportsLast7Days: () => call(commands.exportsLast7Days()),
+  presets: () => call(commands.listPresets()),
+  savePreset: (draft: PresetDraft) => call(commands.savePreset(draft)),
+  deletePreset: (id: string) => call(commands.deletePreset(id)),
+  sources: () => call(commands.listSources()),
+  registerSource: (input: NewSource) => call(commands.registerSource(input)),
+  refreshSource: (id: string) => call(commands.refreshSource(id)),
+  sourceItems: (id: string) => call(commands.sourceItems(id)),
+  removeSource: (id: string) => call(commands.removeSource(id)),
+  activity: (canvas: string | null, limit: number | null) => call(commands.canvasActivity(canvas, limit)),
+};
+
+/** Opens the native save dialog; resolves to the chosen path or null. */
+export async function pickSaveFile(title: string, defaultPath: string): Promise<string | null> {
+  const { save } = await import("@tauri-apps/plugin-dialog");
+  const chosen = await save({ title, defaultPath, filters: [{ name: "Markdown", extensions: ["md"] }] });
+  return typeof chosen === "string" ? chosen : null;
+}
 
 /** Calls `onNotice` for every notice an agent sends to the person. */
 export async function onUserNotice(onNotice: (notice: Notice) => void): Promise<() => void> {

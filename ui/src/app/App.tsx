@@ -7,7 +7,10 @@ import { onDataChanged } from "../api";
 import { Logo } from "../components/Logo";
 import { Spinner } from "../components/Spinner";
 import { CatalogView } from "../features/catalog/CatalogView";
+import { CanvasView } from "../features/canvas/CanvasView";
+import { invalidateCanvasFor } from "../features/canvas/queries";
 import { ChatView } from "../features/chat/ChatView";
+import { ConsoleView } from "../features/console/ConsoleView";
 import { InboxView } from "../features/inbox/InboxView";
 import { authorsQuery, invalidateInboxFor } from "../features/inbox/queries";
 import { NoticeToasts } from "../features/runs/NoticeToasts";
@@ -24,11 +27,13 @@ import { useRoute } from "./route";
 import { DEFAULT_VIEW, VIEWS, type ViewId } from "./views";
 
 const VIEW_COMPONENTS: Record<ViewId, () => React.ReactElement> = {
+  canvas: CanvasView,
   catalog: CatalogView,
   swarms: SwarmsView,
   chat: ChatView,
   inbox: InboxView,
   memory: MemoryView,
+  console: ConsoleView,
   settings: SettingsView,
 };
 
@@ -48,6 +53,7 @@ export function App() {
       invalidateCatalogFor(client, change);
       invalidateRuntimeFor(client, change);
       invalidateInboxFor(client, change);
+      invalidateCanvasFor(client, change);
     })
       .then((stop) => {
         if (cancelled) stop();

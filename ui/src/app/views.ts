@@ -2,9 +2,9 @@
 // adds its view here.
 
 import type { LucideIcon } from "lucide-react";
-import { Boxes, Brain, Inbox, MessageSquare, Network, Settings } from "lucide-react";
+import { Activity, Boxes, Brain, Inbox, LayoutPanelLeft, MessageSquare, Network, Settings } from "lucide-react";
 
-export type ViewId = "catalog" | "swarms" | "chat" | "inbox" | "memory" | "settings";
+export type ViewId = "canvas" | "catalog" | "swarms" | "chat" | "inbox" | "memory" | "console" | "settings";
 
 export interface ViewDef {
   id: ViewId;
@@ -13,11 +13,13 @@ export interface ViewDef {
 }
 
 export const VIEWS: readonly ViewDef[] = [
+  { id: "canvas", labelKey: "nav.canvas", icon: LayoutPanelLeft },
   { id: "catalog", labelKey: "nav.catalog", icon: Boxes },
   { id: "swarms", labelKey: "nav.swarms", icon: Network },
   { id: "chat", labelKey: "nav.chat", icon: MessageSquare },
   { id: "inbox", labelKey: "nav.inbox", icon: Inbox },
   { id: "memory", labelKey: "nav.memory", icon: Brain },
+  { id: "console", labelKey: "nav.console", icon: Activity },
   { id: "settings", labelKey: "nav.settings", icon: Settings },
 ];
 

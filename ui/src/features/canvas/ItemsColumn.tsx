@@ -1,0 +1,119 @@
+import { useState } from "react";
+import type { DragEvent, FormEvent } from "react";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useTranslation } from "react-i18next";
+import { FileText, Plus, Rss, X } from "lucide-react";
+
+import { canvasApi, type ApiError, type CanvasItem, type NewItem } from "../../api";
+import { Banner } from "../../components/Banner";
+import { Button, IconButton } from "../../components/Button";
+import { errorText } from "../../app/errorText";
+import { SourcesDialog } from "./SourcesDialog";
+import { canvasKeys } from "./queries";
+
+/** What a drop becomes: a URL or a piece of text, as a custom item. */
+export function itemFromDrop(text: string): NewItem | null {
+  const trimmed = text.trim();
+  if (!trimmed) return null;
+  const url = /^https?:\/\/\S+$/.test(trimmed);
+  const firstLine = trimmed.split("\n")[0] ?? trimmed;
+  return {
+    sourceKind: url ? "webpage" : "custom",
+    title: firstLine.length > 120 ? `${firstLine.slice(0, 117)}…` : firstLine,
+    snippet: url ? "" : trimmed,
+    externalId: url ? trimmed : null,
+    raw: url ? { url: trimmed } : null,
+  };
+}
+
+/** The items column: the snapshots selected, a form to add one, sources,
+ * and a drop zone for text, links and text files (SPEC C2, C11). */
+export function ItemsColumn({ canvasId, items }: { canvasId: string; items: CanvasItem[] }) {
+  const { t } = useTranslation();
+  const client = useQueryClient();
+  const [title, setTitle] = useState("");
+  const [snippet, setSnippet] = useState("");
+  const [over, setOver] = useState(false);
+  const [sources, setSources] = useState(false);
+  const [dropNote, setDropNote] = useState<string | null>(null);
+  const refresh = () => void client.invalidateQueries({ queryKey: canvasKeys.all });
+  const add = useMutation<CanvasItem, ApiError, NewItem>({
+    mutationFn: (item) => canvasApi.addItem(canvasId, item),
+    onSuccess: () => {
+      setTitle("");
+      setSnippet("");
+      refresh();
+    },
+  });
+  const remove = useMutation<null, ApiError, string>({ mutationFn: (item) => canvasApi.removeItem(canvasId, item), onSettled: refresh });
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    add.mutate({ sourceKind: "custom", title, snippet });
+  };
+  const onDrop = async (e: DragEvent) => {
+    e.preventDefault();
+    setOver(false);
+    setDropNote(null);
+    const files = [...e.dataTransfer.files];
+    for (const file of files) {
+      if (file.type.startsWith("text/") || /\.(md|txt)$/i.test(file.name)) {
+        add.mutate({ sourceKind: "custom", title: file.name, snippet: await file.text() });
+      } else {
+        setDropNote(t("canvas.dropUnsupported", { name: file.name }));
+      }
+    }
+    if (files.length === 0) {
+      const item = itemFromDrop(e.dataTransfer.getData("text/uri-list") || e.dataTransfer.getData("text/plain"));
+      if (item) add.mutate(item);
+    }
+  };
+
+  return (
+    <aside
+      className={over ? "items-column drop-over" : "items-column"}
+      onDragOver={(e) => {
+        e.preventDefault();
+        setOver(true);
+      }}
+      onDragLeave={() => setOver(false)}
+      onDrop={(e) => void onDrop(e)}
+      data-testid="items-column"
+    >
+      <div className="items-head">
+        <h3>{t("canvas.items", { count: items.length })}</h3>
+        <Button size="sm" variant="ghost" icon={<Rss size={14} />} onClick={() => setSources(true)} data-testid="open-sources">
+          {t("canvas.sources")}
+        </Button>
+      </div>
+      <ul className="canvas-items">
+        {items.map((item) => (
+          <li key={item.id} className="canvas-item" data-testid={`item-${item.id}`}>
+            <FileText size={14} aria-hidden="true" />
+            <div>
+              <strong>{item.title}</strong>
+              <span className="muted small">
+                {item.sourceKind} · {new Date(item.capturedAt).toLocaleDateString()}
+              </span>
+              {item.snippet && <p className="item-snippet">{item.snippet}</p>}
+            </div>
+            <IconButton label={t("canvas.removeItem")} onClick={() => remove.mutate(item.id)}>
+              <X size={14} />
+            </IconButton>
+          </li>
+        ))}
+      </ul>
+      <p className="drop-hint muted small">{t("canvas.dropHint")}</p>
+      {dropNote && <Banner tone="warning">{dropNote}</Banner>}
+      <form className="item-form" onSubmit={submit}>
+        <input className="input input-sm" placeholder={t("canvas.itemTitle")} value={title} onChange={(e) => setTitle(e.target.value)} data-testid="item-title" />
+        <textarea className="input textarea" rows={2} placeholder={t("canvas.itemSnippet")} value={snippet} onChange={(e) => setSnippet(e.target.value)} data-testid="item-snippet" />
+        <Button size="sm" type="submit" icon={<Plus size={14} />} busy={add.isPending} disabled={!title.trim()} data-testid="add-item">
+          {t("canvas.addItem")}
+        </Button>
+      </form>
+      {(add.error ?? remove.error) && <Banner tone="danger">{errorText(t, (add.error ?? remove.error)!)}</Banner>}
+      {sources && <SourcesDialog canvasId={canvasId} onClose={() => setSources(false)} />}
+    </aside>
+  );
+}

@@ -1,0 +1,138 @@
+import { useState } from "react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useTranslation } from "react-i18next";
+import { Check, GitBranch } from "lucide-react";
+
+import { canvasApi, type ApiError, type Round, type Variant } from "../../api";
+import { Banner } from "../../components/Banner";
+import { Button } from "../../components/Button";
+import { Dialog } from "../../components/Dialog";
+import { Spinner } from "../../components/Spinner";
+import { errorText } from "../../app/errorText";
+import { diffWords } from "./diff";
+import { canvasKeys, roundsQuery } from "./queries";
+
+/** The Rounds view of a variant (SPEC C4, D1): its whole history with the
+ * model, tokens, latency and client of each round; pick the one shown;
+ * compare any two side by side with a word-level diff; fork a new variant
+ * from a round. */
+export function RoundsDialog({ variant, onClose }: { variant: Variant; onClose(): void }) {
+  const { t, i18n } = useTranslation();
+  const client = useQueryClient();
+  const rounds = useQuery(roundsQuery(variant.id));
+  const list = rounds.data ?? [];
+  const last = list.length - 1;
+  const [left, setLeft] = useState<number | null>(null);
+  const [right, setRight] = useState<number | null>(null);
+  const a = list[left ?? Math.max(0, last - 1)];
+  const b = list[right ?? last];
+  const refresh = () => void client.invalidateQueries({ queryKey: canvasKeys.all });
+  const select = useMutation<Variant, ApiError, number>({ mutationFn: (i) => canvasApi.selectRound(variant.id, i), onSettled: refresh });
+  const fork = useMutation<Variant, ApiError, Round>({
+    mutationFn: (round) =>
+      canvasApi.addVariant(variant.canvasId, {
+        presetId: variant.presetId,
+        userPresetId: variant.userPresetId,
+        prompt: round.promptSnapshot,
+        style: round.styleSnapshot,
+        typeTag: variant.typeTag,
+        modelId: variant.modelId,
+      }),
+    onSuccess: () => {
+      refresh();
+      onClose();
+    },
+  });
+  const when = (iso: string) => new Date(iso).toLocaleString(i18n.language, { dateStyle: "short", timeStyle: "medium" });
+  const failure = select.error ?? fork.error;
+
+  return (
+    <Dialog title={t("canvas.roundsTitle")} onClose={onClose} closeLabel={t("common.close")} testId="rounds-dialog" width={1080}>
+      {rounds.isPending ? (
+        <Spinner />
+      ) : (
+        <div className="rounds-view">
+          {failure && <Banner tone="danger">{errorText(t, failure)}</Banner>}
+          <table className="rounds-table">
+            <thead>
+              <tr>
+                <th>#</th>
+                <th>{t("canvas.model")}</th>
+                <th>{t("canvas.tokens")}</th>
+                <th>{t("canvas.latency")}</th>
+                <th>{t("canvas.client")}</th>
+                <th>{t("canvas.when")}</th>
+                <th>{t("canvas.compare")}</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((r) => (
+                <tr key={r.id} className={r.index === variant.activeRound ? "active" : ""} data-testid={`round-${r.index}`}>
+                  <td>{r.index + 1}</td>
+                  <td>
+                    {r.provider}/{r.model}
+                  </td>
+                  <td>{r.promptTokens + r.completionTokens}</td>
+                  <td>{r.latencyMs} ms</td>
+                  <td>{r.client}</td>
+                  <td>{when(r.generatedAt)}</td>
+                  <td className="compare-picks">
+                    <label>
+                      <input type="radio" name="left" checked={a?.index === r.index} onChange={() => setLeft(r.index)} data-testid={`compare-a-${r.index}`} /> A
+                    </label>
+                    <label>
+                      <input type="radio" name="right" checked={b?.index === r.index} onChange={() => setRight(r.index)} data-testid={`compare-b-${r.index}`} /> B
+                    </label>
+                  </td>
+                  <td>
+                    <div className="round-actions">
+                    {r.index === variant.activeRound ? (
+                      <span className="badge badge-accent">
+                        <Check size={12} /> {t("canvas.shown")}
+                      </span>
+                    ) : (
+                      <Button size="sm" onClick={() => select.mutate(r.index)} data-testid={`use-round-${r.index}`}>
+                        {t("canvas.useRound")}
+                      </Button>
+                    )}
+                    <Button size="sm" variant="ghost" icon={<GitBranch size={13} />} onClick={() => fork.mutate(r)} data-testid={`fork-round-${r.index}`}>
+                      {t("canvas.fork")}
+                    </Button>
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {a && b && (
+            <div className="compare" data-testid="round-compare">
+              <div className="compare-side">
+                <h4>{t("canvas.roundN", { n: a.index + 1 })}</h4>
+                <p className="round-text">{a.output}</p>
+              </div>
+              <div className="compare-side">
+                <h4>{t("canvas.roundN", { n: b.index + 1 })}</h4>
+                <p className="round-text">{b.output}</p>
+              </div>
+              <div className="compare-diff">
+                <h4>{t("canvas.diffTitle", { a: a.index + 1, b: b.index + 1 })}</h4>
+                <p className="round-text" data-testid="round-diff">
+                  {diffWords(a.output, b.output).map((part, i) =>
+                    part.kind === "same" ? (
+                      <span key={i}>{part.text}</span>
+                    ) : part.kind === "added" ? (
+                      <ins key={i}>{part.text}</ins>
+                    ) : (
+                      <del key={i}>{part.text}</del>
+                    ),
+                  )}
+                </p>
+              </div>
+            </div>
+          )}
+        </div>
+      )}
+    </Dialog>
+  );
+}

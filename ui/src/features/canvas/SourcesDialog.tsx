@@ -1,0 +1,98 @@
+import { useState } from "react";
+import type { FormEvent } from "react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useTranslation } from "react-i18next";
+import { Plus, RefreshCw } from "lucide-react";
+
+import { canvasApi, type ApiError, type Source } from "../../api";
+import { Banner } from "../../components/Banner";
+import { Button } from "../../components/Button";
+import { Dialog } from "../../components/Dialog";
+import { errorText } from "../../app/errorText";
+import { canvasKeys, sourceItemsQuery, sourcesQuery } from "./queries";
+
+/** Registered sources (SPEC C10): add a feed or a page, refresh it in the
+ * background, and select its items into the canvas as snapshots. */
+export function SourcesDialog({ canvasId, onClose }: { canvasId: string; onClose(): void }) {
+  const { t } = useTranslation();
+  const client = useQueryClient();
+  const sources = useQuery(sourcesQuery);
+  const [open, setOpen] = useState<string | null>(null);
+  const [name, setName] = useState("");
+  const [url, setUrl] = useState("");
+  const [kind, setKind] = useState<"rss" | "webpage">("rss");
+  const refresh = () => void client.invalidateQueries({ queryKey: canvasKeys.all });
+  const register = useMutation<Source, ApiError>({
+    mutationFn: async () => {
+      const s = await canvasApi.registerSource({ kind, name, url });
+      return canvasApi.refreshSource(s.id);
+    },
+    onSuccess: (s) => {
+      setName("");
+      setUrl("");
+      setOpen(s.id);
+      refresh();
+    },
+  });
+  const refreshOne = useMutation<Source, ApiError, string>({ mutationFn: canvasApi.refreshSource, onSettled: refresh });
+  const add = useMutation<unknown, ApiError, string>({
+    mutationFn: (item) => canvasApi.addItem(canvasId, { upstreamItemId: item }),
+    onSettled: refresh,
+  });
+  const current = (sources.data ?? []).find((s) => s.id === open);
+  const items = useQuery({ ...sourceItemsQuery(open ?? ""), enabled: Boolean(open) });
+  const failure = register.error ?? refreshOne.error ?? add.error;
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    register.mutate();
+  };
+  return (
+    <Dialog title={t("canvas.sources")} onClose={onClose} closeLabel={t("common.close")} testId="sources-dialog" width={760}>
+      <div className="sources-view">
+        <form className="form form-row" onSubmit={submit}>
+          <select className="input input-sm" value={kind} onChange={(e) => setKind(e.target.value as "rss" | "webpage")} aria-label={t("canvas.sourceKind")}>
+            <option value="rss">RSS / Atom</option>
+            <option value="webpage">{t("canvas.webpage")}</option>
+          </select>
+          <input className="input input-sm" placeholder={t("canvas.sourceName")} value={name} onChange={(e) => setName(e.target.value)} />
+          <input className="input input-sm" placeholder="https://…" value={url} onChange={(e) => setUrl(e.target.value)} />
+          <Button size="sm" type="submit" icon={<Plus size={14} />} busy={register.isPending}>
+            {t("canvas.addSource")}
+          </Button>
+        </form>
+        {failure && <Banner tone="danger">{errorText(t, failure)}</Banner>}
+        <ul className="source-list">
+          {(sources.data ?? []).map((s) => (
+            <li key={s.id} className={s.id === open ? "active" : ""}>
+              <button className="link" onClick={() => setOpen(s.id)}>
+                {s.name}
+              </button>
+              <span className="muted small">
+                {t(`canvas.sourceStatus.${s.status}`, { defaultValue: s.status })} · {t("canvas.sourceItems", { count: s.itemCount })}
+              </span>
+              {s.error && <span className="field-error small">{s.error}</span>}
+              <Button size="sm" variant="ghost" icon={<RefreshCw size={13} />} onClick={() => refreshOne.mutate(s.id)}>
+                {t("canvas.refresh")}
+              </Button>
+            </li>
+          ))}
+        </ul>
+        {current && (
+          <ul className="source-items">
+            {(items.data ?? []).map((i) => (
+              <li key={i.id}>
+                <div>
+                  <strong>{i.title}</strong>
+                  <p className="muted small">{i.snippet.slice(0, 200)}</p>
+                </div>
+                <Button size="sm" onClick={() => add.mutate(i.id)}>
+                  {t("canvas.select")}
+                </Button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+    </Dialog>
+  );
+}
