@@ -7,10 +7,10 @@ describe("diffWords", () => {
     const parts = diffWords("Las abejas hacen miel dulce", "Las abejas fabrican miel");
     expect(parts).toEqual([
       { kind: "same", text: "Las abejas " },
-      { kind: "removed", text: "hacen " },
-      { kind: "added", text: "fabrican " },
-      { kind: "same", text: "miel" },
-      { kind: "removed", text: "dulce" },
+      { kind: "removed", text: "hacen" },
+      { kind: "added", text: "fabrican" },
+      { kind: "same", text: " miel" },
+      { kind: "removed", text: " dulce" },
     ]);
   });
 
@@ -22,7 +22,12 @@ describe("diffWords", () => {
     const squash = (t: string) => t.split(/\s+/).filter(Boolean).join(" ");
     expect(squash(rebuild("added"))).toBe(squash(before));
     expect(rebuild("removed")).toBe(after);
-    expect(words("a  b")).toEqual(["a  ", "b"]);
+    expect(words("a  b")).toEqual(["a", "  ", "b"]);
+  });
+
+  it("keeps line breaks out of what changed", () => {
+    const parts = diffWords("four food crops.\n\n2/ x", "four crops! b\n\n2/ x");
+    for (const part of parts.filter((p) => p.kind !== "same")) expect(part.text).not.toMatch(/\n/);
   });
 
   it("finds no change between equal texts", () => {

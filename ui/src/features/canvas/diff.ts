@@ -1,18 +1,20 @@
 // A word-level diff of two texts (the Rounds view's compare): the longest
-// common subsequence of words, whitespace kept with the word before it.
+// common subsequence of words. Runs of whitespace are tokens of their own
+// that match any other run, so a changed word never drags a line break
+// into its strike-through.
 
 export type DiffPart = { kind: "same" | "added" | "removed"; text: string };
 
-/** Words with their trailing whitespace, so joining them gives the text back. */
+/** Words and the whitespace between them, so joining them gives the text back. */
 export function words(text: string): string[] {
-  return text.match(/\S+\s*|\s+/g) ?? [];
+  return text.match(/\s+|\S+/g) ?? [];
 }
 
 /** The parts that turn `before` into `after`: same, removed, added. */
 export function diffWords(before: string, after: string): DiffPart[] {
   const a = words(before);
   const b = words(after);
-  const key = (w: string) => w.trim();
+  const key = (w: string) => (w.trim() === "" ? " " : w);
   // LCS lengths, from the end.
   const lcs: number[][] = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
   for (let i = a.length - 1; i >= 0; i--) {
