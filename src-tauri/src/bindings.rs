@@ -132,6 +132,7 @@ pub fn builder<R: Runtime>() -> Builder<R> {
             canvas::rename_canvas,
             canvas::delete_canvas,
             canvas::add_canvas_item,
+            canvas::add_canvas_image,
             canvas::remove_canvas_item,
             canvas::clear_canvas_selection,
             canvas::add_variant,

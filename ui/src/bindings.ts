@@ -102,6 +102,11 @@ export const commands = {
 	renameCanvas: (id: string, name: string | null) => __TAURI_INVOKE<Canvas_Serialize>("rename_canvas", { id, name }),
 	deleteCanvas: (id: string) => __TAURI_INVOKE<null>("delete_canvas", { id }),
 	addCanvasItem: (canvas: string, item: NewItem_Deserialize) => __TAURI_INVOKE<CanvasItem_Serialize>("add_canvas_item", { canvas, item }),
+	/**
+	 *  An image dropped on the canvas; the file travels base64-encoded (the
+	 *  IPC carries JSON), which is decoded here — transport, not logic.
+	 */
+	addCanvasImage: (canvas: string, name: string, dataBase64: string) => __TAURI_INVOKE<CanvasItem_Serialize>("add_canvas_image", { canvas, name, dataBase64 }),
 	removeCanvasItem: (canvas: string, item: string) => __TAURI_INVOKE<null>("remove_canvas_item", { canvas, item }),
 	clearCanvasSelection: (canvas: string) => __TAURI_INVOKE<number>("clear_canvas_selection", { canvas }),
 	addVariant: (canvas: string, input: NewVariant_Deserialize) => __TAURI_INVOKE<Variant_Serialize>("add_variant", { canvas, input }),

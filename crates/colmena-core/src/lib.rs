@@ -14,6 +14,7 @@ pub mod error;
 pub mod ethics;
 pub mod glob;
 pub mod ids;
+pub mod images;
 pub mod inbox;
 pub mod llm;
 pub mod memory;

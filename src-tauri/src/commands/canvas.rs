@@ -72,6 +72,29 @@ pub async fn add_canvas_item(
     items::add_item(&ctx, &me(&ctx), &canvas, item).await
 }
 
+/// An image dropped on the canvas; the file travels base64-encoded (the
+/// IPC carries JSON), which is decoded here — transport, not logic.
+#[tauri::command]
+#[specta::specta]
+pub async fn add_canvas_image(
+    ctx: State<'_, Ctx>,
+    canvas: String,
+    name: String,
+    data_base64: String,
+) -> Result<CanvasItem, AppError> {
+    use base64::Engine;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data_base64.as_bytes())
+        .map_err(|e| {
+            AppError::invalid_field(
+                "file",
+                "not_base64",
+                format!("the file did not arrive whole: {e}"),
+            )
+        })?;
+    items::add_image(&ctx, &me(&ctx), &canvas, &name, bytes).await
+}
+
 #[tauri::command]
 #[specta::specta]
 pub async fn remove_canvas_item(

@@ -96,6 +96,7 @@ pub const COMMANDS: &[&str] = &[
     "rename_canvas",
     "delete_canvas",
     "add_canvas_item",
+    "add_canvas_image",
     "remove_canvas_item",
     "clear_canvas_selection",
     "add_variant",

@@ -4,8 +4,10 @@
 // for a second round, pick the older round in the Rounds view and open the
 // diff, export to a file and read it back, and see it all in the Console.
 //
-// The drop is a synthetic `drop` event carrying a DataTransfer with a link:
-// a real drag from the desktop cannot be driven through WebDriver. The
+// The drops are synthetic `drop` events carrying a DataTransfer — a link,
+// then a JPEG file drawn in the page: a real drag from the desktop cannot
+// be driven through WebDriver. The image goes the real way from there
+// (IPC, stored as an artifact, normalised to WebP for models). The
 // native save dialog is real: it is answered with xdotool (the path typed
 // into its name field, then Return), and the backend writes the file.
 
@@ -134,6 +136,33 @@ test("a canvas: items (one dropped), two variants generated with the text stream
     timeout: 10_000,
     timeoutMsg: "the dropped link did not become an item",
   });
+  // A photo file dropped in: drawn on a canvas element, sent as a JPEG File.
+  await browser.executeAsync((done) => {
+    const picture = document.createElement("canvas");
+    picture.width = 1600;
+    picture.height = 1200;
+    const g = picture.getContext("2d");
+    const sky = g.createLinearGradient(0, 0, 1600, 1200);
+    sky.addColorStop(0, "#f59e0b");
+    sky.addColorStop(1, "#1d4ed8");
+    g.fillStyle = sky;
+    g.fillRect(0, 0, 1600, 1200);
+    picture.toBlob(
+      (blob) => {
+        const data = new DataTransfer();
+        data.items.add(new File([blob], "bees.jpg", { type: "image/jpeg" }));
+        const zone = document.querySelector('[data-testid="items-column"]');
+        zone.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
+        done();
+      },
+      "image/jpeg",
+      0.9,
+    );
+  });
+  await browser.waitUntil(async () => (await browser.$$('[data-testid^="item-"]').length) >= 3 + 2, {
+    timeout: 15_000,
+    timeoutMsg: "the dropped image did not become an item",
+  });
   const detail = JSON.parse(colmena("--json", "canvas", "list"))[0];
   const canvasId = detail.id;
   const shown = JSON.parse(colmena("--json", "canvas", "show", canvasId));
@@ -143,8 +172,13 @@ test("a canvas: items (one dropped), two variants generated with the text stream
     [
       ["custom", "FAO report: pollinators"],
       ["webpage", "https://example.org/hives-2026"],
+      ["custom", "bees.jpg"],
     ],
   );
+  const image = shown.items[2];
+  assert.match(image.snippet, /Image 1600×1200 jpeg/);
+  assert.match(image.snippet, /1024×768 WebP/);
+  assert.ok(image.raw.artifactId && image.raw.modelArtifactId, JSON.stringify(image.raw));
 
   for (const [preset, prompt] of [
     ["x-thread", "Serious, for a general audience"],

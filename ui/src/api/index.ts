@@ -338,6 +338,7 @@ export const canvasApi = {
   rename: (id: string, name: string | null) => call(commands.renameCanvas(id, name)),
   remove: (id: string) => call(commands.deleteCanvas(id)),
   addItem: (canvas: string, item: NewItem) => call(commands.addCanvasItem(canvas, item)),
+  addImage: (canvas: string, name: string, dataBase64: string) => call(commands.addCanvasImage(canvas, name, dataBase64)),
   removeItem: (canvas: string, item: string) => call(commands.removeCanvasItem(canvas, item)),
   clearSelection: (canvas: string) => call(commands.clearCanvasSelection(canvas)),
   addVariant: (canvas: string, input: NewVariant) => call(commands.addVariant(canvas, input)),

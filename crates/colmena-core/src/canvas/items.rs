@@ -279,3 +279,49 @@ pub async fn clear_selection(ctx: &Ctx, actor: &Actor, canvas: &str) -> Result<u
     ctx.changed(Change::Canvases);
     Ok(removed)
 }
+
+/// Adds a dropped image (SPEC C11): stored as an artifact as it came,
+/// normalised for models, and selected as a custom item that points at both.
+pub async fn add_image(
+    ctx: &Ctx,
+    actor: &Actor,
+    canvas: &str,
+    name: &str,
+    bytes: Vec<u8>,
+) -> Result<CanvasItem> {
+    let (user, id) = (actor.user.clone(), canvas.to_owned());
+    ctx.store()
+        .read(move |conn| require(conn, &user, &id).map(|_| ()))
+        .await?;
+    let original = crate::images::upload(ctx, &actor.user, name, bytes).await?;
+    let model = crate::images::normalize_for_model(ctx, &actor.user, &original.id).await?;
+    let snippet = match (original.width, original.height, &original.format) {
+        (Some(w), Some(h), Some(format)) if model.id != original.id => format!(
+            "Image {w}×{h} {format}, {} KB; for models {}×{} WebP, {} KB.",
+            original.size_bytes / 1024,
+            model.width.unwrap_or_default(),
+            model.height.unwrap_or_default(),
+            model.size_bytes.div_ceil(1024)
+        ),
+        _ => format!(
+            "File kept as it came ({} KB): it could not be read as an image.",
+            original.size_bytes.div_ceil(1024)
+        ),
+    };
+    let raw = serde_json::json!({
+        "artifactId": original.id,
+        "modelArtifactId": model.id,
+        "width": original.width,
+        "height": original.height,
+        "format": original.format,
+        "bytes": original.size_bytes,
+    });
+    let input = NewItem {
+        source_kind: Some(SourceKind::Custom),
+        title: Some(original.name.clone()),
+        snippet: Some(snippet),
+        raw: Some(raw),
+        ..Default::default()
+    };
+    add_item(ctx, actor, canvas, input).await
+}

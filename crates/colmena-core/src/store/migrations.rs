@@ -13,6 +13,7 @@ const CATALOG: &str = include_str!("migrations/0002_catalog.sql");
 const RUNTIME: &str = include_str!("migrations/0003_runtime.sql");
 const BUS: &str = include_str!("migrations/0004_bus.sql");
 const CANVAS: &str = include_str!("migrations/0005_canvas.sql");
+const IMAGES: &str = include_str!("migrations/0006_images.sql");
 
 /// Every migration, in order. `migrations().validate()` is run by a test.
 pub fn migrations() -> Migrations<'static> {
@@ -22,6 +23,7 @@ pub fn migrations() -> Migrations<'static> {
         M::up(RUNTIME).foreign_key_check(),
         M::up(BUS).foreign_key_check(),
         M::up(CANVAS).foreign_key_check(),
+        M::up(IMAGES).foreign_key_check(),
     ])
 }
 
@@ -92,6 +94,6 @@ mod tests {
         migrations().to_latest(&mut conn).unwrap();
         migrations().to_latest(&mut conn).unwrap();
         let version = schema_version(&conn).unwrap();
-        assert_eq!(version, 5);
+        assert_eq!(version, 6);
     }
 }

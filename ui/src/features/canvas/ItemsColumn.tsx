@@ -11,6 +11,16 @@ import { errorText } from "../../app/errorText";
 import { SourcesDialog } from "./SourcesDialog";
 import { canvasKeys } from "./queries";
 
+/** A file's bytes as base64, for the IPC. */
+function toBase64(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ""));
+    reader.onerror = () => reject(reader.error ?? new Error("the file could not be read"));
+    reader.readAsDataURL(file);
+  });
+}
+
 /** What a drop becomes: a URL or a piece of text, as a custom item. */
 export function itemFromDrop(text: string): NewItem | null {
   const trimmed = text.trim();
@@ -27,7 +37,7 @@ export function itemFromDrop(text: string): NewItem | null {
 }
 
 /** The items column: the snapshots selected, a form to add one, sources,
- * and a drop zone for text, links and text files (SPEC C2, C11). */
+ * and a drop zone for images, text, links and text files (SPEC C2, C11). */
 export function ItemsColumn({ canvasId, items }: { canvasId: string; items: CanvasItem[] }) {
   const { t } = useTranslation();
   const client = useQueryClient();
@@ -46,6 +56,10 @@ export function ItemsColumn({ canvasId, items }: { canvasId: string; items: Canv
     },
   });
   const remove = useMutation<null, ApiError, string>({ mutationFn: (item) => canvasApi.removeItem(canvasId, item), onSettled: refresh });
+  const addImage = useMutation<CanvasItem, ApiError, File>({
+    mutationFn: async (file) => canvasApi.addImage(canvasId, file.name, await toBase64(file)),
+    onSettled: refresh,
+  });
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -59,6 +73,8 @@ export function ItemsColumn({ canvasId, items }: { canvasId: string; items: Canv
     for (const file of files) {
       if (file.type.startsWith("text/") || /\.(md|txt)$/i.test(file.name)) {
         add.mutate({ sourceKind: "custom", title: file.name, snippet: await file.text() });
+      } else if (file.type.startsWith("image/") || /\.(jpe?g|png|webp|gif)$/i.test(file.name)) {
+        addImage.mutate(file);
       } else {
         setDropNote(t("canvas.dropUnsupported", { name: file.name }));
       }
@@ -112,7 +128,8 @@ export function ItemsColumn({ canvasId, items }: { canvasId: string; items: Canv
           {t("canvas.addItem")}
         </Button>
       </form>
-      {(add.error ?? remove.error) && <Banner tone="danger">{errorText(t, (add.error ?? remove.error)!)}</Banner>}
+      {addImage.isPending && <p className="muted small">{t("canvas.addingImage")}</p>}
+      {(add.error ?? remove.error ?? addImage.error) && <Banner tone="danger">{errorText(t, (add.error ?? remove.error ?? addImage.error)!)}</Banner>}
       {sources && <SourcesDialog canvasId={canvasId} onClose={() => setSources(false)} />}
     </aside>
   );

@@ -1,8 +1,8 @@
 //! The code behind the built-in tools. The minimal tools (delegate, list
 //! agents, search, skills, memory, notify) and the file, document, shell,
-//! git and web-fetch tools run here. Tools that need something this build
-//! has no access to (a web search service, a controlled browser, a data
-//! engine, the image store, the scheduler) answer with what is missing, so
+//! git, web-fetch, bus and image tools run here. Tools that need something
+//! this build has no access to (a web search service, a controlled browser,
+//! a data engine, the scheduler) answer with what is missing, so
 //! the model can tell the person instead of guessing.
 
 mod docs;
@@ -145,9 +145,26 @@ pub(crate) async fn call(
             n,
             "the tabular data engine is not part of this build; use fs_read to read the file",
         )),
+        "image_metadata" => {
+            let artifact =
+                crate::images::metadata(ctx, &rc.user_id, &text(args, "artifact_id")).await?;
+            Ok(serde_json::to_string_pretty(&artifact)?)
+        }
+        "image_transform" => {
+            let spec = crate::images::Transform {
+                crop: serde_json::from_value(args["crop"].clone()).ok(),
+                width: args["width"].as_u64().map(|w| w as u32),
+                height: args["height"].as_u64().map(|h| h as u32),
+                format: args["format"].as_str().map(str::to_owned),
+            };
+            let artifact =
+                crate::images::transform(ctx, &rc.user_id, &text(args, "artifact_id"), spec)
+                    .await?;
+            Ok(serde_json::to_string_pretty(&artifact)?)
+        }
         n if n.starts_with("image_") => Err(unavailable(
             n,
-            "the image store arrives with the canvas; this build has none",
+            "only image_metadata and image_transform exist in this build",
         )),
         n if n.starts_with("cron_") => Err(unavailable(n, "this build has no scheduler yet")),
         other => Err(AppError::new(
