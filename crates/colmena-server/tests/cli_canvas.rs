@@ -156,3 +156,65 @@ fn c9_a_canvas_is_scripted_end_to_end_from_the_cli() {
     let out = run(colmena(d).args(["canvas", "select-round", &thread, "9"]));
     assert_eq!(out.status.code(), Some(4));
 }
+
+#[test]
+fn h38_images_are_scripted_from_the_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let photo = d.join("foto.jpg");
+    std::fs::write(
+        &photo,
+        colmena_core::images::sample_photo_jpeg(1600, 1200, 85),
+    )
+    .unwrap();
+    let up = ok_json(colmena(d).args(["image", "upload", photo.to_str().unwrap()]));
+    assert_eq!(
+        (up["width"].as_u64(), up["format"].as_str()),
+        (Some(1600), Some("jpeg"))
+    );
+    let id = up["id"].as_str().unwrap().to_owned();
+    let model = ok_json(colmena(d).args(["image", "normalize", &id]));
+    assert_eq!(
+        (
+            model["width"].as_u64(),
+            model["height"].as_u64(),
+            model["format"].as_str()
+        ),
+        (Some(1024), Some(768), Some("webp"))
+    );
+    let small = ok_json(colmena(d).args([
+        "image",
+        "transform",
+        &id,
+        "--width",
+        "200",
+        "--format",
+        "png",
+        "--crop",
+        "0,0,800,600",
+    ]));
+    assert_eq!(
+        (small["width"].as_u64(), small["height"].as_u64()),
+        (Some(200), Some(150))
+    );
+    let out = d.join("small.png");
+    ok_json(colmena(d).args([
+        "image",
+        "save",
+        small["id"].as_str().unwrap(),
+        out.to_str().unwrap(),
+    ]));
+    assert_eq!(&std::fs::read(&out).unwrap()[1..4], b"PNG");
+    assert_eq!(
+        ok_json(colmena(d).args(["image", "list"]))
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+    let bad = run(colmena(d).args(["image", "transform", &id, "--crop", "1,2"]));
+    assert_eq!(bad.status.code(), Some(4));
+    ok_json(colmena(d).args(["image", "remove", &id]));
+    let gone = run(colmena(d).args(["image", "show", &id]));
+    assert_eq!(gone.status.code(), Some(3));
+}

@@ -8,6 +8,7 @@ mod chat;
 mod conversation;
 mod doctor;
 mod ethics;
+mod image;
 mod memory;
 mod message;
 mod model;
@@ -110,6 +111,9 @@ pub enum Command {
     Serve(serve::ServeArgs),
     /// Canvases: items, variants, rounds, exports, presets, sources.
     Canvas(canvas::CanvasArgs),
+    /// Stored images: upload, normalise for models, transform, retention.
+    #[command(subcommand)]
+    Image(image::ImageCommand),
 }
 
 pub async fn run(cli: Cli) -> Result<()> {
@@ -175,6 +179,7 @@ pub async fn run(cli: Cli) -> Result<()> {
         Command::Message(command) => message::run(&ctx, &out, command).await,
         Command::Serve(args) => serve::run(&ctx, &out, args).await,
         Command::Canvas(args) => canvas::run(&ctx, &out, args).await,
+        Command::Image(command) => image::run(&ctx, &out, command).await,
         Command::Reindex => {
             let count = ctx.reindex().await?;
             out.emit(&serde_json::json!({ "documents": count }), |_| {
