@@ -136,19 +136,7 @@ pub async fn register_source(ctx: &Ctx, actor: &Actor, input: NewSource) -> Resu
                 "a feed or a page needs its URL",
             ));
         }
-        (_, Some(url)) => {
-            let parsed = url::Url::parse(url).map_err(|e| {
-                AppError::invalid_field("url", "invalid_url", format!("'{url}' is not a URL: {e}"))
-            })?;
-            if !matches!(parsed.scheme(), "http" | "https") {
-                return Err(AppError::invalid_field(
-                    "url",
-                    "invalid_url",
-                    "only http and https URLs",
-                ));
-            }
-            Some(parsed.to_string())
-        }
+        (_, Some(url)) => Some(crate::runtime::builtins::web::http_url(url)?.to_string()),
     };
     let actor2 = actor.clone();
     let source = ctx

@@ -6,7 +6,7 @@ import { Plus, Sparkles, Trash2 } from "lucide-react";
 import { canvasApi, type ApiError, type CanvasEvent, type GenerateAllOutcome } from "../../api";
 import { Banner } from "../../components/Banner";
 import { Button } from "../../components/Button";
-import { Dialog } from "../../components/Dialog";
+import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { Spinner } from "../../components/Spinner";
 import { errorText } from "../../app/errorText";
 import { AddVariantDialog } from "./AddVariantDialog";
@@ -117,24 +117,14 @@ export function CanvasBoard({ id, onDeleted }: { id: string; onDeleted(): void }
       </div>
       {adding && <AddVariantDialog canvasId={id} onClose={() => setAdding(false)} />}
       {confirm && (
-        <Dialog
+        <ConfirmDialog
           title={t("canvas.deleteTitle", { name: canvas.name ?? t("canvas.untitled") })}
-          onClose={() => setConfirm(false)}
-          closeLabel={t("common.close")}
-          footer={
-            <>
-              <span className="spacer" />
-              <Button variant="ghost" onClick={() => setConfirm(false)}>
-                {t("common.cancel")}
-              </Button>
-              <Button variant="danger" busy={remove.isPending} onClick={() => remove.mutate()} data-testid="confirm-delete-canvas">
-                {t("common.delete")}
-              </Button>
-            </>
-          }
-        >
-          <p>{t("canvas.deleteBody")}</p>
-        </Dialog>
+          body={t("canvas.deleteBody")}
+          busy={remove.isPending}
+          onConfirm={() => remove.mutate()}
+          onCancel={() => setConfirm(false)}
+          confirmTestId="confirm-delete-canvas"
+        />
       )}
     </section>
   );

@@ -6,6 +6,7 @@ import { AlarmClock, Bot, Inbox, KeyRound, Pencil, PenSquare, Plus, Trash2, User
 import { inboxApi, type ApiError, type Author, type AuthorWithToken, type BusMessage } from "../../api";
 import { Banner } from "../../components/Banner";
 import { Button } from "../../components/Button";
+import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { Dialog } from "../../components/Dialog";
 import { EmptyState } from "../../components/EmptyState";
 import { ListItem } from "../../components/ListItem";
@@ -206,24 +207,14 @@ function AuthorHeader({ author, onEdit, onRemoved }: { author: Author; onEdit():
         </Dialog>
       )}
       {confirm && (
-        <Dialog
+        <ConfirmDialog
           title={t("inbox.role.removeTitle", { name: author.name })}
-          onClose={() => setConfirm(false)}
-          closeLabel={t("common.close")}
-          footer={
-            <>
-              <span className="spacer" />
-              <Button variant="ghost" onClick={() => setConfirm(false)}>
-                {t("common.cancel")}
-              </Button>
-              <Button variant="danger" busy={remove.isPending} onClick={() => remove.mutate()} data-testid="confirm-remove-role">
-                {t("common.delete")}
-              </Button>
-            </>
-          }
-        >
-          <p>{t("inbox.role.removeBody")}</p>
-        </Dialog>
+          body={t("inbox.role.removeBody")}
+          busy={remove.isPending}
+          onConfirm={() => remove.mutate()}
+          onCancel={() => setConfirm(false)}
+          confirmTestId="confirm-remove-role"
+        />
       )}
     </section>
   );

@@ -26,12 +26,8 @@ fn client(time_limit: Duration) -> Result<reqwest::Client> {
         .map_err(|e| AppError::internal(format!("cannot build the HTTP client: {e}")))
 }
 
-pub async fn fetch(
-    url: &str,
-    max_bytes: Option<u64>,
-    timeout_seconds: Option<u64>,
-    cancel: &CancellationToken,
-) -> Result<String> {
+/// `url` parsed, if it is http or https (the only schemes fetched).
+pub(crate) fn http_url(url: &str) -> Result<url::Url> {
     let parsed = url::Url::parse(url).map_err(|e| {
         AppError::invalid_field("url", "invalid_url", format!("'{url}' is not a URL: {e}"))
     })?;
@@ -42,6 +38,16 @@ pub async fn fetch(
             "only http and https pages can be fetched",
         ));
     }
+    Ok(parsed)
+}
+
+pub async fn fetch(
+    url: &str,
+    max_bytes: Option<u64>,
+    timeout_seconds: Option<u64>,
+    cancel: &CancellationToken,
+) -> Result<String> {
+    let parsed = http_url(url)?;
     let limit = max_bytes
         .unwrap_or(DEFAULT_MAX_BYTES)
         .clamp(1024, HARD_MAX_BYTES);
@@ -121,9 +127,7 @@ async fn download(
 /// A page or feed's bytes with the default limits (source refreshes); a
 /// status other than success is an error.
 pub(crate) async fn fetch_raw(url: &str) -> Result<Vec<u8>> {
-    let parsed = url::Url::parse(url).map_err(|e| {
-        AppError::invalid_field("url", "invalid_url", format!("'{url}' is not a URL: {e}"))
-    })?;
+    let parsed = http_url(url)?;
     let time_limit = Duration::from_secs(DEFAULT_TIME_LIMIT);
     let (status, _, body, _) = download(
         &parsed,
