@@ -317,10 +317,7 @@ async fn store(
     std::fs::write(&partial, &bytes)
         .and_then(|()| std::fs::rename(&partial, &path))
         .map_err(|e| AppError::internal(format!("cannot write {}: {e}", path.display())))?;
-    let sha = Sha256::digest(&bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect::<String>();
+    let sha = crate::secrets::encode_hex(&Sha256::digest(&bytes));
     let (user, name) = (user.to_owned(), name.to_owned());
     let mime = mime_of(known.map(|k| k.2), &name);
     let (source_id, derivation) =

@@ -12,7 +12,6 @@ use chrono::Utc;
 use futures_util::StreamExt;
 use rusqlite::params;
 use serde::{Deserialize, Serialize};
-use zeroize::Zeroizing;
 
 use super::items::CanvasItem;
 use super::presets;
@@ -22,7 +21,7 @@ use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
 use crate::ids::ModelId;
 use crate::llm::{self, CallOptions, ChatRequest, Endpoint, Message, StreamEvent};
-use crate::{models, providers};
+use crate::runtime::{RunCredentials, resolve_model_for};
 
 /// Most variants generating at once in `generate_all`.
 pub const MAX_PARALLEL: usize = 20;
@@ -92,42 +91,37 @@ struct Prepared {
 fn prepare(ctx: &Ctx, conn: &rusqlite::Connection, user: &str, id: &str) -> Result<Prepared> {
     let variant = require_variant(conn, user, id)?;
     let items = super::items::list_in(conn, &variant.canvas_id)?;
-    let model_id = match &variant.model_id {
-        Some(m) => ModelId::from(m.as_str()),
-        None => models::default_model_in(conn)?.ok_or_else(|| {
-            AppError::precondition(
-                "this variant has no model and no default model is set: choose one in Settings → Providers & models",
-            )
-            .with_details(serde_json::json!({ "reason": "no_model" }))
-        })?,
-    };
-    let model = models::find(conn, &model_id)?.ok_or_else(|| {
-        AppError::precondition(format!("the model '{model_id}' no longer exists"))
-    })?;
-    if !model.enabled || !model.provider_enabled {
-        return Err(
-            AppError::precondition(format!("model '{model_id}' is switched off"))
-                .with_details(serde_json::json!({ "reason": "model_disabled" })),
-        );
-    }
-    let mut endpoint = providers::endpoint(conn, ctx.vault(), &model.provider_id)?;
+    // The variant's own key, if it has one, goes over the provider's.
     let own_key: Option<Vec<u8>> = conn.query_row(
         "SELECT api_key_cipher FROM canvas_variants WHERE id = ?1",
         [id],
         |r| r.get(0),
     )?;
-    if let Some(cipher) = own_key {
-        let clear = ctx.vault().open_envelope(&key_context(id), &cipher)?;
-        let key = String::from_utf8(clear.to_vec())
-            .map_err(|_| AppError::internal("a variant's API key is not text"))?;
-        endpoint.api_key = Some(Zeroizing::new(key));
-    }
+    let credentials = own_key
+        .map(|cipher| -> Result<RunCredentials> {
+            let clear = ctx.vault().open_envelope(&key_context(id), &cipher)?;
+            let key = String::from_utf8(clear.to_vec())
+                .map_err(|_| AppError::internal("a variant's API key is not text"))?;
+            Ok(RunCredentials {
+                api_key: Some(key),
+                base_url: None,
+            })
+        })
+        .transpose()?;
+    let resolved = resolve_model_for(
+        conn,
+        ctx,
+        variant.model_id.as_deref().map(ModelId::from).as_ref(),
+        "this variant",
+        serde_json::json!({ "variantId": id }),
+        credentials.as_ref(),
+    )?;
     Ok(Prepared {
         variant,
         items,
-        endpoint,
-        provider: model.provider_id.to_string(),
-        model: model.name,
+        endpoint: resolved.endpoint,
+        provider: resolved.provider,
+        model: resolved.model,
     })
 }
 

@@ -31,7 +31,8 @@ impl SourceKind {
         }
     }
 
-    fn parse(text: &str) -> SourceKind {
+    /// `x`, `webpage`, `rss`; anything else is `custom`.
+    pub fn parse(text: &str) -> SourceKind {
         match text {
             "x" => SourceKind::X,
             "webpage" => SourceKind::Webpage,

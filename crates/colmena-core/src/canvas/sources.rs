@@ -28,7 +28,8 @@ impl SourceType {
             SourceType::Custom => "custom",
         }
     }
-    fn parse(text: &str) -> SourceType {
+    /// `rss`, `webpage`; anything else is `custom`.
+    pub fn parse(text: &str) -> SourceType {
         match text {
             "rss" => SourceType::Rss,
             "webpage" => SourceType::Webpage,

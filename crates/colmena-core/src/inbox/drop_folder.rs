@@ -141,16 +141,15 @@ async fn ingest_note(ctx: &Ctx, author: &str, note: &Path) -> Result<Option<Mess
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let digest: String = Sha256::new()
-        .chain_update(author.as_bytes())
-        .chain_update([0])
-        .chain_update(name.as_bytes())
-        .chain_update([0])
-        .chain_update(&bytes)
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let digest = crate::secrets::encode_hex(
+        &Sha256::new()
+            .chain_update(author.as_bytes())
+            .chain_update([0])
+            .chain_update(name.as_bytes())
+            .chain_update([0])
+            .chain_update(&bytes)
+            .finalize(),
+    );
     let text = String::from_utf8(bytes).map_err(|_| {
         AppError::invalid_field("body", "not_utf8", format!("{name} is not UTF-8 text"))
     })?;

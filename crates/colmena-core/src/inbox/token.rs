@@ -15,7 +15,7 @@ pub(crate) fn generate() -> Result<(String, Vec<u8>)> {
     let mut bytes = [0u8; 32];
     getrandom::fill(&mut bytes)
         .map_err(|e| AppError::internal(format!("no randomness for a token: {e}")))?;
-    let token = format!("{PREFIX}{}", hex(&bytes));
+    let token = format!("{PREFIX}{}", crate::secrets::encode_hex(&bytes));
     let hash = hash(&token);
     Ok((token, hash))
 }
@@ -33,10 +33,6 @@ pub(crate) fn well_formed(token: &str) -> bool {
     token.len() == PREFIX.len() + 64
         && token.starts_with(PREFIX)
         && token[PREFIX.len()..].bytes().all(|b| b.is_ascii_hexdigit())
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

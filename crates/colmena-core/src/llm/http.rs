@@ -15,17 +15,17 @@ use super::{
 use crate::error::{AppError, ErrorCode, Result};
 
 fn client() -> Result<&'static reqwest::Client> {
-    static CLIENT: OnceLock<std::result::Result<reqwest::Client, String>> = OnceLock::new();
+    static CLIENT: OnceLock<Result<reqwest::Client>> = OnceLock::new();
     CLIENT
         .get_or_init(|| {
             reqwest::Client::builder()
                 .user_agent(concat!("colmena/", env!("CARGO_PKG_VERSION")))
                 .pool_idle_timeout(Duration::from_secs(60))
                 .build()
-                .map_err(|e| e.to_string())
+                .map_err(|e| AppError::internal(format!("cannot build the HTTP client: {e}")))
         })
         .as_ref()
-        .map_err(|e| AppError::internal(format!("cannot build the HTTP client: {e}")))
+        .map_err(Clone::clone)
 }
 
 pub(crate) fn cancelled() -> AppError {

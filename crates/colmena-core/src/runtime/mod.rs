@@ -130,9 +130,11 @@ impl RunContext {
     }
 }
 
-/// The model an agent runs on and how to reach it.
+/// The model a run (or a canvas variant) uses and how to reach it.
 pub(crate) struct ResolvedModel {
     pub endpoint: Endpoint,
+    /// The provider's id, as rounds record it.
+    pub provider: String,
     pub model: String,
 }
 
@@ -143,22 +145,44 @@ pub(crate) fn resolve_model(
     agent: &Agent,
     credentials: Option<&RunCredentials>,
 ) -> Result<ResolvedModel> {
-    let id: ModelId = match &agent.model_id {
+    resolve_model_for(
+        conn,
+        ctx,
+        agent.model_id.as_ref(),
+        &format!("agent '{}'", agent.id),
+        json!({ "agentId": agent.id }),
+        credentials,
+    )
+}
+
+/// `model` (or the default model), checked usable, with its endpoint and
+/// `credentials` applied over the provider's. `whose` names who wanted it
+/// in errors ("agent 'x'", "this variant"); `details` are added to them.
+pub(crate) fn resolve_model_for(
+    conn: &Connection,
+    ctx: &Ctx,
+    model: Option<&ModelId>,
+    whose: &str,
+    details: serde_json::Value,
+    credentials: Option<&RunCredentials>,
+) -> Result<ResolvedModel> {
+    let with = |reason: &str| {
+        let mut d = details.clone();
+        d["reason"] = json!(reason);
+        d
+    };
+    let id: ModelId = match model {
         Some(id) => id.clone(),
         None => models::default_model_in(conn)?.ok_or_else(|| {
             AppError::precondition(format!(
-                "agent '{}' has no model and no default model is set: choose one in Settings → Providers & models",
-                agent.id
+                "{whose} has no model and no default model is set: choose one in Settings → Providers & models"
             ))
-            .with_details(json!({ "reason": "no_model", "agentId": agent.id }))
+            .with_details(with("no_model"))
         })?,
     };
     let model = models::find(conn, &id)?.ok_or_else(|| {
-        AppError::precondition(format!(
-            "the model '{id}' of agent '{}' no longer exists",
-            agent.id
-        ))
-        .with_details(json!({ "reason": "no_model", "agentId": agent.id }))
+        AppError::precondition(format!("the model '{id}' of {whose} no longer exists"))
+            .with_details(with("no_model"))
     })?;
     if !model.provider_enabled {
         return Err(AppError::precondition(format!(
@@ -190,6 +214,7 @@ pub(crate) fn resolve_model(
     }
     Ok(ResolvedModel {
         endpoint,
+        provider: model.provider_id.to_string(),
         model: model.name,
     })
 }

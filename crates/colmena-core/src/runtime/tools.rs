@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::{RunContext, builtins};
 use crate::agents::Agent;
-use crate::error::Result;
+use crate::error::{AppError, ErrorCode, Result};
 use crate::llm::{ToolCall, ToolSpec};
 use crate::tools;
 
@@ -88,12 +88,9 @@ fn truncate(mut text: String) -> String {
 }
 
 /// Checks arguments against a JSON schema; the error lists each violation.
-pub(crate) fn check_arguments(
-    schema: &Value,
-    arguments: &Value,
-) -> std::result::Result<(), String> {
+pub(crate) fn check_arguments(schema: &Value, arguments: &Value) -> Result<()> {
     let validator = jsonschema::validator_for(schema)
-        .map_err(|e| format!("the tool's schema is invalid: {e}"))?;
+        .map_err(|e| AppError::internal(format!("the tool's schema is invalid: {e}")))?;
     let problems: Vec<String> = validator
         .iter_errors(arguments)
         .map(|e| {
@@ -108,7 +105,7 @@ pub(crate) fn check_arguments(
     if problems.is_empty() {
         Ok(())
     } else {
-        Err(problems.join("; "))
+        Err(AppError::new(ErrorCode::Validation, problems.join("; ")))
     }
 }
 
@@ -154,8 +151,8 @@ pub(crate) async fn execute(rc: &RunContext, agent: &Agent, call: &ToolCall) -> 
     };
     if let Err(problems) = check_arguments(&tool.parameters, &arguments) {
         return Outcome::failed(format!(
-            "the arguments of '{}' break its schema: {problems}",
-            call.name
+            "the arguments of '{}' break its schema: {}",
+            call.name, problems.message
         ));
     }
     match builtins::call(rc, agent, &call.name, &arguments).await {
@@ -179,10 +176,12 @@ mod tests {
             serde_json::from_str(crate::tools::catalog::find("web_fetch").unwrap().parameters)
                 .unwrap();
         assert!(check_arguments(&schema, &json!({ "url": "https://a" })).is_ok());
-        let problems = check_arguments(&schema, &json!({ "url": 42, "extra": true })).unwrap_err();
+        let problems = check_arguments(&schema, &json!({ "url": 42, "extra": true }))
+            .unwrap_err()
+            .message;
         assert!(problems.contains("/url"), "{problems}");
         assert!(problems.contains("extra"), "{problems}");
-        let missing = check_arguments(&schema, &json!({})).unwrap_err();
+        let missing = check_arguments(&schema, &json!({})).unwrap_err().message;
         assert!(missing.contains("url"), "{missing}");
     }
 }

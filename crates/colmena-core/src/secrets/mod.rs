@@ -390,7 +390,8 @@ fn new_file_key(path: &Path) -> Result<(MasterKey, Option<String>), keyfile::Key
     }
 }
 
-fn encode_hex(bytes: &[u8]) -> String {
+/// Lower-case hex of `bytes` (stored blobs, tokens, digests).
+pub(crate) fn encode_hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 

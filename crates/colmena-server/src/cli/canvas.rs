@@ -165,15 +165,6 @@ impl VariantFields {
     }
 }
 
-fn kind(text: &str) -> SourceKind {
-    match text {
-        "x" => SourceKind::X,
-        "webpage" => SourceKind::Webpage,
-        "rss" => SourceKind::Rss,
-        _ => SourceKind::Custom,
-    }
-}
-
 /// Streams text deltas to stdout (human mode) or one event per line (--json).
 fn printer(json: bool) -> CanvasSink {
     Arc::new(move |event| {
@@ -275,7 +266,7 @@ pub async fn run(ctx: &Ctx, out: &Output, args: CanvasArgs) -> Result<()> {
                 .transpose()?;
             let input = NewItem {
                 upstream_item_id: from_source_item,
-                source_kind: k.as_deref().map(kind),
+                source_kind: k.as_deref().map(SourceKind::parse),
                 external_id,
                 title,
                 snippet,
@@ -458,16 +449,11 @@ pub async fn run(ctx: &Ctx, out: &Output, args: CanvasArgs) -> Result<()> {
             });
         }
         CanvasCommand::AddSource { name, kind: k, url } => {
-            let kind = match k.as_str() {
-                "webpage" => SourceType::Webpage,
-                "custom" => SourceType::Custom,
-                _ => SourceType::Rss,
-            };
             let s = sources::register_source(
                 ctx,
                 &me,
                 NewSource {
-                    kind: Some(kind),
+                    kind: Some(SourceType::parse(&k)),
                     name,
                     url,
                 },
