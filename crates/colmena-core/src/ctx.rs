@@ -145,15 +145,21 @@ impl Ctx {
         let lease_owner = crate::runs::lease_owner(&uuid::Uuid::now_v7().simple().to_string());
         let me = lease_owner.clone();
         let (owner_id, swept) = (owner.clone(), store.clone());
-        let interrupted = swept
+        let (interrupted, cut_off) = swept
             .write(move |tx| {
                 crate::users::ensure_owner(tx, &owner_id)?;
                 crate::inbox::authors::ensure_user_authors(tx)?;
-                crate::runs::sweep(tx, &me)
+                Ok((
+                    crate::runs::sweep(tx, &me)?,
+                    crate::canvas::leases::sweep(tx, &me)?,
+                ))
             })
             .await?;
         if interrupted > 0 {
             tracing::info!("{interrupted} runs were interrupted when their process stopped");
+        }
+        if cut_off > 0 {
+            tracing::info!("{cut_off} canvas variants were cut off when their process stopped");
         }
         store
             .write(|tx| {

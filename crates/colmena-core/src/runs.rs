@@ -219,6 +219,25 @@ fn owner_is_gone(owner: &str, me: &str) -> bool {
         && !std::path::Path::new(&format!("/proc/{pid}")).exists()
 }
 
+/// Whether a lease held by `owner` until `expires` is dead as seen by `me`
+/// at `now`: not mine, and either run out or held by a process that is
+/// certainly gone. Runs and canvas variants are leased alike.
+pub(crate) fn lease_is_dead(
+    owner: Option<&str>,
+    expires: Option<DateTime<Utc>>,
+    me: &str,
+    now: DateTime<Utc>,
+) -> bool {
+    let expired = expires.is_none_or(|at| at < now);
+    let gone = owner.is_some_and(|o| owner_is_gone(o, me));
+    owner != Some(me) && (expired || gone)
+}
+
+/// When a lease taken or renewed now runs out.
+pub(crate) fn lease_expiry() -> DateTime<Utc> {
+    Utc::now() + chrono::Duration::from_std(LEASE).unwrap_or_default()
+}
+
 /// Marks as interrupted the running runs whose process is gone. Returns how many.
 pub(crate) fn sweep(conn: &Connection, me: &str) -> Result<usize> {
     let now = Utc::now();
@@ -229,10 +248,7 @@ pub(crate) fn sweep(conn: &Connection, me: &str) -> Result<usize> {
         .collect::<rusqlite::Result<_>>()?;
     let mut swept = 0;
     for (id, owner, expires) in running {
-        let expired = expires.is_none_or(|at| at < now);
-        let gone = owner.as_deref().is_some_and(|o| owner_is_gone(o, me));
-        let mine = owner.as_deref() == Some(me);
-        if !mine && (expired || gone) {
+        if lease_is_dead(owner.as_deref(), expires, me, now) {
             swept += conn.execute(
                 "UPDATE runs SET status = 'interrupted', lease_owner = NULL, lease_expires_at = NULL WHERE id = ?1 AND status = 'running'",
                 [&id],
@@ -262,7 +278,7 @@ pub(crate) async fn start(ctx: &Ctx, new: NewRun) -> Result<Run> {
                     new.user_id,
                     new.input,
                     owner,
-                    now + chrono::Duration::from_std(LEASE).unwrap_or_default(),
+                    lease_expiry(),
                     now
                 ],
             )?;
@@ -298,7 +314,7 @@ pub(crate) async fn take_over(ctx: &Ctx, id: &str) -> Result<(Run, Value)> {
                 })?;
             tx.execute(
                 "UPDATE runs SET status = 'running', lease_owner = ?2, lease_expires_at = ?3, finished_at = NULL, cancel_requested = 0 WHERE id = ?1",
-                params![id, owner, Utc::now() + chrono::Duration::from_std(LEASE).unwrap_or_default()],
+                params![id, owner, lease_expiry()],
             )?;
             Ok((require(tx, &id)?, checkpoint))
         })
@@ -315,7 +331,7 @@ pub(crate) async fn renew_lease(ctx: &Ctx, id: &str) -> Result<bool> {
         .write(move |tx| {
             tx.execute(
                 "UPDATE runs SET lease_expires_at = ?3 WHERE id = ?1 AND lease_owner = ?2 AND status = 'running'",
-                params![id, owner, Utc::now() + chrono::Duration::from_std(LEASE).unwrap_or_default()],
+                params![id, owner, lease_expiry()],
             )?;
             let requested: Option<bool> = tx
                 .query_row("SELECT cancel_requested FROM runs WHERE id = ?1", [&id], |r| r.get(0))

@@ -416,6 +416,207 @@ async fn c5_generate_all_runs_concurrently_and_a_failure_stays_alone() {
     );
 }
 
+/// The lease columns of a variant, straight from the file.
+fn lease_of(dir: &std::path::Path, variant: &str) -> (String, Option<String>) {
+    let db = rusqlite::Connection::open(dir.join(colmena_core::store::DB_FILE)).unwrap();
+    db.busy_timeout(Duration::from_secs(5)).unwrap();
+    db.query_row(
+        "SELECT status, lease_owner FROM canvas_variants WHERE id = ?1",
+        [variant],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
+    .unwrap()
+}
+
+fn set_lease(
+    dir: &std::path::Path,
+    variant: &str,
+    status: &str,
+    owner: &str,
+    expires_in_secs: i64,
+) {
+    let db = rusqlite::Connection::open(dir.join(colmena_core::store::DB_FILE)).unwrap();
+    db.busy_timeout(Duration::from_secs(5)).unwrap();
+    let expires = chrono::Utc::now() + chrono::Duration::seconds(expires_in_secs);
+    db.execute(
+        "UPDATE canvas_variants SET status = ?2, lease_owner = ?3, lease_expires_at = ?4 WHERE id = ?1",
+        rusqlite::params![variant, status, owner, expires],
+    )
+    .unwrap();
+}
+
+#[tokio::test]
+async fn c4_a_variant_left_generating_by_a_dead_process_is_an_error_at_the_next_start() {
+    let (ws, _llm) = hive(vec![
+        // The first answer never arrives: the process dies while it streams.
+        Rule::text("Nunca termina.")
+            .slow(60_000)
+            .when(Matcher {
+                last_user_contains: Some("cortada".into()),
+                ..Default::default()
+            })
+            .repeat(),
+        Rule::text("Esta vez sí.").repeat(),
+    ])
+    .await;
+    let ctx = &ws.ctx;
+    let c = canvas::create(ctx, &me(ctx), None).await.unwrap();
+    let cut = variants::add_variant(ctx, &me(ctx), &c.id, variant("custom", "cortada"))
+        .await
+        .unwrap();
+    let elsewhere =
+        variants::add_variant(ctx, &me(ctx), &c.id, variant("custom", "en otro proceso"))
+            .await
+            .unwrap();
+
+    let (gen_ctx, id) = (ctx.clone(), cut.id.clone());
+    let generating = tokio::spawn(async move {
+        generate::generate_variant(&gen_ctx, &Actor::ui(&gen_ctx), &id, no_events()).await
+    });
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let (status, owner) = lease_of(ws.dir.path(), &cut.id);
+        if status == "streaming" {
+            assert!(owner.is_some(), "a streaming variant names its process");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the variant never started streaming"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    // The process dies mid-stream: its pid becomes one that certainly exited.
+    generating.abort();
+    let _ = generating.await;
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    child.wait().unwrap();
+    let (_, owner) = lease_of(ws.dir.path(), &cut.id);
+    let parts: Vec<String> = owner.unwrap().split(':').map(str::to_owned).collect();
+    let dead = format!("{}:{}:{}", parts[0], child.id(), parts[2]);
+    set_lease(ws.dir.path(), &cut.id, "streaming", &dead, 60);
+    // Another process that is alive (this pid, another instance) is
+    // generating the second one, with a lease that still holds.
+    let alive = format!("{}:{}:another-instance", parts[0], std::process::id());
+    set_lease(ws.dir.path(), &elsewhere.id, "streaming", &alive, 60);
+
+    let restarted = support::open(ws.dir.path()).await;
+    let detail = canvas::get(&restarted, &me(&restarted), &c.id)
+        .await
+        .unwrap();
+    let by_id = |id: &str| detail.variants.iter().find(|v| v.id == id).unwrap().clone();
+    let swept = by_id(&cut.id);
+    assert_eq!(swept.status, VariantStatus::Error);
+    assert_eq!(
+        swept.error_message.as_deref(),
+        Some(colmena_core::canvas::leases::INTERRUPTED)
+    );
+    assert_eq!(
+        lease_of(ws.dir.path(), &cut.id).1,
+        None,
+        "the dead lease is gone"
+    );
+    assert_eq!(
+        by_id(&elsewhere.id).status,
+        VariantStatus::Streaming,
+        "a live process's generation is left alone"
+    );
+
+    // A lease that ran out without renewal is dead too.
+    set_lease(ws.dir.path(), &elsewhere.id, "queued", &alive, -1);
+    let again = support::open(ws.dir.path()).await;
+    let detail = canvas::get(&again, &me(&again), &c.id).await.unwrap();
+    let expired = detail
+        .variants
+        .iter()
+        .find(|v| v.id == elsewhere.id)
+        .unwrap();
+    assert_eq!(expired.status, VariantStatus::Error);
+
+    // The cut-off variant is generated again, and its lease is let go.
+    variants::update_variant(
+        &again,
+        &me(&again),
+        &cut.id,
+        VariantUpdate {
+            prompt: Some("de nuevo".into()),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    let round = generate::generate_variant(&again, &me(&again), &cut.id, no_events())
+        .await
+        .unwrap();
+    assert_eq!(round.output, "Esta vez sí.");
+    assert_eq!(lease_of(ws.dir.path(), &cut.id), ("done".to_owned(), None));
+}
+
+#[tokio::test]
+async fn c4_a_stopped_generation_leaves_the_variant_as_it_was() {
+    let (ws, _llm) = hive(vec![
+        Rule::text("Lenta.")
+            .slow(60_000)
+            .when(Matcher {
+                last_user_contains: Some("lenta".into()),
+                ..Default::default()
+            })
+            .repeat(),
+        Rule::text("Primera ronda.").repeat(),
+    ])
+    .await;
+    let ctx = &ws.ctx;
+    let c = canvas::create(ctx, &me(ctx), None).await.unwrap();
+    let fresh = variants::add_variant(ctx, &me(ctx), &c.id, variant("custom", "lenta"))
+        .await
+        .unwrap();
+    let with_round = variants::add_variant(ctx, &me(ctx), &c.id, variant("custom", "rápida"))
+        .await
+        .unwrap();
+    generate::generate_variant(ctx, &me(ctx), &with_round.id, no_events())
+        .await
+        .unwrap();
+    variants::update_variant(
+        ctx,
+        &me(ctx),
+        &with_round.id,
+        VariantUpdate {
+            prompt: Some("ahora lenta".into()),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+
+    for (id, status, round) in [
+        (&fresh.id, VariantStatus::Idle, -1),
+        (&with_round.id, VariantStatus::Done, 0),
+    ] {
+        let (gen_ctx, gen_id) = (ctx.clone(), id.clone());
+        let generating = tokio::spawn(async move {
+            generate::generate_variant(&gen_ctx, &Actor::ui(&gen_ctx), &gen_id, no_events()).await
+        });
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while lease_of(ws.dir.path(), id).0 != "streaming" {
+            assert!(
+                Instant::now() < deadline,
+                "the variant never started streaming"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(generate::cancel(ctx, id), "the generation runs here");
+        let err = generating.await.unwrap().unwrap_err();
+        assert_eq!(err.code, ErrorCode::Cancelled);
+        let detail = canvas::get(ctx, &me(ctx), &c.id).await.unwrap();
+        let v = detail.variants.iter().find(|v| &v.id == id).unwrap();
+        assert_eq!(v.status, status, "back to what it showed");
+        assert_eq!(v.active_round, round);
+        assert_eq!(v.error_message, None, "stopping is not a failure");
+        assert_eq!(lease_of(ws.dir.path(), id).1, None);
+    }
+}
+
 #[tokio::test]
 async fn c6_an_export_writes_markdown_and_counts_in_the_last_seven_days() {
     let (ws, _llm) = hive(vec![Rule::text("El borrador final.").repeat()]).await;

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::items::CanvasItem;
 use super::presets;
 use super::variants::{Round, Variant, VariantStatus, key_context, require_variant, rounds_in};
-use super::{Actor, activity, touch};
+use super::{Actor, activity, leases, touch};
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
 use crate::ids::ModelId;
@@ -163,11 +163,35 @@ async fn set_status(
     error: Option<String>,
 ) -> Result<()> {
     let id = id.to_owned();
+    let lease = matches!(status, VariantStatus::Queued | VariantStatus::Streaming)
+        .then(|| leases::taken_by(ctx));
+    let (owner, expires) = lease.unzip();
     ctx.store()
         .write(move |tx| {
             tx.execute(
-                "UPDATE canvas_variants SET status = ?2, error_message = ?3 WHERE id = ?1",
-                params![id, status.as_str(), error],
+                "UPDATE canvas_variants SET status = ?2, error_message = ?3,
+                     lease_owner = ?4, lease_expires_at = ?5
+                 WHERE id = ?1",
+                params![id, status.as_str(), error, owner, expires],
+            )?;
+            Ok(())
+        })
+        .await?;
+    ctx.changed(Change::Canvases);
+    Ok(())
+}
+
+/// Back to `done` when the variant has a round to show, else `idle`.
+async fn settle(ctx: &Ctx, id: &str) -> Result<()> {
+    let id = id.to_owned();
+    ctx.store()
+        .write(move |tx| {
+            tx.execute(
+                "UPDATE canvas_variants
+                 SET status = CASE WHEN active_round >= 0 THEN 'done' ELSE 'idle' END,
+                     error_message = NULL, lease_owner = NULL, lease_expires_at = NULL
+                 WHERE id = ?1",
+                [id],
             )?;
             Ok(())
         })
@@ -189,6 +213,7 @@ pub async fn generate_variant(
     ctx.store()
         .read(move |conn| require_variant(conn, &user, &id).map(|_| ()))
         .await?;
+    let _lease = leases::keep_alive(ctx);
     set_status(ctx, variant, VariantStatus::Queued, None).await?;
     sink(CanvasEvent::Queued {
         variant_id: variant.to_owned(),
@@ -213,14 +238,20 @@ async fn run(ctx: &Ctx, actor: &Actor, variant: &str, sink: &CanvasSink) -> Resu
             Ok(round)
         }
         Err(error) => {
-            // The variant says why; the error is the caller's too.
-            let _ = set_status(
-                ctx,
-                variant,
-                VariantStatus::Error,
-                Some(error.message.clone()),
-            )
-            .await;
+            // The variant says why; the error is the caller's too. A
+            // generation the user stopped is no failure: the variant goes
+            // back to what it showed before.
+            let _ = if error.code == ErrorCode::Cancelled {
+                settle(ctx, variant).await
+            } else {
+                set_status(
+                    ctx,
+                    variant,
+                    VariantStatus::Error,
+                    Some(error.message.clone()),
+                )
+                .await
+            };
             sink(CanvasEvent::Failed {
                 variant_id: variant.to_owned(),
                 error: error.clone(),
@@ -305,7 +336,8 @@ async fn attempt(ctx: &Ctx, actor: &Actor, variant: &str, sink: &CanvasSink) -> 
             )?;
             tx.execute(
                 "UPDATE canvas_variants SET active_round = ?2, status = 'done', error_message = NULL,
-                 updated_at = ?3 WHERE id = ?1",
+                     lease_owner = NULL, lease_expires_at = NULL, updated_at = ?3
+                 WHERE id = ?1",
                 params![id, index, Utc::now()],
             )?;
             touch(tx, &current.canvas_id)?;
@@ -335,16 +367,26 @@ pub async fn generate_all(
     sink: CanvasSink,
 ) -> Result<GenerateAllOutcome> {
     let (actor2, canvas_id) = (actor.clone(), canvas.to_owned());
+    let _lease = leases::keep_alive(ctx);
+    let (owner, expires) = leases::taken_by(ctx);
     let variants = ctx
         .store()
         .write(move |tx| {
             super::require(tx, &actor2.user, &canvas_id)?;
             let variants = super::variants::list_in(tx, &canvas_id)?;
             tx.execute(
-                "UPDATE canvas_variants SET status = 'queued', error_message = NULL WHERE canvas_id = ?1",
-                [&canvas_id],
+                "UPDATE canvas_variants SET status = 'queued', error_message = NULL,
+                     lease_owner = ?2, lease_expires_at = ?3
+                 WHERE canvas_id = ?1",
+                params![canvas_id, owner, expires],
             )?;
-            activity::record(tx, &actor2, Some(&canvas_id), "session.generate_all", &format!("{} variants", variants.len()))?;
+            activity::record(
+                tx,
+                &actor2,
+                Some(&canvas_id),
+                "session.generate_all",
+                &format!("{} variants", variants.len()),
+            )?;
             Ok(variants)
         })
         .await?;

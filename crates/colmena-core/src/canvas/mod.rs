@@ -23,6 +23,7 @@ pub mod activity;
 pub mod exports;
 pub mod generate;
 pub mod items;
+pub mod leases;
 pub mod presets;
 pub mod sources;
 pub mod variants;

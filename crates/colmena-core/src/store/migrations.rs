@@ -14,6 +14,7 @@ const RUNTIME: &str = include_str!("migrations/0003_runtime.sql");
 const BUS: &str = include_str!("migrations/0004_bus.sql");
 const CANVAS: &str = include_str!("migrations/0005_canvas.sql");
 const IMAGES: &str = include_str!("migrations/0006_images.sql");
+const VARIANT_LEASES: &str = include_str!("migrations/0007_variant_leases.sql");
 
 /// Every migration, in order. `migrations().validate()` is run by a test.
 pub fn migrations() -> Migrations<'static> {
@@ -24,6 +25,7 @@ pub fn migrations() -> Migrations<'static> {
         M::up(BUS).foreign_key_check(),
         M::up(CANVAS).foreign_key_check(),
         M::up(IMAGES).foreign_key_check(),
+        M::up(VARIANT_LEASES).foreign_key_check(),
     ])
 }
 
@@ -94,6 +96,6 @@ mod tests {
         migrations().to_latest(&mut conn).unwrap();
         migrations().to_latest(&mut conn).unwrap();
         let version = schema_version(&conn).unwrap();
-        assert_eq!(version, 6);
+        assert_eq!(version, 7);
     }
 }

@@ -71,7 +71,7 @@ export function CanvasBoard({ id, onDeleted }: { id: string; onDeleted(): void }
   if (detail.isPending) return <Spinner />;
   if (detail.isError || !detail.data) return <Banner tone="danger">{t("canvas.loadFailed")}</Banner>;
   const canvas = detail.data;
-  const failedAll = generateAll.data?.failed.length ?? 0;
+  const failedAll = generateAll.data?.failed.filter((f) => f.error.code !== "cancelled").length ?? 0;
 
   return (
     <section className="canvas-board" data-testid="canvas-board">

@@ -68,7 +68,9 @@ export function VariantCard({
 
   const busy = Boolean(live) || generate.isPending;
   const shown = live ? live.text : variant.activeOutput;
-  const failure = generate.error ?? select.error ?? exportTo.error ?? remove.error ?? save.error;
+  // A generation the user stopped is not a failure.
+  const generateFailure = generate.error?.code === "cancelled" ? null : generate.error;
+  const failure = generateFailure ?? select.error ?? exportTo.error ?? remove.error ?? save.error;
   const status = live?.status ?? variant.status;
 
   return (
@@ -109,7 +111,12 @@ export function VariantCard({
         {shown || (live ? t("canvas.waiting") : t("canvas.noRound"))}
       </div>
       {variant.status === "error" && !live && variant.errorMessage && (
-        <Banner tone="danger">{t("canvas.failed", { message: variant.errorMessage })}</Banner>
+        <Banner tone="danger">
+          {/* A generation cut off by a dead process (core's canvas::leases::INTERRUPTED). */}
+          {variant.errorMessage.startsWith("interrupted:")
+            ? t("canvas.interrupted")
+            : t("canvas.failed", { message: variant.errorMessage })}
+        </Banner>
       )}
       {failure && <Banner tone="danger">{errorText(t, failure)}</Banner>}
       {note && <p className="muted small">{note}</p>}
