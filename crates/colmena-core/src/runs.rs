@@ -468,6 +468,7 @@ pub async fn resumable(ctx: &Ctx) -> Result<Vec<Run>> {
         .read(|conn| {
             let mut stmt = conn.prepare(&format!(
                 "{SELECT} WHERE status = 'interrupted' AND checkpoint IS NOT NULL AND parent_run_id IS NULL
+                   AND id NOT IN (SELECT run_id FROM role_wakes)
                  ORDER BY started_at DESC"
             ))?;
             let rows = stmt.query_map([], from_row)?;

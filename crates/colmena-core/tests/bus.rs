@@ -321,6 +321,142 @@ async fn b6_two_schedulers_on_one_data_dir_wake_a_role_once() {
     assert_eq!(server.requests().len(), 1);
 }
 
+/// Makes every running run look like it belongs to a process that died
+/// (SIGKILL): its pid becomes one that certainly exited.
+fn kill_lease_holders(dir: &std::path::Path) {
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    child.wait().unwrap();
+    let db = rusqlite::Connection::open(dir.join(colmena_core::store::DB_FILE)).unwrap();
+    db.busy_timeout(Duration::from_secs(5)).unwrap();
+    let owners: Vec<(String, String)> = db
+        .prepare("SELECT id, lease_owner FROM runs WHERE status = 'running'")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    assert!(!owners.is_empty(), "a run was running");
+    for (id, owner) in owners {
+        let parts: Vec<&str> = owner.split(':').collect();
+        let dead = format!("{}:{}:{}", parts[0], child.id(), parts[2]);
+        db.execute(
+            "UPDATE runs SET lease_owner = ?2 WHERE id = ?1",
+            rusqlite::params![id, dead],
+        )
+        .unwrap();
+    }
+}
+
+#[tokio::test]
+async fn b6_a_wake_up_cut_off_by_a_crash_is_resumed_as_the_role_and_answers_once() {
+    let rules = vec![
+        Rule::tool_call(
+            "send_message",
+            r#"{"to_author_name": "Ana", "body": "Recibido, me pongo.", "priority": "normal"}"#,
+        )
+        .when(when("You are Ambrosio", 0)),
+        // The answer after the tool never arrives: the process dies.
+        Rule::text("Nunca llega.")
+            .slow(60_000)
+            .when(when("You are Ambrosio", 1)),
+        Rule::text("Answered Ana.").when(when("You are Ambrosio", 1)),
+    ];
+    let (ws, server) = hive(rules).await;
+    let agent_id = agent(&ws.ctx, "Ambrosio", "You are Ambrosio.", &[]).await;
+    let ambrosio = inbox::authors::create(
+        &ws.ctx,
+        NewAuthor {
+            name: "Ambrosio".into(),
+            agent_id: Some(agent_id.to_string()),
+            // Far away: only the resumption can wake it within the test.
+            wake_interval_minutes: Some(600),
+        },
+    )
+    .await
+    .unwrap()
+    .author;
+    let ana = role(&ws.ctx, "Ana").await.author;
+    send(
+        &ws.ctx,
+        &ana.id,
+        &ambrosio.id,
+        "¿Puedes revisar el informe?",
+        "normal",
+    )
+    .await;
+
+    let (ctx, id) = (ws.ctx.clone(), ambrosio.id.clone());
+    let waking = tokio::spawn(async move { inbox::wakes::wake_now(&ctx, &id).await });
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while server.requests().len() < 2 {
+        assert!(
+            Instant::now() < deadline,
+            "the second model call never came"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let answers = || async {
+        inbox::messages::inbox(&ws.ctx, &Caller::Local, &ana.id, peek())
+            .await
+            .unwrap()
+    };
+    assert_eq!(
+        answers().await.len(),
+        1,
+        "the role answered before the crash"
+    );
+    waking.abort();
+    let _ = waking.await;
+    kill_lease_holders(ws.dir.path());
+
+    let restarted = support::open(ws.dir.path()).await;
+    assert!(
+        runs::resumable(&restarted).await.unwrap().is_empty(),
+        "a cut-off wake-up is the scheduler's to resume, not offered to the user"
+    );
+    let stop = CancellationToken::new();
+    tokio::spawn(inbox::wakes::run_scheduler(restarted.clone(), stop.clone()));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let role = inbox::authors::get(&restarted, &ambrosio.id).await.unwrap();
+        if role.unread == 0 {
+            assert!(role.last_wake_error.is_none(), "{role:?}");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the cut-off wake-up was not resumed"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    stop.cancel();
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3, "one call resumed, none started afresh");
+    let resumed = requests[2].body.to_string();
+    assert!(
+        resumed.contains("Recibido, me pongo."),
+        "it went on from its checkpoint, with the tool call it made: {resumed}"
+    );
+    let offered: Vec<&str> = requests[2].body["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| t["function"]["name"].as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(
+        offered.contains(&"send_message"),
+        "it still speaks as the role, with the bus tools: {offered:?}"
+    );
+    let received = answers().await;
+    assert_eq!(received.len(), 1, "Ana is answered once: {received:?}");
+    let runs = runs::list(&restarted, RunFilter::default()).await.unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].status, runs::RunStatus::Completed);
+}
+
 #[tokio::test]
 async fn b6_a_failed_wake_up_leaves_the_mail_unread_and_says_why() {
     // No rule matches: the provider answers with an error.

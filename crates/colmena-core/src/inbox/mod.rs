@@ -14,6 +14,7 @@
 //! author they name.
 
 pub mod authors;
+pub(crate) mod cut_off;
 pub mod drop_folder;
 pub mod local_server;
 pub mod messages;

@@ -4,7 +4,8 @@
 //! scheduler). A wake reads the role's unread inbox, runs its agent over it
 //! with the bus tools — it may answer with `send_message` — and marks the
 //! messages read only when the run completes, so mail a failed wake-up
-//! could not handle waits for the next one.
+//! could not handle waits for the next one. A wake-up cut off by a crash is
+//! resumed, not redone (`cut_off`).
 //!
 //! Any number of schedulers (the desktop app, `colmena serve`) may run on one
 //! data dir: a wake-up is claimed by moving `next_wake_at` forward only if it
@@ -21,6 +22,7 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
 use super::authors::{self, Author};
+use super::cut_off::{self, WakeOf};
 use super::messages::{self, InboxQuery, Message};
 use super::time::{self, parse_stored, stored};
 use super::{Caller, drop_folder};
@@ -41,6 +43,11 @@ pub async fn run_scheduler(ctx: Ctx, stop: CancellationToken) {
     let bell = ctx.scheduler_bell();
     let mut changes = ctx.subscribe();
     let waking: Arc<Mutex<HashSet<String>>> = Arc::default();
+    match cut_off::make_due(&ctx).await {
+        Ok(0) => {}
+        Ok(n) => tracing::info!("{n} roles resume a wake-up cut off when their process stopped"),
+        Err(e) => tracing::warn!("cut-off wake-ups not looked for: {}", e.message),
+    }
     loop {
         drop_folder::ingest_all(&ctx).await;
         let next = match tick(&ctx, &waking).await {
@@ -184,6 +191,9 @@ fn wake_input(role: &Author, unread: &[Message]) -> String {
 
 /// One wake-up of `role`.
 pub(crate) async fn wake(ctx: &Ctx, role: &Author) -> Result<()> {
+    if role.agent_id.is_some() {
+        cut_off::resume_for(ctx, &role.id).await?;
+    }
     let unread = messages::inbox(
         ctx,
         &Caller::Local,
@@ -207,7 +217,10 @@ pub(crate) async fn wake(ctx: &Ctx, role: &Author) -> Result<()> {
         &AgentId::from(agent.as_str()),
         &wake_input(role, &unread),
         AgentRunOptions::default(),
-        Some(role.id.clone()),
+        Some(WakeOf {
+            author: role.id.clone(),
+            message_ids: unread.iter().map(|m| m.id.clone()).collect(),
+        }),
         crate::runtime::no_events(),
     )
     .await;

@@ -12,6 +12,7 @@ use crate::agents::{self, Agent};
 use crate::ctx::Ctx;
 use crate::error::{AppError, Result};
 use crate::ids::AgentId;
+use crate::inbox::cut_off::{self, WakeOf};
 use crate::llm::{self, CallOptions, ChatRequest, Message, StreamEvent, ToolSpec, Usage};
 use crate::prompt;
 use crate::runs::{self, NewRun, Run, RunKind};
@@ -234,7 +235,7 @@ pub(crate) async fn run_agent_as(
     agent_id: &AgentId,
     input: &str,
     options: AgentRunOptions,
-    author: Option<String>,
+    wake: Option<WakeOf>,
     sink: super::EventSink,
 ) -> Result<Run> {
     let user = crate::memory::check_user(options.user_id.as_deref().unwrap_or(ctx.owner()))?;
@@ -251,6 +252,18 @@ pub(crate) async fn run_agent_as(
         },
     )
     .await?;
+    // A crash before this is recorded leaves a run with no checkpoint yet,
+    // which nobody could resume anyway.
+    let author = match wake {
+        Some(wake) => {
+            let id = run.id.clone();
+            ctx.store()
+                .write(move |tx| cut_off::record(tx, &id, &wake).map(|()| wake.author))
+                .await
+                .map(Some)?
+        }
+        None => None,
+    };
     let base = RunBase {
         credentials: options.credentials,
         sink,
@@ -337,11 +350,17 @@ pub(crate) async fn resume_agent(
         ))
     })?;
     let agent_id = AgentId::from(run.target_id.as_str());
+    // A wake-up run goes on speaking as its role.
+    let id = run.id.clone();
+    let author = ctx
+        .store()
+        .read(move |conn| cut_off::author_of(conn, &id))
+        .await?;
     let base = RunBase {
         credentials: None,
         sink,
         delegates: None,
-        author: None,
+        author,
     };
     drive(ctx, run, None, base, move |rc| async move {
         run_loop(&rc, &agent_id, state, None, &agent_checkpoint).await

@@ -15,6 +15,7 @@ const BUS: &str = include_str!("migrations/0004_bus.sql");
 const CANVAS: &str = include_str!("migrations/0005_canvas.sql");
 const IMAGES: &str = include_str!("migrations/0006_images.sql");
 const VARIANT_LEASES: &str = include_str!("migrations/0007_variant_leases.sql");
+const ROLE_WAKES: &str = include_str!("migrations/0008_role_wakes.sql");
 
 /// Every migration, in order. `migrations().validate()` is run by a test.
 pub fn migrations() -> Migrations<'static> {
@@ -26,6 +27,7 @@ pub fn migrations() -> Migrations<'static> {
         M::up(CANVAS).foreign_key_check(),
         M::up(IMAGES).foreign_key_check(),
         M::up(VARIANT_LEASES).foreign_key_check(),
+        M::up(ROLE_WAKES).foreign_key_check(),
     ])
 }
 
@@ -96,6 +98,6 @@ mod tests {
         migrations().to_latest(&mut conn).unwrap();
         migrations().to_latest(&mut conn).unwrap();
         let version = schema_version(&conn).unwrap();
-        assert_eq!(version, 7);
+        assert_eq!(version, 8);
     }
 }

@@ -1,0 +1,99 @@
+//! Wake-ups cut off by a crash (SPEC B6, H42). A wake-up run is recorded
+//! with the role it speaks as and the messages it was handed
+//! (`role_wakes`). If its process dies, the run is *interrupted* like any
+//! other, but it is not offered to the user for resume: the role's next
+//! wake-up — due at once when the scheduler starts — resumes it from its
+//! checkpoint with the same bus identity, so what it already sent is in its
+//! history and is not sent again, and when it completes it marks exactly
+//! those messages read. Mail that came later is handled by a fresh run.
+
+use rusqlite::{Connection, params};
+
+use super::Caller;
+use super::messages;
+use crate::ctx::Ctx;
+use crate::error::Result;
+use crate::runs::{self, RunStatus};
+use crate::runtime;
+
+/// A wake-up run being started: who it speaks as, what it was handed.
+pub(crate) struct WakeOf {
+    pub author: String,
+    pub message_ids: Vec<String>,
+}
+
+/// Records that `run` is `wake`'s run (in the transaction that knows both).
+pub(crate) fn record(conn: &Connection, run: &str, wake: &WakeOf) -> Result<()> {
+    conn.execute(
+        "INSERT INTO role_wakes (run_id, author_id, message_ids) VALUES (?1, ?2, ?3)",
+        params![run, wake.author, serde_json::to_string(&wake.message_ids)?],
+    )?;
+    Ok(())
+}
+
+/// The author a run speaks as on the bus, if it is a wake-up run.
+pub(crate) fn author_of(conn: &Connection, run: &str) -> Result<Option<String>> {
+    use rusqlite::OptionalExtension;
+    Ok(conn
+        .query_row(
+            "SELECT author_id FROM role_wakes WHERE run_id = ?1",
+            [run],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
+/// Makes due now every role with a cut-off wake-up that can be resumed
+/// (after sweeping the runs of dead processes). Returns how many.
+pub(crate) async fn make_due(ctx: &Ctx) -> Result<usize> {
+    let me = ctx.lease_owner().to_owned();
+    ctx.store()
+        .write(move |tx| {
+            runs::sweep(tx, &me)?;
+            Ok(tx.execute(
+                "UPDATE authors SET next_wake_at = ?1
+                 WHERE id IN (SELECT w.author_id FROM role_wakes w JOIN runs r ON r.id = w.run_id
+                              WHERE r.status = 'interrupted' AND r.checkpoint IS NOT NULL)",
+                [super::time::stored(super::time::now())],
+            )?)
+        })
+        .await
+}
+
+/// Resumes `role`'s cut-off wake-ups, oldest first; each one that completes
+/// marks its messages read. A failure is logged: the messages stay unread
+/// and the fresh run that follows handles them.
+pub(crate) async fn resume_for(ctx: &Ctx, role: &str) -> Result<()> {
+    let (me, role_id) = (ctx.lease_owner().to_owned(), role.to_owned());
+    let cut_off: Vec<(String, String)> = ctx
+        .store()
+        .write(move |tx| {
+            runs::sweep(tx, &me)?;
+            let mut stmt = tx.prepare(
+                "SELECT w.run_id, w.message_ids FROM role_wakes w JOIN runs r ON r.id = w.run_id
+                 WHERE w.author_id = ?1 AND r.status = 'interrupted' AND r.checkpoint IS NOT NULL
+                 ORDER BY r.started_at",
+            )?;
+            let rows = stmt.query_map([&role_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        })
+        .await?;
+    for (run_id, ids) in cut_off {
+        let resumed = runtime::chat::resume_run(ctx, &run_id, runtime::no_events()).await;
+        match resumed {
+            Ok(run) if run.status == RunStatus::Completed => {
+                let ids: Vec<String> = serde_json::from_str(&ids)?;
+                messages::mark_read(ctx, &Caller::Local, role, ids).await?;
+            }
+            Ok(run) => tracing::warn!(
+                "the cut-off wake-up {run_id} of '{role}' ended {} when resumed",
+                run.status.as_str()
+            ),
+            Err(e) => tracing::warn!(
+                "the cut-off wake-up {run_id} of '{role}' could not be resumed: {}",
+                e.message
+            ),
+        }
+    }
+    Ok(())
+}
