@@ -28,6 +28,23 @@ async fn role(ctx: &Ctx, name: &str) -> inbox::AuthorWithToken {
     .unwrap()
 }
 
+/// The role "Ambrosio", played by an agent of that name with `prompt`,
+/// woken every `minutes`.
+async fn woken_role(ctx: &Ctx, prompt: &str, minutes: u32) -> inbox::Author {
+    let agent_id = agent(ctx, "Ambrosio", prompt, &[]).await;
+    inbox::authors::create(
+        ctx,
+        NewAuthor {
+            name: "Ambrosio".into(),
+            agent_id: Some(agent_id.to_string()),
+            wake_interval_minutes: Some(minutes),
+        },
+    )
+    .await
+    .unwrap()
+    .author
+}
+
 async fn send(ctx: &Ctx, from: &str, to: &str, body: &str, priority: &str) -> inbox::Message {
     inbox::messages::send(
         ctx,
@@ -188,24 +205,7 @@ async fn b6_an_urgent_message_wakes_a_role_at_once_and_its_answer_reaches_the_se
         Rule::text("Answered Ana.").when(when("You are Ambrosio", 1)),
     ];
     let (ws, server) = hive(rules).await;
-    let agent_id = agent(
-        &ws.ctx,
-        "Ambrosio",
-        "You are Ambrosio, the coordinator.",
-        &[],
-    )
-    .await;
-    let ambrosio = inbox::authors::create(
-        &ws.ctx,
-        NewAuthor {
-            name: "Ambrosio".into(),
-            agent_id: Some(agent_id.to_string()),
-            wake_interval_minutes: Some(1),
-        },
-    )
-    .await
-    .unwrap()
-    .author;
+    let ambrosio = woken_role(&ws.ctx, "You are Ambrosio, the coordinator.", 1).await;
     let ana = role(&ws.ctx, "Ana").await.author;
     let stop = CancellationToken::new();
     tokio::spawn(inbox::wakes::run_scheduler(ws.ctx.clone(), stop.clone()));
@@ -276,18 +276,7 @@ async fn b6_two_schedulers_on_one_data_dir_wake_a_role_once() {
     let rules = vec![Rule::text("Read it.").when(when("You are Ambrosio", 0))];
     let (ws, server) = hive(rules).await;
     let other = support::open(ws.dir.path()).await;
-    let agent_id = agent(&ws.ctx, "Ambrosio", "You are Ambrosio.", &[]).await;
-    let ambrosio = inbox::authors::create(
-        &ws.ctx,
-        NewAuthor {
-            name: "Ambrosio".into(),
-            agent_id: Some(agent_id.to_string()),
-            wake_interval_minutes: Some(60),
-        },
-    )
-    .await
-    .unwrap()
-    .author;
+    let ambrosio = woken_role(&ws.ctx, "You are Ambrosio.", 60).await;
     let ana = role(&ws.ctx, "Ana").await.author;
     let stop = CancellationToken::new();
     tokio::spawn(inbox::wakes::run_scheduler(ws.ctx.clone(), stop.clone()));
@@ -311,7 +300,7 @@ async fn b6_two_schedulers_on_one_data_dir_wake_a_role_once() {
     let runs = runs::list(
         &ws.ctx,
         RunFilter {
-            target_id: Some(agent_id.to_string()),
+            target_id: ambrosio.agent_id.clone(),
             ..Default::default()
         },
     )
@@ -319,32 +308,6 @@ async fn b6_two_schedulers_on_one_data_dir_wake_a_role_once() {
     .unwrap();
     assert_eq!(runs.len(), 1, "{runs:?}");
     assert_eq!(server.requests().len(), 1);
-}
-
-/// Makes every running run look like it belongs to a process that died
-/// (SIGKILL): its pid becomes one that certainly exited.
-fn kill_lease_holders(dir: &std::path::Path) {
-    let mut child = std::process::Command::new("true").spawn().unwrap();
-    child.wait().unwrap();
-    let db = rusqlite::Connection::open(dir.join(colmena_core::store::DB_FILE)).unwrap();
-    db.busy_timeout(Duration::from_secs(5)).unwrap();
-    let owners: Vec<(String, String)> = db
-        .prepare("SELECT id, lease_owner FROM runs WHERE status = 'running'")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .unwrap()
-        .collect::<rusqlite::Result<_>>()
-        .unwrap();
-    assert!(!owners.is_empty(), "a run was running");
-    for (id, owner) in owners {
-        let parts: Vec<&str> = owner.split(':').collect();
-        let dead = format!("{}:{}:{}", parts[0], child.id(), parts[2]);
-        db.execute(
-            "UPDATE runs SET lease_owner = ?2 WHERE id = ?1",
-            rusqlite::params![id, dead],
-        )
-        .unwrap();
-    }
 }
 
 #[tokio::test]
@@ -362,19 +325,8 @@ async fn b6_a_wake_up_cut_off_by_a_crash_is_resumed_as_the_role_and_answers_once
         Rule::text("Answered Ana.").when(when("You are Ambrosio", 1)),
     ];
     let (ws, server) = hive(rules).await;
-    let agent_id = agent(&ws.ctx, "Ambrosio", "You are Ambrosio.", &[]).await;
-    let ambrosio = inbox::authors::create(
-        &ws.ctx,
-        NewAuthor {
-            name: "Ambrosio".into(),
-            agent_id: Some(agent_id.to_string()),
-            // Far away: only the resumption can wake it within the test.
-            wake_interval_minutes: Some(600),
-        },
-    )
-    .await
-    .unwrap()
-    .author;
+    // Far away: only the resumption can wake it within the test.
+    let ambrosio = woken_role(&ws.ctx, "You are Ambrosio.", 600).await;
     let ana = role(&ws.ctx, "Ana").await.author;
     send(
         &ws.ctx,
@@ -407,7 +359,7 @@ async fn b6_a_wake_up_cut_off_by_a_crash_is_resumed_as_the_role_and_answers_once
     );
     waking.abort();
     let _ = waking.await;
-    kill_lease_holders(ws.dir.path());
+    support::kill_lease_holders(ws.dir.path());
 
     let restarted = support::open(ws.dir.path()).await;
     assert!(
@@ -461,18 +413,7 @@ async fn b6_a_wake_up_cut_off_by_a_crash_is_resumed_as_the_role_and_answers_once
 async fn b6_a_failed_wake_up_leaves_the_mail_unread_and_says_why() {
     // No rule matches: the provider answers with an error.
     let (ws, _server) = hive(vec![]).await;
-    let agent_id = agent(&ws.ctx, "Ambrosio", "You are Ambrosio.", &[]).await;
-    let ambrosio = inbox::authors::create(
-        &ws.ctx,
-        NewAuthor {
-            name: "Ambrosio".into(),
-            agent_id: Some(agent_id.to_string()),
-            wake_interval_minutes: Some(30),
-        },
-    )
-    .await
-    .unwrap()
-    .author;
+    let ambrosio = woken_role(&ws.ctx, "You are Ambrosio.", 30).await;
     let ana = role(&ws.ctx, "Ana").await.author;
     send(&ws.ctx, &ana.id, &ambrosio.id, "Hola", "normal").await;
     let after = inbox::wakes::wake_now(&ws.ctx, &ambrosio.id).await.unwrap();

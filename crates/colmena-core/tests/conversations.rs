@@ -8,11 +8,11 @@ mod support;
 
 use std::time::Duration;
 
+use colmena_core::ErrorCode;
 use colmena_core::conversations::{self, ListOptions, MessageRole};
 use colmena_core::runs::{self, RunStatus};
 use colmena_core::runtime::chat;
 use colmena_core::users::{self, ChannelIdentity, PairingStatus};
-use colmena_core::{ErrorCode, store::DB_FILE};
 use colmena_scripted_llm::Rule;
 use support::hive::{agent, hive, when};
 use support::workspace;
@@ -292,33 +292,6 @@ async fn chatting_stores_both_sides_and_feeds_the_history_back() {
     );
 }
 
-/// Makes the process holding the leases of `thread`'s runs look dead: its
-/// pid becomes one that certainly exited, as after a SIGKILL.
-fn kill_lease_holder(dir: &std::path::Path) {
-    let mut child = std::process::Command::new("true").spawn().unwrap();
-    child.wait().unwrap();
-    let dead_pid = child.id();
-    let db = rusqlite::Connection::open(dir.join(DB_FILE)).unwrap();
-    db.busy_timeout(Duration::from_secs(5)).unwrap();
-    let owners: Vec<(String, String)> = db
-        .prepare("SELECT id, lease_owner FROM runs WHERE status = 'running'")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .unwrap()
-        .collect::<rusqlite::Result<_>>()
-        .unwrap();
-    assert!(!owners.is_empty(), "a run was running");
-    for (id, owner) in owners {
-        let parts: Vec<&str> = owner.split(':').collect();
-        let dead = format!("{}:{dead_pid}:{}", parts[0], parts[2]);
-        db.execute(
-            "UPDATE runs SET lease_owner = ?2 WHERE id = ?1",
-            rusqlite::params![id, dead],
-        )
-        .unwrap();
-    }
-}
-
 #[tokio::test]
 async fn h42_resume_is_none_normally_and_continues_an_interrupted_run_from_its_checkpoint() {
     let (ws, server) = hive(vec![
@@ -392,7 +365,7 @@ async fn h42_resume_is_none_normally_and_continues_an_interrupted_run_from_its_c
     // The process dies in the middle of the model's answer.
     running.abort();
     let _ = running.await;
-    kill_lease_holder(ws.dir.path());
+    support::kill_lease_holders(ws.dir.path());
 
     // The next start notices and offers the run, with how far it got.
     let restarted = support::open(ws.dir.path()).await;
@@ -474,7 +447,7 @@ async fn h42_a_run_that_died_before_any_checkpoint_is_not_resumable() {
     .await;
     running.abort();
     let _ = running.await;
-    kill_lease_holder(ws.dir.path());
+    support::kill_lease_holders(ws.dir.path());
 
     let restarted = support::open(ws.dir.path()).await;
     assert!(

@@ -17,7 +17,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import { byTestId, completeFirstRun, launchApp, repo, shot, startDriver } from "./harness.mjs";
+import { byTestId, clickTestId, completeFirstRun, launchApp, repo, shot, startDriver } from "./harness.mjs";
 
 const target = process.env.CARGO_TARGET_DIR ?? join(repo, "target");
 const CLI = process.env.COLMENA_CLI ?? join(target, "debug/colmena");
@@ -92,11 +92,7 @@ async function answerSaveDialog(title, path) {
   xdotool("key", "Return");
 }
 
-async function click(id) {
-  const target = await el(id);
-  await target.waitForClickable({ timeout: 10_000 });
-  await target.click();
-}
+const click = (id) => clickTestId(browser, id);
 
 before(async () => {
   driver = await startDriver({ portOffset: 4 });

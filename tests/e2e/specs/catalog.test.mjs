@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 
-import { byTestId, completeFirstRun, launchApp, shot, startDriver, waitGone } from "./harness.mjs";
+import { byTestId, clickTestId, completeFirstRun, fillField, launchApp, shot, startDriver, waitGone } from "./harness.mjs";
 
 let driver;
 let browser;
@@ -23,20 +23,9 @@ after(async () => {
 
 const el = (id) => browser.$(byTestId(id));
 
-async function click(id) {
-  const target = await el(id);
-  await target.waitForClickable({ timeout: 10_000 });
-  await target.click();
-}
+const click = (id) => clickTestId(browser, id);
 
-async function typeInto(selector, text) {
-  const input = await browser.$(selector);
-  await input.waitForDisplayed();
-  await input.click();
-  await browser.keys(["Control", "a"]);
-  await browser.keys("Backspace");
-  await input.setValue(text);
-}
+const typeInto = (selector, text) => fillField(browser, selector, text);
 
 test("the first run offers the eight specialists and installs the chosen ones", async () => {
   await el("first-run").then((e) => e.waitForDisplayed({ timeout: 15_000 }));

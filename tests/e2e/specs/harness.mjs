@@ -143,3 +143,41 @@ export async function waitGone(browser, selector, timeout = 10_000) {
     { timeout, timeoutMsg: `${selector} is still shown` },
   );
 }
+
+/**
+ * Runs `act` again when the page re-rendered under it: WebKitWebDriver
+ * answers "stale element" when a node is replaced between being found and
+ * being used (seen in CI: a chat panel re-rendering as a new chat opened).
+ * `act` finds its element anew on each attempt.
+ */
+export async function retryStale(act, attempts = 3) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await act();
+    } catch (error) {
+      if (attempt >= attempts || !/stale element/i.test(String(error?.message ?? error))) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
+/** Clicks the element with test id `id` once it is clickable. */
+export async function clickTestId(browser, id) {
+  await retryStale(async () => {
+    const target = await browser.$(byTestId(id));
+    await target.waitForClickable({ timeout: 10_000 });
+    await target.click();
+  });
+}
+
+/** Replaces the text of the field matching `selector` as a person does. */
+export async function fillField(browser, selector, text) {
+  await retryStale(async () => {
+    const input = await browser.$(selector);
+    await input.waitForDisplayed();
+    await input.click();
+    await browser.keys(["Control", "a"]);
+    await browser.keys("Backspace");
+    await input.setValue(text);
+  });
+}

@@ -10,7 +10,7 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import { byTestId, completeFirstRun, launchApp, repo, shot, startDriver } from "./harness.mjs";
+import { byTestId, clickTestId, completeFirstRun, launchApp, repo, shot, startDriver } from "./harness.mjs";
 
 const target = process.env.CARGO_TARGET_DIR ?? join(repo, "target");
 const CLI = process.env.COLMENA_CLI ?? join(target, "debug/colmena");
@@ -30,11 +30,7 @@ function colmena(...args) {
 
 const el = (id) => browser.$(byTestId(id));
 
-async function click(id) {
-  const target = await el(id);
-  await target.waitForClickable({ timeout: 10_000 });
-  await target.click();
-}
+const click = (id) => clickTestId(browser, id);
 
 async function rest(method, path, token, body) {
   const response = await fetch(`${api}${path}`, {

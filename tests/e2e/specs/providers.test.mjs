@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import { SCREENSHOTS, byTestId, completeFirstRun, launchApp, shot, startDriver, waitGone } from "./harness.mjs";
+import { byTestId, clickTestId, completeFirstRun, launchApp, SCREENSHOTS, shot, startDriver, waitGone } from "./harness.mjs";
 
 const KEY = "sk-test-1234567890abcdef";
 let driver;
@@ -23,11 +23,7 @@ after(async () => {
   driver?.stop();
 });
 
-async function click(id) {
-  const el = await browser.$(byTestId(id));
-  await el.waitForClickable({ timeout: 10_000 });
-  await el.click();
-}
+const click = (id) => clickTestId(browser, id);
 
 async function text(id) {
   const el = await browser.$(byTestId(id));

@@ -11,7 +11,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import { APP, byTestId, completeFirstRun, launchApp, repo, shot, startDriver, waitGone } from "./harness.mjs";
+import { APP, byTestId, clickTestId, completeFirstRun, fillField, launchApp, repo, shot, startDriver, waitGone } from "./harness.mjs";
 
 const target = process.env.CARGO_TARGET_DIR ?? join(repo, "target");
 const CLI = process.env.COLMENA_CLI ?? join(target, "debug/colmena");
@@ -88,20 +88,9 @@ after(async () => {
 
 const el = (id) => browser.$(byTestId(id));
 
-async function click(id) {
-  const target = await el(id);
-  await target.waitForClickable({ timeout: 10_000 });
-  await target.click();
-}
+const click = (id) => clickTestId(browser, id);
 
-async function typeInto(selector, text) {
-  const input = await browser.$(selector);
-  await input.waitForDisplayed();
-  await input.click();
-  await browser.keys(["Control", "a"]);
-  await browser.keys("Backspace");
-  await input.setValue(text);
-}
+const typeInto = (selector, text) => fillField(browser, selector, text);
 
 /** Drags a palette agent onto the graph with real pointer events. */
 async function dragOntoGraph(agentId, dx, dy) {

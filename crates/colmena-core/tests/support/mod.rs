@@ -60,3 +60,45 @@ pub fn catalog_query(text: &str) -> colmena_core::search::CatalogSearch {
 pub fn no_events() -> colmena_core::runtime::EventSink {
     colmena_core::runtime::no_events()
 }
+
+/// The workspace's store file, opened beside the workspace (as another
+/// process would), for what the API does not show: leases, raw statuses.
+pub fn db(dir: &Path) -> rusqlite::Connection {
+    let db = rusqlite::Connection::open(dir.join(colmena_core::store::DB_FILE)).unwrap();
+    db.busy_timeout(std::time::Duration::from_secs(5)).unwrap();
+    db
+}
+
+/// A pid that certainly exited: what a SIGKILLed process leaves behind.
+pub fn dead_pid() -> u32 {
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    child.wait().unwrap();
+    child.id()
+}
+
+/// A lease owner (`host:pid:instance`) moved to a process that died.
+pub fn killed(owner: &str) -> String {
+    let parts: Vec<&str> = owner.split(':').collect();
+    format!("{}:{}:{}", parts[0], dead_pid(), parts[2])
+}
+
+/// Makes every running run look like it belongs to a process that died
+/// (SIGKILL).
+pub fn kill_lease_holders(dir: &Path) {
+    let db = db(dir);
+    let owners: Vec<(String, String)> = db
+        .prepare("SELECT id, lease_owner FROM runs WHERE status = 'running'")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    assert!(!owners.is_empty(), "a run was running");
+    for (id, owner) in owners {
+        db.execute(
+            "UPDATE runs SET lease_owner = ?2 WHERE id = ?1",
+            rusqlite::params![id, killed(&owner)],
+        )
+        .unwrap();
+    }
+}
