@@ -443,20 +443,50 @@ fn set_lease(
         .unwrap();
 }
 
-#[tokio::test]
-async fn c4_a_variant_left_generating_by_a_dead_process_is_an_error_at_the_next_start() {
-    let (ws, _llm) = hive(vec![
-        // The first answer never arrives: the process dies while it streams.
-        Rule::text("Nunca termina.")
+/// A workspace whose model answers prompts containing `slow` after a
+/// minute, and everything else at once with `fast`.
+async fn slow_hive(
+    slow: &str,
+    fast: &str,
+) -> (support::Workspace, colmena_scripted_llm::ScriptedLlm) {
+    hive(vec![
+        Rule::text("Too late.")
             .slow(60_000)
             .when(Matcher {
-                last_user_contains: Some("cortada".into()),
+                last_user_contains: Some(slow.into()),
                 ..Default::default()
             })
             .repeat(),
-        Rule::text("Esta vez sí.").repeat(),
+        Rule::text(fast).repeat(),
     ])
-    .await;
+    .await
+}
+
+/// Starts generating `variant` in the background and returns once it streams.
+async fn start_generating(
+    ctx: &Ctx,
+    dir: &std::path::Path,
+    variant: &str,
+) -> tokio::task::JoinHandle<colmena_core::Result<colmena_core::canvas::Round>> {
+    let (ctx, id) = (ctx.clone(), variant.to_owned());
+    let generating = tokio::spawn(async move {
+        generate::generate_variant(&ctx, &Actor::ui(&ctx), &id, no_events()).await
+    });
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while lease_of(dir, variant).0 != "streaming" {
+        assert!(
+            Instant::now() < deadline,
+            "the variant never started streaming"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    generating
+}
+
+#[tokio::test]
+async fn c4_a_variant_left_generating_by_a_dead_process_is_an_error_at_the_next_start() {
+    // The answer to "cortada" never arrives: the process dies while it streams.
+    let (ws, _llm) = slow_hive("cortada", "Esta vez sí.").await;
     let ctx = &ws.ctx;
     let c = canvas::create(ctx, &me(ctx), None).await.unwrap();
     let cut = variants::add_variant(ctx, &me(ctx), &c.id, variant("custom", "cortada"))
@@ -467,28 +497,14 @@ async fn c4_a_variant_left_generating_by_a_dead_process_is_an_error_at_the_next_
             .await
             .unwrap();
 
-    let (gen_ctx, id) = (ctx.clone(), cut.id.clone());
-    let generating = tokio::spawn(async move {
-        generate::generate_variant(&gen_ctx, &Actor::ui(&gen_ctx), &id, no_events()).await
-    });
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let (status, owner) = lease_of(ws.dir.path(), &cut.id);
-        if status == "streaming" {
-            assert!(owner.is_some(), "a streaming variant names its process");
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the variant never started streaming"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let generating = start_generating(ctx, ws.dir.path(), &cut.id).await;
+    let owner = lease_of(ws.dir.path(), &cut.id).1;
+    assert!(owner.is_some(), "a streaming variant names its process");
 
     // The process dies mid-stream.
     generating.abort();
     let _ = generating.await;
-    let owner = lease_of(ws.dir.path(), &cut.id).1.unwrap();
+    let owner = owner.unwrap();
     set_lease(
         ws.dir.path(),
         &cut.id,
@@ -556,17 +572,7 @@ async fn c4_a_variant_left_generating_by_a_dead_process_is_an_error_at_the_next_
 
 #[tokio::test]
 async fn c4_a_stopped_generation_leaves_the_variant_as_it_was() {
-    let (ws, _llm) = hive(vec![
-        Rule::text("Lenta.")
-            .slow(60_000)
-            .when(Matcher {
-                last_user_contains: Some("lenta".into()),
-                ..Default::default()
-            })
-            .repeat(),
-        Rule::text("Primera ronda.").repeat(),
-    ])
-    .await;
+    let (ws, _llm) = slow_hive("lenta", "Primera ronda.").await;
     let ctx = &ws.ctx;
     let c = canvas::create(ctx, &me(ctx), None).await.unwrap();
     let fresh = variants::add_variant(ctx, &me(ctx), &c.id, variant("custom", "lenta"))
@@ -594,18 +600,7 @@ async fn c4_a_stopped_generation_leaves_the_variant_as_it_was() {
         (&fresh.id, VariantStatus::Idle, -1),
         (&with_round.id, VariantStatus::Done, 0),
     ] {
-        let (gen_ctx, gen_id) = (ctx.clone(), id.clone());
-        let generating = tokio::spawn(async move {
-            generate::generate_variant(&gen_ctx, &Actor::ui(&gen_ctx), &gen_id, no_events()).await
-        });
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while lease_of(ws.dir.path(), id).0 != "streaming" {
-            assert!(
-                Instant::now() < deadline,
-                "the variant never started streaming"
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        let generating = start_generating(ctx, ws.dir.path(), id).await;
         assert!(generate::cancel(ctx, id), "the generation runs here");
         let err = generating.await.unwrap().unwrap_err();
         assert_eq!(err.code, ErrorCode::Cancelled);
