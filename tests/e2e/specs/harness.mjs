@@ -64,11 +64,22 @@ export async function startDriver({ portOffset = 0 } = {}) {
       LANG: "C.UTF-8",
     },
     stdio: ["ignore", "inherit", "inherit"],
+    // Its own process group, holding WebKitWebDriver and every app it
+    // launched: stopping kills them all. An app a failed session close left
+    // behind would keep this file's stderr open and the test runner waiting
+    // for ever (seen in CI).
+    detached: true,
   });
   await waitForPort(port, 15_000);
   return {
     dataDir,
-    stop: () => driver.kill(),
+    stop: () => {
+      try {
+        process.kill(-driver.pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    },
   };
 }
 
