@@ -133,6 +133,7 @@ pub fn builder<R: Runtime>() -> Builder<R> {
             canvas::delete_canvas,
             canvas::add_canvas_item,
             canvas::add_canvas_image,
+            canvas::canvas_item_image,
             canvas::remove_canvas_item,
             canvas::clear_canvas_selection,
             canvas::add_variant,

@@ -107,6 +107,8 @@ export const commands = {
 	 *  IPC carries JSON), which is decoded here — transport, not logic.
 	 */
 	addCanvasImage: (canvas: string, name: string, dataBase64: string) => __TAURI_INVOKE<CanvasItem_Serialize>("add_canvas_image", { canvas, name, dataBase64 }),
+	/**  The picture of an image item, to show beside it. */
+	canvasItemImage: (canvas: string, item: string) => __TAURI_INVOKE<ImagePreview_Serialize>("canvas_item_image", { canvas, item }),
 	removeCanvasItem: (canvas: string, item: string) => __TAURI_INVOKE<null>("remove_canvas_item", { canvas, item }),
 	clearCanvasSelection: (canvas: string) => __TAURI_INVOKE<number>("clear_canvas_selection", { canvas }),
 	addVariant: (canvas: string, input: NewVariant_Deserialize) => __TAURI_INVOKE<Variant_Serialize>("add_variant", { canvas, input }),
@@ -736,6 +738,37 @@ export type GenerateAllOutcome_Deserialize = {
 export type GenerateAllOutcome_Serialize = {
 	done: Round[],
 	failed: VariantFailure_Serialize[],
+};
+
+/**
+ *  An image item's picture, small enough to show beside it: the copy made
+ *  for models (≤ 1024 px WebP), inline as base64 — the webview has no other
+ *  way into the data dir.
+ */
+export type ImagePreview = ImagePreview_Serialize | ImagePreview_Deserialize;
+
+/**
+ *  An image item's picture, small enough to show beside it: the copy made
+ *  for models (≤ 1024 px WebP), inline as base64 — the webview has no other
+ *  way into the data dir.
+ */
+export type ImagePreview_Deserialize = {
+	mime: string,
+	width?: number | null,
+	height?: number | null,
+	dataBase64: string,
+};
+
+/**
+ *  An image item's picture, small enough to show beside it: the copy made
+ *  for models (≤ 1024 px WebP), inline as base64 — the webview has no other
+ *  way into the data dir.
+ */
+export type ImagePreview_Serialize = {
+	mime: string,
+	width: number | null,
+	height: number | null,
+	dataBase64: string,
 };
 
 /**  How to read an inbox. Defaults: unread only, marking read, 100 at most. */

@@ -178,3 +178,65 @@ async fn c11_an_image_dropped_on_a_canvas_becomes_an_item_pointing_at_its_artifa
         odd.snippet
     );
 }
+
+#[tokio::test]
+async fn c11_an_image_item_has_a_preview_of_its_model_copy_and_other_items_have_none() {
+    use base64::Engine;
+    let ws = support::workspace().await;
+    let me = Actor::ui(&ws.ctx);
+    let c = canvas::create(&ws.ctx, &me, None).await.unwrap();
+    let photo = canvas::items::add_image(
+        &ws.ctx,
+        &me,
+        &c.id,
+        "panal.jpg",
+        images::sample_photo_jpeg(2000, 1500, 85),
+    )
+    .await
+    .unwrap();
+    let preview = canvas::items::image_preview(&ws.ctx, &me, &c.id, &photo.id)
+        .await
+        .unwrap();
+    assert_eq!(preview.mime, "image/webp");
+    assert_eq!((preview.width, preview.height), (Some(1024), Some(768)));
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(&preview.data_base64)
+        .unwrap();
+    assert_eq!(
+        images::probe(&bytes),
+        Some((1024, 768, "webp")),
+        "the preview is the model copy itself"
+    );
+
+    let odd = canvas::items::add_image(&ws.ctx, &me, &c.id, "notas.png", b"plain text".to_vec())
+        .await
+        .unwrap();
+    let text = canvas::items::add_item(
+        &ws.ctx,
+        &me,
+        &c.id,
+        canvas::items::NewItem {
+            title: Some("Una nota".into()),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    for item in [&odd.id, &text.id] {
+        let err = canvas::items::image_preview(&ws.ctx, &me, &c.id, item)
+            .await
+            .unwrap_err();
+        assert_eq!(err.code, ErrorCode::Precondition);
+        assert_eq!(err.details.as_ref().unwrap()["reason"], "not_an_image");
+    }
+    // Another user's canvas shows nothing.
+    colmena_core::users::create(&ws.ctx, "Beto").await.unwrap();
+    let beto = Actor {
+        user: "beto".into(),
+        ..me.clone()
+    };
+    let err = canvas::items::image_preview(&ws.ctx, &beto, &c.id, &photo.id)
+        .await
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::NotFound);
+}

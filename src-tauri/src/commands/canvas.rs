@@ -72,6 +72,17 @@ pub async fn add_canvas_item(
     items::add_item(&ctx, &me(&ctx), &canvas, item).await
 }
 
+/// The picture of an image item, to show beside it.
+#[tauri::command]
+#[specta::specta]
+pub async fn canvas_item_image(
+    ctx: State<'_, Ctx>,
+    canvas: String,
+    item: String,
+) -> Result<items::ImagePreview, AppError> {
+    items::image_preview(&ctx, &me(&ctx), &canvas, &item).await
+}
+
 /// An image dropped on the canvas; the file travels base64-encoded (the
 /// IPC carries JSON), which is decoded here — transport, not logic.
 #[tauri::command]

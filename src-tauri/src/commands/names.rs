@@ -97,6 +97,7 @@ pub const COMMANDS: &[&str] = &[
     "delete_canvas",
     "add_canvas_item",
     "add_canvas_image",
+    "canvas_item_image",
     "remove_canvas_item",
     "clear_canvas_selection",
     "add_variant",

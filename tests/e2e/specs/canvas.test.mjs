@@ -175,6 +175,15 @@ test("a canvas: items (one dropped), two variants generated with the text stream
   assert.match(image.snippet, /Image 1600×1200 jpeg/);
   assert.match(image.snippet, /1024×768 WebP/);
   assert.ok(image.raw.artifactId && image.raw.modelArtifactId, JSON.stringify(image.raw));
+  // The image item shows its picture: the copy made for models, decoded.
+  const thumb = await browser.$(`[data-testid="item-${image.id}"] [data-testid="item-thumb"]`);
+  await thumb.waitForDisplayed({ timeout: 10_000 });
+  await browser.waitUntil(async () => (await thumb.getProperty("naturalWidth")) === 1024, {
+    timeout: 10_000,
+    timeoutMsg: "the thumbnail did not load the 1024 px model copy",
+  });
+  await thumb.scrollIntoView({ block: "center" });
+  await shot(browser, "canvas-image-item");
 
   for (const [preset, prompt] of [
     ["x-thread", "Serious, for a general audience"],

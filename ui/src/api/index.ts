@@ -84,6 +84,7 @@ import {
   type Canvas_Serialize,
   type ExportRequest_Deserialize,
   type Exported_Serialize,
+  type ImagePreview_Serialize,
   type GenerateAllOutcome_Serialize,
   type NewItem_Deserialize,
   type NewSource_Deserialize,
@@ -154,6 +155,7 @@ export type NewVariant = NewVariant_Deserialize;
 export type VariantUpdate = VariantUpdate_Deserialize;
 export type ExportRequest = ExportRequest_Deserialize;
 export type Exported = Exported_Serialize;
+export type ImagePreview = ImagePreview_Serialize;
 export type GenerateAllOutcome = GenerateAllOutcome_Serialize;
 export type PresetDraft = PresetDraft_Deserialize;
 export type Source = Source_Serialize;
@@ -339,6 +341,7 @@ export const canvasApi = {
   remove: (id: string) => call(commands.deleteCanvas(id)),
   addItem: (canvas: string, item: NewItem) => call(commands.addCanvasItem(canvas, item)),
   addImage: (canvas: string, name: string, dataBase64: string) => call(commands.addCanvasImage(canvas, name, dataBase64)),
+  itemImage: (canvas: string, item: string) => call(commands.canvasItemImage(canvas, item)),
   removeItem: (canvas: string, item: string) => call(commands.removeCanvasItem(canvas, item)),
   clearSelection: (canvas: string) => call(commands.clearCanvasSelection(canvas)),
   addVariant: (canvas: string, input: NewVariant) => call(commands.addVariant(canvas, input)),

@@ -326,3 +326,58 @@ pub async fn add_image(
     };
     add_item(ctx, actor, canvas, input).await
 }
+
+/// An image item's picture, small enough to show beside it: the copy made
+/// for models (≤ 1024 px WebP), inline as base64 — the webview has no other
+/// way into the data dir.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ImagePreview {
+    pub mime: String,
+    pub width: Option<u32>,
+    pub height: Option<u32>,
+    pub data_base64: String,
+}
+
+/// The preview of an image item of `canvas`. Items that are not images,
+/// and images kept as they came because they could not be read, have none
+/// (`precondition`, reason `not_an_image`).
+pub async fn image_preview(
+    ctx: &Ctx,
+    actor: &Actor,
+    canvas: &str,
+    item: &str,
+) -> Result<ImagePreview> {
+    use base64::Engine;
+    let (user, canvas, item_id) = (actor.user.clone(), canvas.to_owned(), item.to_owned());
+    let items = ctx
+        .store()
+        .read(move |conn| {
+            require(conn, &user, &canvas)?;
+            list_in(conn, &canvas)
+        })
+        .await?;
+    let item = items
+        .into_iter()
+        .find(|i| i.id == item_id)
+        .ok_or_else(|| AppError::not_found("item", item))?;
+    let not_an_image = || {
+        AppError::precondition(format!("item '{}' is not an image", item.title))
+            .with_details(serde_json::json!({ "reason": "not_an_image" }))
+    };
+    let artifact = item.raw["modelArtifactId"]
+        .as_str()
+        .or_else(|| item.raw["artifactId"].as_str())
+        .ok_or_else(not_an_image)?;
+    let found = crate::images::get(ctx, &actor.user, artifact).await?;
+    if found.format.is_none() || !found.mime.starts_with("image/") {
+        return Err(not_an_image());
+    }
+    let bytes = crate::images::bytes(ctx, &actor.user, artifact).await?;
+    Ok(ImagePreview {
+        mime: found.mime,
+        width: found.width,
+        height: found.height,
+        data_base64: base64::engine::general_purpose::STANDARD.encode(bytes),
+    })
+}

@@ -1,8 +1,8 @@
 import { useState } from "react";
 import type { DragEvent, FormEvent } from "react";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
-import { FileText, Plus, Rss, X } from "lucide-react";
+import { FileText, Image as ImageIcon, Plus, Rss, X } from "lucide-react";
 
 import { canvasApi, type ApiError, type CanvasItem, type NewItem } from "../../api";
 import { Banner } from "../../components/Banner";
@@ -19,6 +19,31 @@ function toBase64(file: File): Promise<string> {
     reader.onerror = () => reject(reader.error ?? new Error("the file could not be read"));
     reader.readAsDataURL(file);
   });
+}
+
+/** Whether an item is a dropped image (it points at its artifacts). */
+function isImage(item: CanvasItem): boolean {
+  const raw = item.raw as { modelArtifactId?: unknown; format?: unknown } | null;
+  return typeof raw?.modelArtifactId === "string" && typeof raw.format === "string";
+}
+
+/** The picture of an image item (the copy made for models). Items never
+ * change, so it is fetched once. */
+function ItemThumbnail({ canvasId, item }: { canvasId: string; item: CanvasItem }) {
+  const preview = useQuery({
+    queryKey: canvasKeys.itemImage(item.id),
+    queryFn: () => canvasApi.itemImage(canvasId, item.id),
+    staleTime: Infinity,
+  });
+  if (!preview.data) return <div className="item-thumb placeholder" aria-hidden="true" />;
+  return (
+    <img
+      className="item-thumb"
+      src={`data:${preview.data.mime};base64,${preview.data.dataBase64}`}
+      alt={item.title}
+      data-testid="item-thumb"
+    />
+  );
 }
 
 /** What a drop becomes: a URL or a piece of text, as a custom item. */
@@ -105,8 +130,9 @@ export function ItemsColumn({ canvasId, items }: { canvasId: string; items: Canv
       <ul className="canvas-items">
         {items.map((item) => (
           <li key={item.id} className="canvas-item" data-testid={`item-${item.id}`}>
-            <FileText size={14} aria-hidden="true" />
+            {isImage(item) ? <ImageIcon size={14} aria-hidden="true" /> : <FileText size={14} aria-hidden="true" />}
             <div>
+              {isImage(item) && <ItemThumbnail canvasId={canvasId} item={item} />}
               <strong>{item.title}</strong>
               <span className="muted small">
                 {item.sourceKind} · {new Date(item.capturedAt).toLocaleDateString()}

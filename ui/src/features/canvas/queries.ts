@@ -10,6 +10,7 @@ export const canvasKeys = {
   presets: ["canvas", "presets"] as const,
   sources: ["canvas", "sources"] as const,
   sourceItems: (id: string) => ["canvas", "source-items", id] as const,
+  itemImage: (item: string) => ["canvas", "item-image", item] as const,
   activity: ["canvas", "activity"] as const,
   exports7d: ["canvas", "exports-7d"] as const,
 };
