@@ -5,7 +5,10 @@
 //! over these functions. Nothing here depends on Tauri, axum or rmcp.
 
 pub mod agents;
+pub mod caller;
 pub mod canvas;
+pub mod connect;
+pub mod contracts;
 pub mod conversations;
 pub mod ctx;
 pub mod data_dir;
@@ -33,5 +36,6 @@ pub mod tools;
 pub mod users;
 mod validate;
 
+pub use caller::Caller;
 pub use ctx::{Change, Ctx, Notice, OpenOptions};
 pub use error::{AppError, ErrorCode, Result};

@@ -48,7 +48,7 @@ async fn woken_role(ctx: &Ctx, prompt: &str, minutes: u32) -> inbox::Author {
 async fn send(ctx: &Ctx, from: &str, to: &str, body: &str, priority: &str) -> inbox::Message {
     inbox::messages::send(
         ctx,
-        &Caller::Local,
+        &Caller::ui(ctx),
         from,
         to,
         SendMessage {
@@ -169,9 +169,18 @@ async fn b2_concurrent_readers_never_receive_the_same_message() {
                     limit: Some(7),
                     ..Default::default()
                 };
-                let page = inbox::messages::inbox(&ctx, &Caller::Author(me.clone()), &me, query)
-                    .await
-                    .unwrap();
+                let page = inbox::messages::inbox(
+                    &ctx,
+                    &Caller {
+                        user: me.clone(),
+                        author: Some(me.clone()),
+                        client: colmena_core::canvas::Client::Http,
+                    },
+                    &me,
+                    query,
+                )
+                .await
+                .unwrap();
                 if page.is_empty() {
                     return got;
                 }
@@ -234,7 +243,7 @@ async fn b6_an_urgent_message_wakes_a_role_at_once_and_its_answer_reaches_the_se
     )
     .await;
     let answer = loop {
-        let inbox = inbox::messages::inbox(&ws.ctx, &Caller::Local, &ana.id, peek())
+        let inbox = inbox::messages::inbox(&ws.ctx, &Caller::ui(&ws.ctx), &ana.id, peek())
             .await
             .unwrap();
         if let Some(m) = inbox.into_iter().next() {
@@ -348,7 +357,7 @@ async fn b6_a_wake_up_cut_off_by_a_crash_is_resumed_as_the_role_and_answers_once
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let answers = || async {
-        inbox::messages::inbox(&ws.ctx, &Caller::Local, &ana.id, peek())
+        inbox::messages::inbox(&ws.ctx, &Caller::ui(&ws.ctx), &ana.id, peek())
             .await
             .unwrap()
     };
@@ -456,7 +465,7 @@ async fn b8_notes_dropped_in_a_roles_folder_become_messages_once() {
 
     let sent = inbox::drop_folder::ingest(&ws.ctx, &amb.id).await.unwrap();
     assert_eq!(sent.len(), 2);
-    let inbox = inbox::messages::inbox(&ws.ctx, &Caller::Local, &amb.id, peek())
+    let inbox = inbox::messages::inbox(&ws.ctx, &Caller::ui(&ws.ctx), &amb.id, peek())
         .await
         .unwrap();
     let voz = inbox
@@ -493,7 +502,7 @@ async fn b8_notes_dropped_in_a_roles_folder_become_messages_once() {
             .is_empty()
     );
     assert!(!folder.join("voz.md").exists());
-    let again = inbox::messages::inbox(&ws.ctx, &Caller::Local, &amb.id, peek())
+    let again = inbox::messages::inbox(&ws.ctx, &Caller::ui(&ws.ctx), &amb.id, peek())
         .await
         .unwrap();
     assert_eq!(again.len(), 2);

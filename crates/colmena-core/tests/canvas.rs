@@ -16,15 +16,15 @@ use colmena_core::canvas::presets::PresetDraft;
 use colmena_core::canvas::sources::{NewSource, SourceType};
 use colmena_core::canvas::variants::{NewVariant, VariantUpdate};
 use colmena_core::canvas::{
-    self, Actor, Client, VariantStatus, activity, exports, items, presets, sources, variants,
+    self, Caller, Client, VariantStatus, activity, exports, items, presets, sources, variants,
 };
 use colmena_core::{Ctx, ErrorCode};
 use colmena_scripted_llm::{Matcher, Rule};
 use support::hive::hive;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-fn me(ctx: &Ctx) -> Actor {
-    Actor::ui(ctx)
+fn me(ctx: &Ctx) -> Caller {
+    Caller::ui(ctx)
 }
 
 fn item(title: &str) -> NewItem {
@@ -57,8 +57,9 @@ async fn c1_a_canvas_is_its_users_sorted_by_activity_and_delete_cascades() {
     let (ws, _llm) = hive(vec![Rule::text("Un borrador.").repeat()]).await;
     let ctx = &ws.ctx;
     colmena_core::users::create(ctx, "Beto").await.unwrap();
-    let beto = Actor {
+    let beto = Caller {
         user: "beto".into(),
+        author: None,
         client: Client::Ui,
     };
     let first = canvas::create(ctx, &me(ctx), Some("Primero".into()))
@@ -275,7 +276,7 @@ async fn c4_rounds_are_append_only_and_selecting_one_only_moves_the_index() {
     )
     .await
     .unwrap();
-    let cli = Actor::cli(ctx, None);
+    let cli = Caller::cli(ctx, None);
     let first = generate::generate_variant(ctx, &cli, &v.id, no_events())
         .await
         .unwrap();
@@ -470,7 +471,7 @@ async fn start_generating(
 ) -> tokio::task::JoinHandle<colmena_core::Result<colmena_core::canvas::Round>> {
     let (ctx, id) = (ctx.clone(), variant.to_owned());
     let generating = tokio::spawn(async move {
-        generate::generate_variant(&ctx, &Actor::ui(&ctx), &id, no_events()).await
+        generate::generate_variant(&ctx, &Caller::ui(&ctx), &id, no_events()).await
     });
     let deadline = Instant::now() + Duration::from_secs(10);
     while lease_of(dir, variant).0 != "streaming" {
@@ -702,8 +703,9 @@ async fn c7_user_presets_are_unique_by_name_per_user() {
     let ws = support::workspace().await;
     let ctx = &ws.ctx;
     colmena_core::users::create(ctx, "Beto").await.unwrap();
-    let beto = Actor {
+    let beto = Caller {
         user: "beto".into(),
+        author: None,
         client: Client::Ui,
     };
     let draft = |prompt: &str| PresetDraft {
@@ -767,11 +769,12 @@ async fn c8_the_activity_log_names_the_client_and_the_dotted_operation() {
     let c = canvas::create(ctx, &me(ctx), Some("Log".into()))
         .await
         .unwrap();
-    items::add_item(ctx, &Actor::cli(ctx, None), &c.id, item("Desde la CLI"))
+    items::add_item(ctx, &Caller::cli(ctx, None), &c.id, item("Desde la CLI"))
         .await
         .unwrap();
-    let mcp = Actor {
+    let mcp = Caller {
         user: ctx.owner().into(),
+        author: None,
         client: Client::from_mcp_name("claude-code"),
     };
     variants::add_variant(ctx, &mcp, &c.id, variant("x-thread", ""))

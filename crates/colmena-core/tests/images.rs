@@ -8,7 +8,7 @@
 mod support;
 
 use colmena_core::ErrorCode;
-use colmena_core::canvas::{self, Actor};
+use colmena_core::canvas::{self, Caller};
 use colmena_core::images::{self, Crop, Transform};
 
 #[tokio::test]
@@ -148,7 +148,7 @@ async fn h38_a_corrupt_image_is_kept_as_it_came_and_retention_deletes_files() {
 #[tokio::test]
 async fn c11_an_image_dropped_on_a_canvas_becomes_an_item_pointing_at_its_artifacts() {
     let ws = support::workspace().await;
-    let me = Actor::ui(&ws.ctx);
+    let me = Caller::ui(&ws.ctx);
     let c = canvas::create(&ws.ctx, &me, None).await.unwrap();
     let item = canvas::items::add_image(
         &ws.ctx,
@@ -183,7 +183,7 @@ async fn c11_an_image_dropped_on_a_canvas_becomes_an_item_pointing_at_its_artifa
 async fn c11_an_image_item_has_a_preview_of_its_model_copy_and_other_items_have_none() {
     use base64::Engine;
     let ws = support::workspace().await;
-    let me = Actor::ui(&ws.ctx);
+    let me = Caller::ui(&ws.ctx);
     let c = canvas::create(&ws.ctx, &me, None).await.unwrap();
     let photo = canvas::items::add_image(
         &ws.ctx,
@@ -231,8 +231,9 @@ async fn c11_an_image_item_has_a_preview_of_its_model_copy_and_other_items_have_
     }
     // Another user's canvas shows nothing.
     colmena_core::users::create(&ws.ctx, "Beto").await.unwrap();
-    let beto = Actor {
+    let beto = Caller {
         user: "beto".into(),
+        author: None,
         ..me.clone()
     };
     let err = canvas::items::image_preview(&ws.ctx, &beto, &c.id, &photo.id)

@@ -170,9 +170,18 @@ async fn inbox_reads(stored: usize) {
             limit: Some(100),
             ..Default::default()
         };
-        inbox::messages::inbox(&ctx, &Caller::Author(who.id.clone()), &who.id, query)
-            .await
-            .unwrap();
+        inbox::messages::inbox(
+            &ctx,
+            &Caller {
+                user: who.id.clone(),
+                author: Some(who.id.clone()),
+                client: colmena_core::canvas::Client::Http,
+            },
+            &who.id,
+            query,
+        )
+        .await
+        .unwrap();
         samples.push(t.elapsed());
     }
     report("core inbox read, peek, 100 unread", samples);

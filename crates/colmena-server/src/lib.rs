@@ -3,3 +3,4 @@
 //! desktop app embeds the same server through this library.
 
 pub mod http;
+pub mod mcp;

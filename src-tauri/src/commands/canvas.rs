@@ -11,13 +11,13 @@ use colmena_core::canvas::items::{self, CanvasItem, NewItem};
 use colmena_core::canvas::presets::{self, PresetDraft, UserPreset};
 use colmena_core::canvas::sources::{self, NewSource, Source, SourceItem};
 use colmena_core::canvas::variants::{self, NewVariant, Round, Variant, VariantUpdate};
-use colmena_core::canvas::{self, Actor, Canvas, CanvasDetail};
+use colmena_core::canvas::{self, Caller, Canvas, CanvasDetail};
 use colmena_core::{AppError, Ctx};
 use tauri::State;
 use tauri::ipc::Channel;
 
-fn me(ctx: &Ctx) -> Actor {
-    Actor::ui(ctx)
+fn me(ctx: &Ctx) -> Caller {
+    Caller::ui(ctx)
 }
 
 fn sink(channel: Channel<CanvasEvent>) -> CanvasSink {

@@ -1,7 +1,7 @@
 //! The bus in the desktop (SPEC B5): authors, the inbox of each, compose,
 //! sent, delete, wake-ups, and the local server — one line each over
 //! `colmena-core`. The app runs on the workspace's machine, so it acts as
-//! `Caller::Local`; it sends as the owner's own author.
+//! `Caller::ui`; it sends as the owner's own author.
 
 use colmena_core::inbox::{
     self, Author, AuthorUpdate, AuthorWithToken, Caller, InboxQuery, Message, NewAuthor,
@@ -65,7 +65,7 @@ pub async fn send_bus_message(
     to: String,
     message: SendMessage,
 ) -> Result<Message, AppError> {
-    inbox::messages::send(&ctx, &Caller::Local, ctx.owner(), &to, message).await
+    inbox::messages::send(&ctx, &Caller::ui(&ctx), ctx.owner(), &to, message).await
 }
 
 #[tauri::command]
@@ -75,7 +75,7 @@ pub async fn read_inbox(
     author: String,
     query: InboxQuery,
 ) -> Result<Vec<Message>, AppError> {
-    inbox::messages::inbox(&ctx, &Caller::Local, &author, query).await
+    inbox::messages::inbox(&ctx, &Caller::ui(&ctx), &author, query).await
 }
 
 #[tauri::command]
@@ -85,7 +85,7 @@ pub async fn mark_messages_read(
     author: String,
     ids: Vec<String>,
 ) -> Result<u32, AppError> {
-    inbox::messages::mark_read(&ctx, &Caller::Local, &author, ids).await
+    inbox::messages::mark_read(&ctx, &Caller::ui(&ctx), &author, ids).await
 }
 
 #[tauri::command]
@@ -95,13 +95,13 @@ pub async fn list_sent(
     author: String,
     query: SentQuery,
 ) -> Result<Vec<Message>, AppError> {
-    inbox::messages::sent(&ctx, &Caller::Local, &author, query).await
+    inbox::messages::sent(&ctx, &Caller::ui(&ctx), &author, query).await
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn delete_bus_message(ctx: State<'_, Ctx>, id: String) -> Result<(), AppError> {
-    inbox::messages::delete(&ctx, &Caller::Local, ctx.owner(), &id).await
+    inbox::messages::delete(&ctx, &Caller::ui(&ctx), ctx.owner(), &id).await
 }
 
 #[tauri::command]

@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use rusqlite::{Connection, params};
 use serde::{Deserialize, Serialize};
 
-use super::Actor;
+use crate::caller::Caller;
 use crate::ctx::Ctx;
 use crate::error::{AppError, Result};
 
@@ -17,6 +17,10 @@ use crate::error::{AppError, Result};
 pub enum Client {
     Ui,
     Cli,
+    /// The REST API with a bearer token.
+    Http,
+    /// An agent run (a woken role's tools).
+    Agent,
     ClaudeCode,
     Cursor,
     ClaudeDesktop,
@@ -29,6 +33,8 @@ impl Client {
         match self {
             Client::Ui => "ui",
             Client::Cli => "cli",
+            Client::Http => "http",
+            Client::Agent => "agent",
             Client::ClaudeCode => "claude-code",
             Client::Cursor => "cursor",
             Client::ClaudeDesktop => "claude-desktop",
@@ -57,6 +63,8 @@ impl Client {
         match text {
             "ui" => Client::Ui,
             "cli" => Client::Cli,
+            "http" => Client::Http,
+            "agent" => Client::Agent,
             "claude-code" => Client::ClaudeCode,
             "cursor" => Client::Cursor,
             "claude-desktop" => Client::ClaudeDesktop,
@@ -82,7 +90,7 @@ pub struct Activity {
 /// Appends one line, in the transaction of the change it describes.
 pub(crate) fn record(
     conn: &Connection,
-    actor: &Actor,
+    actor: &Caller,
     canvas: Option<&str>,
     tool: &str,
     detail: &str,
@@ -107,7 +115,7 @@ pub(crate) fn record(
 /// 1–100, default 20), optionally of one canvas.
 pub async fn recent(
     ctx: &Ctx,
-    actor: &Actor,
+    actor: &Caller,
     canvas: Option<String>,
     limit: Option<u32>,
 ) -> Result<Vec<Activity>> {

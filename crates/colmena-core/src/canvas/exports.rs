@@ -9,7 +9,7 @@ use rusqlite::params;
 use serde::{Deserialize, Serialize};
 
 use super::variants::{require_variant, rounds_in};
-use super::{Actor, activity, require, touch};
+use super::{Caller, activity, require, touch};
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, Result};
 
@@ -62,7 +62,7 @@ pub struct Exported {
 }
 
 /// `export_variant({ canvasId, variantId, roundId?, format })`.
-pub async fn export_variant(ctx: &Ctx, actor: &Actor, request: ExportRequest) -> Result<Exported> {
+pub async fn export_variant(ctx: &Ctx, actor: &Caller, request: ExportRequest) -> Result<Exported> {
     let format = request.format.clone().unwrap_or_else(|| "markdown".into());
     if format != "markdown" {
         return Err(AppError::invalid_field(
@@ -167,7 +167,7 @@ pub async fn export_variant(ctx: &Ctx, actor: &Actor, request: ExportRequest) ->
 }
 
 /// How many exports the user made in the last 7 days (the Console's figure).
-pub async fn exports_last_7_days(ctx: &Ctx, actor: &Actor) -> Result<u32> {
+pub async fn exports_last_7_days(ctx: &Ctx, actor: &Caller) -> Result<u32> {
     let user = actor.user.clone();
     ctx.store()
         .read(move |conn| {

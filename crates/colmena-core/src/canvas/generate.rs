@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::items::CanvasItem;
 use super::presets;
 use super::variants::{Round, Variant, VariantStatus, key_context, require_variant, rounds_in};
-use super::{Actor, activity, leases, touch};
+use super::{Caller, activity, leases, touch};
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
 use crate::ids::ModelId;
@@ -203,7 +203,7 @@ async fn settle(ctx: &Ctx, id: &str) -> Result<()> {
 /// `generate_variant(variant)`: one call, one new round.
 pub async fn generate_variant(
     ctx: &Ctx,
-    actor: &Actor,
+    actor: &Caller,
     variant: &str,
     sink: CanvasSink,
 ) -> Result<Round> {
@@ -226,7 +226,7 @@ pub fn cancel(ctx: &Ctx, variant: &str) -> bool {
     ctx.cancel_run(&format!("variant:{variant}"))
 }
 
-async fn run(ctx: &Ctx, actor: &Actor, variant: &str, sink: &CanvasSink) -> Result<Round> {
+async fn run(ctx: &Ctx, actor: &Caller, variant: &str, sink: &CanvasSink) -> Result<Round> {
     let outcome = attempt(ctx, actor, variant, sink).await;
     ctx.unregister_run(&format!("variant:{variant}"));
     match outcome {
@@ -261,7 +261,7 @@ async fn run(ctx: &Ctx, actor: &Actor, variant: &str, sink: &CanvasSink) -> Resu
     }
 }
 
-async fn attempt(ctx: &Ctx, actor: &Actor, variant: &str, sink: &CanvasSink) -> Result<Round> {
+async fn attempt(ctx: &Ctx, actor: &Caller, variant: &str, sink: &CanvasSink) -> Result<Round> {
     let cancel = ctx.register_run(&format!("variant:{variant}"));
     let (ctx2, user, id) = (ctx.clone(), actor.user.clone(), variant.to_owned());
     let prepared = ctx
@@ -362,7 +362,7 @@ async fn attempt(ctx: &Ctx, actor: &Actor, variant: &str, sink: &CanvasSink) -> 
 /// time; one failing leaves the others to finish.
 pub async fn generate_all(
     ctx: &Ctx,
-    actor: &Actor,
+    actor: &Caller,
     canvas: &str,
     sink: CanvasSink,
 ) -> Result<GenerateAllOutcome> {

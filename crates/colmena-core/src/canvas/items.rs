@@ -8,11 +8,13 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Actor, activity, require, touch};
+use super::{Caller, activity, require, touch};
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, Result};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum SourceKind {
     X,
@@ -215,7 +217,7 @@ pub(crate) fn insert(conn: &Connection, canvas: &str, item: &CanvasItem) -> Resu
 /// `add_item(canvas, item)`.
 pub async fn add_item(
     ctx: &Ctx,
-    actor: &Actor,
+    actor: &Caller,
     canvas: &str,
     input: NewItem,
 ) -> Result<CanvasItem> {
@@ -236,7 +238,7 @@ pub async fn add_item(
 }
 
 /// `remove_item(canvas, item)`.
-pub async fn remove_item(ctx: &Ctx, actor: &Actor, canvas: &str, item: &str) -> Result<()> {
+pub async fn remove_item(ctx: &Ctx, actor: &Caller, canvas: &str, item: &str) -> Result<()> {
     let (actor2, canvas, item) = (actor.clone(), canvas.to_owned(), item.to_owned());
     ctx.store()
         .write(move |tx| {
@@ -259,7 +261,7 @@ pub async fn remove_item(ctx: &Ctx, actor: &Actor, canvas: &str, item: &str) -> 
 }
 
 /// `clear_selection(canvas)`: every item goes; variants and rounds stay.
-pub async fn clear_selection(ctx: &Ctx, actor: &Actor, canvas: &str) -> Result<u32> {
+pub async fn clear_selection(ctx: &Ctx, actor: &Caller, canvas: &str) -> Result<u32> {
     let (actor2, canvas) = (actor.clone(), canvas.to_owned());
     let removed = ctx
         .store()
@@ -285,7 +287,7 @@ pub async fn clear_selection(ctx: &Ctx, actor: &Actor, canvas: &str) -> Result<u
 /// normalised for models, and selected as a custom item that points at both.
 pub async fn add_image(
     ctx: &Ctx,
-    actor: &Actor,
+    actor: &Caller,
     canvas: &str,
     name: &str,
     bytes: Vec<u8>,
@@ -344,7 +346,7 @@ pub struct ImagePreview {
 /// (`precondition`, reason `not_an_image`).
 pub async fn image_preview(
     ctx: &Ctx,
-    actor: &Actor,
+    actor: &Caller,
     canvas: &str,
     item: &str,
 ) -> Result<ImagePreview> {

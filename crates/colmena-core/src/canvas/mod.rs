@@ -32,6 +32,7 @@ use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
+pub use crate::caller::Caller;
 pub use activity::Client;
 pub use items::CanvasItem;
 pub use variants::{Round, Variant, VariantStatus};
@@ -39,32 +40,6 @@ pub use variants::{Round, Variant, VariantStatus};
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, Result};
 use crate::validate;
-
-/// Who acts on a canvas: the user it belongs to, and the client asking
-/// (recorded in the activity log).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Actor {
-    pub user: String,
-    pub client: Client,
-}
-
-impl Actor {
-    /// The desktop app, acting as the workspace owner.
-    pub fn ui(ctx: &Ctx) -> Actor {
-        Actor {
-            user: ctx.owner().to_owned(),
-            client: Client::Ui,
-        }
-    }
-
-    /// The `colmena` command line, acting as `user` (default: the owner).
-    pub fn cli(ctx: &Ctx, user: Option<&str>) -> Actor {
-        Actor {
-            user: user.unwrap_or(ctx.owner()).to_owned(),
-            client: Client::Cli,
-        }
-    }
-}
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
@@ -132,7 +107,7 @@ fn check_name(name: Option<String>) -> Result<Option<String>> {
 }
 
 /// `create({ name? })`: an empty canvas.
-pub async fn create(ctx: &Ctx, actor: &Actor, name: Option<String>) -> Result<Canvas> {
+pub async fn create(ctx: &Ctx, actor: &Caller, name: Option<String>) -> Result<Canvas> {
     let name = check_name(name)?;
     let actor2 = actor.clone();
     let canvas = ctx
@@ -161,7 +136,7 @@ pub async fn create(ctx: &Ctx, actor: &Actor, name: Option<String>) -> Result<Ca
 }
 
 /// `list()`: the user's canvases, most recently active first.
-pub async fn list(ctx: &Ctx, actor: &Actor) -> Result<Vec<Canvas>> {
+pub async fn list(ctx: &Ctx, actor: &Caller) -> Result<Vec<Canvas>> {
     let user = actor.user.clone();
     ctx.store()
         .read(move |conn| {
@@ -183,7 +158,7 @@ pub(crate) fn detail_in(conn: &Connection, user: &str, id: &str) -> Result<Canva
 }
 
 /// `get(id)`: the canvas with its items and variants.
-pub async fn get(ctx: &Ctx, actor: &Actor, id: &str) -> Result<CanvasDetail> {
+pub async fn get(ctx: &Ctx, actor: &Caller, id: &str) -> Result<CanvasDetail> {
     let (user, id) = (actor.user.clone(), id.to_owned());
     ctx.store()
         .read(move |conn| detail_in(conn, &user, &id))
@@ -191,7 +166,7 @@ pub async fn get(ctx: &Ctx, actor: &Actor, id: &str) -> Result<CanvasDetail> {
 }
 
 /// `update(id, { name })`: renames (an empty name clears it).
-pub async fn update(ctx: &Ctx, actor: &Actor, id: &str, name: Option<String>) -> Result<Canvas> {
+pub async fn update(ctx: &Ctx, actor: &Caller, id: &str, name: Option<String>) -> Result<Canvas> {
     let name = check_name(name)?;
     let (actor2, id) = (actor.clone(), id.to_owned());
     let canvas = ctx
@@ -219,7 +194,7 @@ pub async fn update(ctx: &Ctx, actor: &Actor, id: &str, name: Option<String>) ->
 
 /// `delete(id)`: the canvas with its items, variants, rounds and exports.
 /// Irreversible.
-pub async fn delete(ctx: &Ctx, actor: &Actor, id: &str) -> Result<()> {
+pub async fn delete(ctx: &Ctx, actor: &Caller, id: &str) -> Result<()> {
     let (actor2, id) = (actor.clone(), id.to_owned());
     ctx.store()
         .write(move |tx| {

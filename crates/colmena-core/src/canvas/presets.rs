@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
-use super::{Actor, activity};
+use super::{Caller, activity};
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, Result};
 use crate::validate;
@@ -120,7 +120,7 @@ pub(crate) fn find(conn: &Connection, user: &str, id: &str) -> Result<Option<Use
 }
 
 /// The user's saved presets, by name.
-pub async fn list(ctx: &Ctx, actor: &Actor) -> Result<Vec<UserPreset>> {
+pub async fn list(ctx: &Ctx, actor: &Caller) -> Result<Vec<UserPreset>> {
     let user = actor.user.clone();
     ctx.store()
         .read(move |conn| {
@@ -135,7 +135,7 @@ pub async fn list(ctx: &Ctx, actor: &Actor) -> Result<Vec<UserPreset>> {
 
 /// `save_preset({ name, description, prompt, style, typeTag })`: a saved
 /// preset; saving under a name the user already has replaces it.
-pub async fn save_preset(ctx: &Ctx, actor: &Actor, draft: PresetDraft) -> Result<UserPreset> {
+pub async fn save_preset(ctx: &Ctx, actor: &Caller, draft: PresetDraft) -> Result<UserPreset> {
     let name = validate::name("name", &draft.name, 80)?;
     if draft.prompt.trim().is_empty() {
         return Err(AppError::invalid_field(
@@ -184,7 +184,7 @@ pub async fn save_preset(ctx: &Ctx, actor: &Actor, draft: PresetDraft) -> Result
 }
 
 /// Removes a saved preset; variants made from it keep their prompt.
-pub async fn delete_preset(ctx: &Ctx, actor: &Actor, id: &str) -> Result<()> {
+pub async fn delete_preset(ctx: &Ctx, actor: &Caller, id: &str) -> Result<()> {
     let (user, id) = (actor.user.clone(), id.to_owned());
     ctx.store()
         .write(move |tx| {

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
-use super::{Actor, activity};
+use super::{Caller, activity};
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, Result};
 use crate::validate;
@@ -104,7 +104,7 @@ fn require(conn: &Connection, user: &str, id: &str) -> Result<Source> {
 }
 
 /// `list_sources()`: the user's registered sources.
-pub async fn list_sources(ctx: &Ctx, actor: &Actor) -> Result<Vec<Source>> {
+pub async fn list_sources(ctx: &Ctx, actor: &Caller) -> Result<Vec<Source>> {
     let user = actor.user.clone();
     ctx.store()
         .read(move |conn| {
@@ -118,7 +118,7 @@ pub async fn list_sources(ctx: &Ctx, actor: &Actor) -> Result<Vec<Source>> {
 }
 
 /// Registers a source; feeds and pages need an http(s) URL.
-pub async fn register_source(ctx: &Ctx, actor: &Actor, input: NewSource) -> Result<Source> {
+pub async fn register_source(ctx: &Ctx, actor: &Caller, input: NewSource) -> Result<Source> {
     let name = validate::name("name", &input.name, 120)?;
     let kind = input.kind.unwrap_or(SourceType::Rss);
     let url = match (
@@ -167,7 +167,7 @@ pub async fn register_source(ctx: &Ctx, actor: &Actor, input: NewSource) -> Resu
 }
 
 /// The items a source's last refresh fetched, newest first.
-pub async fn source_items(ctx: &Ctx, actor: &Actor, source: &str) -> Result<Vec<SourceItem>> {
+pub async fn source_items(ctx: &Ctx, actor: &Caller, source: &str) -> Result<Vec<SourceItem>> {
     let (user, id) = (actor.user.clone(), source.to_owned());
     ctx.store()
         .read(move |conn| {
@@ -194,7 +194,7 @@ pub async fn source_items(ctx: &Ctx, actor: &Actor, source: &str) -> Result<Vec<
 }
 
 /// Removes a source and its fetched items; canvases keep their snapshots.
-pub async fn remove_source(ctx: &Ctx, actor: &Actor, source: &str) -> Result<()> {
+pub async fn remove_source(ctx: &Ctx, actor: &Caller, source: &str) -> Result<()> {
     let (user, id) = (actor.user.clone(), source.to_owned());
     ctx.store()
         .write(move |tx| {
@@ -208,7 +208,7 @@ pub async fn remove_source(ctx: &Ctx, actor: &Actor, source: &str) -> Result<()>
 }
 
 /// Starts a refresh in the background and answers at once (`refreshing`).
-pub async fn refresh_source(ctx: &Ctx, actor: &Actor, source: &str) -> Result<Source> {
+pub async fn refresh_source(ctx: &Ctx, actor: &Caller, source: &str) -> Result<Source> {
     let (user, id) = (actor.user.clone(), source.to_owned());
     let marked = ctx
         .store()
@@ -237,7 +237,7 @@ pub async fn refresh_source(ctx: &Ctx, actor: &Actor, source: &str) -> Result<So
 }
 
 /// Fetches and stores a source's items now; records `ok` or `error`.
-pub async fn refresh_now(ctx: &Ctx, actor: &Actor, source: &str) -> Result<Source> {
+pub async fn refresh_now(ctx: &Ctx, actor: &Caller, source: &str) -> Result<Source> {
     let (user, id) = (actor.user.clone(), source.to_owned());
     let current = ctx
         .store()

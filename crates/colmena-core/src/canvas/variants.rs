@@ -9,7 +9,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 use super::presets::{self, USER_SAVED};
-use super::{Actor, activity, require, touch};
+use super::{Caller, activity, require, touch};
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, Result};
 use crate::ids::ModelId;
@@ -277,7 +277,7 @@ fn seal_key(ctx: &Ctx, variant: &str, key: &str) -> Result<(Vec<u8>, String)> {
 /// starts idle, with no round.
 pub async fn add_variant(
     ctx: &Ctx,
-    actor: &Actor,
+    actor: &Caller,
     canvas: &str,
     input: NewVariant,
 ) -> Result<Variant> {
@@ -360,7 +360,7 @@ pub async fn add_variant(
 /// rounds already made keep the prompt and style they were made with.
 pub async fn update_variant(
     ctx: &Ctx,
-    actor: &Actor,
+    actor: &Caller,
     variant: &str,
     input: VariantUpdate,
 ) -> Result<Variant> {
@@ -414,7 +414,7 @@ pub async fn update_variant(
 }
 
 /// `remove_variant(variant)`: with its rounds.
-pub async fn remove_variant(ctx: &Ctx, actor: &Actor, variant: &str) -> Result<()> {
+pub async fn remove_variant(ctx: &Ctx, actor: &Caller, variant: &str) -> Result<()> {
     let (actor2, id) = (actor.clone(), variant.to_owned());
     ctx.store()
         .write(move |tx| {
@@ -436,7 +436,7 @@ pub async fn remove_variant(ctx: &Ctx, actor: &Actor, variant: &str) -> Result<(
 
 /// `select_round(variant, roundIndex)`: shows an older (or newer) round;
 /// no round is removed.
-pub async fn select_round(ctx: &Ctx, actor: &Actor, variant: &str, index: i32) -> Result<Variant> {
+pub async fn select_round(ctx: &Ctx, actor: &Caller, variant: &str, index: i32) -> Result<Variant> {
     let (actor2, id) = (actor.clone(), variant.to_owned());
     let selected = ctx
         .store()
@@ -473,7 +473,7 @@ pub async fn select_round(ctx: &Ctx, actor: &Actor, variant: &str, index: i32) -
 }
 
 /// `variant_rounds(variant)`: the whole history, oldest first.
-pub async fn variant_rounds(ctx: &Ctx, actor: &Actor, variant: &str) -> Result<Vec<Round>> {
+pub async fn variant_rounds(ctx: &Ctx, actor: &Caller, variant: &str) -> Result<Vec<Round>> {
     let (user, id) = (actor.user.clone(), variant.to_owned());
     ctx.store()
         .read(move |conn| {

@@ -83,7 +83,7 @@ pub(crate) async fn resume_for(ctx: &Ctx, role: &str) -> Result<()> {
         match resumed {
             Ok(run) if run.status == RunStatus::Completed => {
                 let ids: Vec<String> = serde_json::from_str(&ids)?;
-                messages::mark_read(ctx, &Caller::Local, role, ids).await?;
+                messages::mark_read(ctx, &Caller::system(ctx), role, ids).await?;
             }
             Ok(run) => tracing::warn!(
                 "the cut-off wake-up {run_id} of '{role}' ended {} when resumed",

@@ -31,30 +31,7 @@ pub use authors::{Author, AuthorKind, AuthorUpdate, AuthorWithToken, NewAuthor};
 pub use messages::{InboxQuery, Message, MessageReceipt, Priority, SendMessage, SentQuery};
 pub use time::parse_since;
 
-use crate::error::{AppError, ErrorCode, Result};
-
-/// Who is asking.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Caller {
-    /// The desktop app or the CLI on this machine: may act as any author.
-    Local,
-    /// A client that presented the bearer token of this author.
-    Author(String),
-}
-
-impl Caller {
-    /// May this caller act as `author` (send as, read the inbox of)?
-    pub(crate) fn may_act_as(&self, author: &str) -> Result<()> {
-        match self {
-            Caller::Local => Ok(()),
-            Caller::Author(me) if me == author => Ok(()),
-            Caller::Author(me) => Err(AppError::new(
-                ErrorCode::Forbidden,
-                format!("the token belongs to '{me}', not to '{author}'"),
-            )),
-        }
-    }
-}
+pub use crate::caller::Caller;
 
 /// Turns urgent mail to people into notices (desktop notifications, B6),
 /// whichever process committed it, until `stop`. Mail already there when

@@ -196,7 +196,7 @@ pub(crate) async fn wake(ctx: &Ctx, role: &Author) -> Result<()> {
     }
     let unread = messages::inbox(
         ctx,
-        &Caller::Local,
+        &Caller::system(ctx),
         &role.id,
         InboxQuery {
             unread_only: Some(true),
@@ -227,7 +227,7 @@ pub(crate) async fn wake(ctx: &Ctx, role: &Author) -> Result<()> {
     let failure = match run {
         Ok(run) if run.status == RunStatus::Completed => {
             let ids = unread.iter().map(|m| m.id.clone()).collect();
-            messages::mark_read(ctx, &Caller::Local, &role.id, ids).await?;
+            messages::mark_read(ctx, &Caller::system(ctx), &role.id, ids).await?;
             None
         }
         Ok(run) => Some(run.error.map_or_else(

@@ -125,6 +125,18 @@ pub(crate) struct RunContext {
 }
 
 impl RunContext {
+    /// Who this run acts as: the woken role, else the run's user.
+    pub(crate) fn caller(&self) -> crate::Caller {
+        match &self.author {
+            Some(role) => crate::Caller::role_run(role, &self.user_id),
+            None => crate::Caller {
+                user: self.user_id.clone(),
+                author: None,
+                client: crate::canvas::Client::Agent,
+            },
+        }
+    }
+
     pub(crate) fn emit(&self, event: RunEvent) {
         (self.sink)(event);
     }

@@ -172,9 +172,12 @@ mod tests {
 
     #[test]
     fn arguments_that_break_the_schema_are_described() {
-        let schema: Value =
-            serde_json::from_str(crate::tools::catalog::find("web_fetch").unwrap().parameters)
-                .unwrap();
+        let schema: Value = serde_json::from_str(
+            &crate::tools::catalog::find("web_fetch")
+                .unwrap()
+                .parameters(),
+        )
+        .unwrap();
         assert!(check_arguments(&schema, &json!({ "url": "https://a" })).is_ok());
         let problems = check_arguments(&schema, &json!({ "url": 42, "extra": true }))
             .unwrap_err()

@@ -8,14 +8,34 @@
 //! Executing tools arrives with the LLM runtime; the catalog is already the
 //! contract.
 
+use crate::contracts::{self, bus, hive};
+
 /// One built-in tool.
 #[derive(Debug, Clone, Copy)]
 pub struct ToolDef {
     pub name: &'static str,
     pub category: &'static str,
     pub description: &'static str,
+    parameters: Parameters,
+}
+
+/// Where a tool's argument schema comes from: the operation's contract
+/// (shared with the MCP tools, SPEC X2) or, for tools only agents have,
+/// the schema written here.
+#[derive(Debug, Clone, Copy)]
+enum Parameters {
+    Written(&'static str),
+    Contract(fn() -> String),
+}
+
+impl ToolDef {
     /// JSON schema (draft 2020-12) of the arguments object.
-    pub parameters: &'static str,
+    pub fn parameters(&self) -> String {
+        match self.parameters {
+            Parameters::Written(schema) => schema.to_owned(),
+            Parameters::Contract(schema) => schema(),
+        }
+    }
 }
 
 /// The tools that are active in every hive (SPEC H31, H32).
@@ -35,12 +55,20 @@ pub fn is_minimal(name: &str) -> bool {
 }
 
 macro_rules! tool {
+    ($name:literal, $category:literal, $description:literal, contract = $input:ty) => {
+        ToolDef {
+            name: $name,
+            category: $category,
+            description: $description,
+            parameters: Parameters::Contract(contracts::input_schema_text::<$input>),
+        }
+    };
     ($name:literal, $category:literal, $description:literal, $parameters:literal) => {
         ToolDef {
             name: $name,
             category: $category,
             description: $description,
-            parameters: $parameters,
+            parameters: Parameters::Written($parameters),
         }
     };
 }
@@ -64,7 +92,7 @@ pub const BUILTIN_TOOLS: &[ToolDef] = &[
         "search_catalog",
         "knowledge",
         "Search the hive's skills, tools and your memories by keywords (BM25). Returns the best matches with a snippet.",
-        r#"{"type":"object","properties":{"query":{"type":"string","minLength":1},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10}},"required":["query"],"additionalProperties":false}"#
+        contract = hive::SearchArgs
     ),
     tool!(
         "load_skill",
@@ -76,19 +104,19 @@ pub const BUILTIN_TOOLS: &[ToolDef] = &[
         "memory_search",
         "memory",
         "Search the user's long-term memory by keywords. Returns matching memories with a snippet.",
-        r#"{"type":"object","properties":{"query":{"type":"string","minLength":1},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10}},"required":["query"],"additionalProperties":false}"#
+        contract = hive::SearchArgs
     ),
     tool!(
         "memory_read",
         "memory",
         "Read one of the user's memories by its title.",
-        r#"{"type":"object","properties":{"title":{"type":"string","minLength":1}},"required":["title"],"additionalProperties":false}"#
+        contract = hive::MemoryReadArgs
     ),
     tool!(
         "memory_write",
         "memory",
         "Save or replace a memory for the user under a title, to recall it in later conversations.",
-        r#"{"type":"object","properties":{"title":{"type":"string","minLength":1,"maxLength":200},"content":{"type":"string"}},"required":["title","content"],"additionalProperties":false}"#
+        contract = hive::MemoryWriteArgs
     ),
     tool!(
         "notify_user",
@@ -101,19 +129,19 @@ pub const BUILTIN_TOOLS: &[ToolDef] = &[
         "send_message",
         "bus",
         "Send a message on the bus to another author (a role or a person), by name. Urgent wakes a role at once.",
-        r#"{"type":"object","properties":{"to_author_name":{"type":"string","minLength":1,"maxLength":80},"body":{"type":"string","minLength":1,"maxLength":65536},"priority":{"type":"string","enum":["normal","urgent"],"default":"normal"}},"required":["to_author_name","body"],"additionalProperties":false}"#
+        contract = bus::SendMessageArgs
     ),
     tool!(
         "read_inbox",
         "bus",
         "Read your bus inbox, oldest first; the messages returned are marked read.",
-        r#"{"type":"object","properties":{"since":{"type":"string","description":"ISO 8601 time: only messages after it"},"unread_only":{"type":"boolean","default":true}},"additionalProperties":false}"#
+        contract = bus::ReadInboxArgs
     ),
     tool!(
         "list_sent",
         "bus",
         "List the messages you sent on the bus, oldest first (to confirm delivery).",
-        r#"{"type":"object","properties":{"since":{"type":"string","description":"ISO 8601 time: only messages after it"}},"additionalProperties":false}"#
+        contract = bus::ListSentArgs
     ),
     // -- web ----------------------------------------------------------------
     tool!(
@@ -334,7 +362,7 @@ mod tests {
                 "{} has no real description",
                 tool.name
             );
-            let schema: serde_json::Value = serde_json::from_str(tool.parameters)
+            let schema: serde_json::Value = serde_json::from_str(&tool.parameters())
                 .unwrap_or_else(|e| panic!("{}: bad schema: {e}", tool.name));
             assert_eq!(schema["type"], "object", "{}", tool.name);
             if let Some(required) = schema["required"].as_array() {

@@ -321,6 +321,7 @@ pub(crate) fn reseed(tx: &Transaction<'_>) -> Result<(Vec<SearchDoc>, Vec<String
     let now = Utc::now();
     let mut changed = Vec::new();
     for def in catalog::BUILTIN_TOOLS {
+        let parameters_now = def.parameters();
         let existing: Option<(String, String, String)> = tx
             .query_row(
                 "SELECT description, category, parameters FROM tools WHERE id = ?1",
@@ -333,17 +334,17 @@ pub(crate) fn reseed(tx: &Transaction<'_>) -> Result<(Vec<SearchDoc>, Vec<String
                 tx.execute(
                     "INSERT INTO tools (id, category, description, parameters, source, active, created_at, updated_at)
                      VALUES (?1, ?2, ?3, ?4, 'builtin', ?5, ?6, ?6)",
-                    params![def.name, def.category, def.description, def.parameters, catalog::is_minimal(def.name), now],
+                    params![def.name, def.category, def.description, parameters_now, catalog::is_minimal(def.name), now],
                 )?;
             }
             Some((description, category, parameters))
                 if description != def.description
                     || category != def.category
-                    || parameters != def.parameters =>
+                    || parameters != parameters_now =>
             {
                 tx.execute(
                     "UPDATE tools SET description = ?2, category = ?3, parameters = ?4, updated_at = ?5 WHERE id = ?1",
-                    params![def.name, def.description, def.category, def.parameters, now],
+                    params![def.name, def.description, def.category, parameters_now, now],
                 )?;
             }
             Some(_) => continue,

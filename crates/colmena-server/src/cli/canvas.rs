@@ -12,7 +12,7 @@ use colmena_core::canvas::items::{NewItem, SourceKind};
 use colmena_core::canvas::presets::PresetDraft;
 use colmena_core::canvas::sources::{NewSource, SourceType};
 use colmena_core::canvas::variants::{NewVariant, VariantUpdate};
-use colmena_core::canvas::{self, Actor, activity, exports, items, presets, sources, variants};
+use colmena_core::canvas::{self, Caller, activity, exports, items, presets, sources, variants};
 use colmena_core::{AppError, Ctx, Result};
 
 use super::output::{Output, table};
@@ -182,7 +182,7 @@ fn printer(json: bool) -> CanvasSink {
 }
 
 pub async fn run(ctx: &Ctx, out: &Output, args: CanvasArgs) -> Result<()> {
-    let me = Actor::cli(ctx, args.user.as_deref());
+    let me = Caller::cli(ctx, args.user.as_deref());
     match args.command {
         CanvasCommand::Create { name } => {
             let c = canvas::create(ctx, &me, name).await?;

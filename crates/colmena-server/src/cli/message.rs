@@ -86,9 +86,14 @@ pub async fn run(ctx: &Ctx, out: &Output, command: MessageCommand) -> Result<()>
                 body,
                 priority: Some(priority),
             };
-            let sent =
-                inbox::messages::send_to_name(ctx, &Caller::Local, &me(as_author), &to, message)
-                    .await?;
+            let sent = inbox::messages::send_to_name(
+                ctx,
+                &Caller::cli(ctx, None),
+                &me(as_author),
+                &to,
+                message,
+            )
+            .await?;
             out.emit(&sent, |m| println!("sent {} to {}", m.id, m.to));
         }
         MessageCommand::Inbox {
@@ -104,7 +109,8 @@ pub async fn run(ctx: &Ctx, out: &Output, command: MessageCommand) -> Result<()>
                 peek: Some(peek),
                 limit,
             };
-            let list = inbox::messages::inbox(ctx, &Caller::Local, &me(as_author), query).await?;
+            let list =
+                inbox::messages::inbox(ctx, &Caller::cli(ctx, None), &me(as_author), query).await?;
             out.emit(&list, |list| print_table(list));
         }
         MessageCommand::Sent {
@@ -114,7 +120,7 @@ pub async fn run(ctx: &Ctx, out: &Output, command: MessageCommand) -> Result<()>
         } => {
             let list = inbox::messages::sent(
                 ctx,
-                &Caller::Local,
+                &Caller::cli(ctx, None),
                 &me(as_author),
                 SentQuery { since, limit },
             )
@@ -122,7 +128,7 @@ pub async fn run(ctx: &Ctx, out: &Output, command: MessageCommand) -> Result<()>
             out.emit(&list, |list| print_table(list));
         }
         MessageCommand::Delete { id, as_author } => {
-            inbox::messages::delete(ctx, &Caller::Local, &me(as_author), &id).await?;
+            inbox::messages::delete(ctx, &Caller::cli(ctx, None), &me(as_author), &id).await?;
             out.done(&format!("deleted message {id}"));
         }
     }

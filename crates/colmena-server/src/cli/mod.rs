@@ -9,6 +9,7 @@ mod conversation;
 mod doctor;
 mod ethics;
 mod image;
+mod mcp;
 mod memory;
 mod message;
 mod model;
@@ -114,6 +115,9 @@ pub enum Command {
     /// Stored images: upload, normalise for models, transform, retention.
     #[command(subcommand)]
     Image(image::ImageCommand),
+    /// Serve MCP over stdio for AI clients (Claude Code, Cursor, Claude
+    /// Desktop); `mcp config` prints how to connect one.
+    Mcp(mcp::McpArgs),
 }
 
 pub async fn run(cli: Cli) -> Result<()> {
@@ -180,6 +184,7 @@ pub async fn run(cli: Cli) -> Result<()> {
         Command::Serve(args) => serve::run(&ctx, &out, args).await,
         Command::Canvas(args) => canvas::run(&ctx, &out, args).await,
         Command::Image(command) => image::run(&ctx, &out, command).await,
+        Command::Mcp(args) => mcp::run(&ctx, &out, args).await,
         Command::Reindex => {
             let count = ctx.reindex().await?;
             out.emit(&serde_json::json!({ "documents": count }), |_| {

@@ -13,7 +13,9 @@
 //! | `DELETE /message/{id}` | `messages::delete` |
 //! | `GET /openapi.json` | the API described |
 
+mod canvas;
 mod errors;
+mod mcp;
 mod openapi;
 mod routes;
 
@@ -25,6 +27,7 @@ use axum::extract::DefaultBodyLimit;
 use axum::routing::{delete, get, post};
 use colmena_core::{AppError, Ctx, ErrorCode, Result};
 use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
 
 pub use openapi::{PATHS as API_PATHS, document as openapi_document};
 
@@ -32,9 +35,12 @@ pub use openapi::{PATHS as API_PATHS, document as openapi_document};
 /// limit in core, with a clear error).
 const MAX_REQUEST_BYTES: usize = 1024 * 1024;
 
-/// The router over `ctx`.
-pub fn router(ctx: Ctx) -> Router {
+/// The router over `ctx`. `stop` ends the MCP sessions; `loopback_only`
+/// says the server listens on loopback (so `/mcp` checks `Host`).
+pub fn router(ctx: Ctx, stop: CancellationToken, loopback_only: bool) -> Router {
     Router::new()
+        .merge(mcp::routes(ctx.clone(), stop, loopback_only))
+        .merge(canvas::routes())
         .route("/author/{id}/message-to/{to_id}", post(routes::send))
         .route("/author/{id}/inbox", get(routes::inbox))
         .route("/author/{id}/sent", get(routes::sent))
@@ -78,7 +84,14 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<()> {
-    axum::serve(listener, router(ctx))
+    let loopback_only = listener.local_addr().is_ok_and(|a| a.ip().is_loopback());
+    let stop = CancellationToken::new();
+    let sessions = stop.clone();
+    let shutdown = async move {
+        shutdown.await;
+        sessions.cancel();
+    };
+    axum::serve(listener, router(ctx, stop, loopback_only))
         .with_graceful_shutdown(shutdown)
         .await
         .map_err(|e| AppError::internal(format!("the HTTP server stopped: {e}")))

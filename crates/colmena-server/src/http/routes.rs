@@ -8,6 +8,7 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use colmena_core::canvas::Client;
 use colmena_core::inbox::{
     self, Caller, InboxQuery, Message, MessageReceipt, SendMessage, SentQuery,
 };
@@ -16,9 +17,9 @@ use serde_json::json;
 
 use super::errors::Failure;
 
-/// The author whose token the request carries, or 401.
-async fn caller(ctx: &Ctx, headers: &HeaderMap) -> Result<Caller, Failure> {
-    let token = headers
+/// The bearer token of a request, or 401.
+pub(super) fn bearer(headers: &HeaderMap) -> Result<&str, Failure> {
+    headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| {
@@ -26,14 +27,17 @@ async fn caller(ctx: &Ctx, headers: &HeaderMap) -> Result<Caller, Failure> {
                 .or_else(|| v.strip_prefix("bearer "))
         })
         .ok_or_else(|| {
-            AppError::new(
+            Failure::from(AppError::new(
                 ErrorCode::Unauthorized,
                 "an Authorization: Bearer <token> header is required",
-            )
-        })?;
-    Ok(Caller::Author(
-        inbox::authors::authenticate(ctx, token).await?,
-    ))
+            ))
+        })
+}
+
+/// The author whose token the request carries, or 401.
+pub(super) async fn caller(ctx: &Ctx, headers: &HeaderMap) -> Result<Caller, Failure> {
+    let token = bearer(headers)?;
+    Ok(Caller::from_token(ctx, token, Client::Http).await?)
 }
 
 /// The query string as pairs; a key given twice is a 400.
@@ -175,12 +179,8 @@ pub async fn delete(
     headers: HeaderMap,
 ) -> Result<StatusCode, Failure> {
     let caller = caller(&ctx, &headers).await?;
-    let Caller::Author(me) = &caller else {
-        return Err(Failure::from(AppError::internal(
-            "a token caller has an author",
-        )));
-    };
-    inbox::messages::delete(&ctx, &caller, &me.clone(), &id).await?;
+    let me = caller.speaks_as(&ctx).to_owned();
+    inbox::messages::delete(&ctx, &caller, &me, &id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -14,11 +14,11 @@ use serde_json::{Value, json};
 
 use super::RunContext;
 use crate::agents::{self, Agent};
+use crate::contracts::{self, hive};
 use crate::ctx::Notice;
 use crate::error::{AppError, ErrorCode, Result};
 use crate::ids::AgentId;
-use crate::search::{self, CatalogSearch};
-use crate::{memory, skills};
+use crate::skills;
 
 /// Deepest chain of delegations (an agent delegating to one that delegates…).
 pub const MAX_DEPTH: u32 = 3;
@@ -41,29 +41,11 @@ pub(crate) async fn call(
     args: &Value,
 ) -> Result<String> {
     let ctx = &rc.ctx;
+    let me = rc.caller();
     match name {
         "delegate_task" => delegate(rc, agent, args).await,
         "list_agents" => list_agents(rc).await,
-        "search_catalog" => {
-            let hits = search::search_catalog(
-                ctx,
-                CatalogSearch {
-                    query: text(args, "query"),
-                    kinds: Vec::new(),
-                    user_id: Some(rc.user_id.clone()),
-                    active_only: true,
-                    limit: args["limit"].as_u64().map(|l| l as u32),
-                },
-            )
-            .await?;
-            Ok(serde_json::to_string_pretty(
-                &hits
-                    .iter()
-                    .map(|h| json!({ "kind": h.kind, "id": h.id, "title": h.title,
-                                     "snippet": h.snippet.iter().map(|p| p.text.as_str()).collect::<String>() }))
-                    .collect::<Vec<_>>(),
-            )?)
-        }
+        "search_catalog" => json_of(hive::search_catalog(ctx, &me, parse(args)?).await?),
         "load_skill" => {
             let skill = skills::get(ctx, &text(args, "name")).await?;
             if !skill.active {
@@ -77,32 +59,10 @@ pub(crate) async fn call(
                 skill.id, skill.description, skill.body
             ))
         }
-        "memory_search" => {
-            let hits = memory::search(
-                ctx,
-                Some(&rc.user_id),
-                &text(args, "query"),
-                args["limit"].as_u64().map(|l| l as u32),
-            )
-            .await?;
-            Ok(serde_json::to_string_pretty(
-                &hits
-                    .iter()
-                    .map(|h| json!({ "title": h.memory.title, "content": h.memory.content }))
-                    .collect::<Vec<_>>(),
-            )?)
-        }
-        "memory_read" => Ok(memory::read(ctx, Some(&rc.user_id), &text(args, "title"))
-            .await?
-            .content),
+        "memory_search" => json_of(hive::memory_search(ctx, &me, parse(args)?).await?),
+        "memory_read" => Ok(hive::memory_read(ctx, &me, parse(args)?).await?.content),
         "memory_write" => {
-            let saved = memory::write(
-                ctx,
-                Some(&rc.user_id),
-                &text(args, "title"),
-                &text(args, "content"),
-            )
-            .await?;
+            let saved = hive::memory_write(ctx, &me, parse(args)?).await?;
             Ok(format!("saved memory '{}'", saved.title))
         }
         "notify_user" => {
@@ -221,44 +181,27 @@ async fn list_agents(rc: &RunContext) -> Result<String> {
 /// The bus tools: the run speaks as the woken role, never as someone the
 /// model names.
 async fn bus(rc: &RunContext, name: &str, args: &Value) -> Result<String> {
-    use crate::inbox::{Caller, InboxQuery, SendMessage, SentQuery, messages};
-    let Some(me) = rc.author.as_deref() else {
+    if rc.author.is_none() {
         return Err(AppError::precondition(format!(
             "{name} works only when a role is woken: this run has no bus identity"
         )));
-    };
-    let caller = Caller::Author(me.to_owned());
-    let since = args["since"].as_str().map(str::to_owned);
+    }
+    let (ctx, me) = (&rc.ctx, rc.caller());
     match name {
         "send_message" => {
-            let sent = messages::send_to_name(
-                &rc.ctx,
-                &caller,
-                me,
-                &text(args, "to_author_name"),
-                SendMessage {
-                    body: text(args, "body"),
-                    priority: args["priority"].as_str().map(str::to_owned),
-                },
-            )
-            .await?;
+            let sent = contracts::bus::send_message(ctx, &me, parse(args)?).await?;
             Ok(format!("sent message {} to {}", sent.id, sent.to))
         }
-        "read_inbox" => {
-            let query = InboxQuery {
-                since,
-                unread_only: args["unread_only"].as_bool(),
-                peek: Some(false),
-                limit: None,
-            };
-            let read = messages::inbox(&rc.ctx, &caller, me, query).await?;
-            Ok(serde_json::to_string_pretty(&read)?)
-        }
-        _ => {
-            let query = SentQuery { since, limit: None };
-            Ok(serde_json::to_string_pretty(
-                &messages::sent(&rc.ctx, &caller, me, query).await?,
-            )?)
-        }
+        "read_inbox" => json_of(contracts::bus::read_inbox(ctx, &me, parse(args)?).await?),
+        _ => json_of(contracts::bus::list_sent(ctx, &me, parse(args)?).await?),
     }
+}
+
+/// A tool's arguments as its operation's contract.
+fn parse<T: serde::de::DeserializeOwned>(args: &Value) -> Result<T> {
+    contracts::parse(args.clone())
+}
+
+fn json_of<T: serde::Serialize>(value: T) -> Result<String> {
+    Ok(serde_json::to_string_pretty(&value)?)
 }

@@ -1,0 +1,115 @@
+//! Who acts: one type for every door (ARCHITECTURE "one `Caller`").
+//!
+//! A [`Caller`] is built once per door and passed as `&Caller` to every
+//! core function that needs to know on whose behalf it runs:
+//!
+//! | door | user | bus author | client |
+//! |---|---|---|---|
+//! | the desktop window | the owner | any (local) | `ui` |
+//! | the `colmena` CLI | `--user`, else the owner | any (local) | `cli` |
+//! | HTTP with a bearer token | the token author's user | the token's author | `http` |
+//! | MCP (stdio or HTTP) | the token author's user | the token's author | from `clientInfo` |
+//! | an agent run woken as a role | the run's user | the role | `agent` |
+//!
+//! The local doors (window, CLI) run on the workspace's own machine with
+//! its files, so they may act as any author they name. A token door acts
+//! only as the author whose token it presented: no argument changes that
+//! (SPEC 0.1: "never as an identity named in a request parameter").
+//!
+//! A role's author has no user of its own yet: it acts for the workspace
+//! owner (its canvases and memories are the owner's), as woken roles
+//! already do.
+
+use crate::canvas::Client;
+use crate::ctx::Ctx;
+use crate::error::{AppError, ErrorCode, Result};
+use crate::inbox::authors;
+
+/// Who is asking, for whom, and through which client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Caller {
+    /// Whose canvases, memories and runs these are.
+    pub user: String,
+    /// The bus identity it acts as; `None` for the local doors, which may
+    /// act as any author.
+    pub author: Option<String>,
+    /// The client asking, for the activity log (SPEC C8).
+    pub client: Client,
+}
+
+impl Caller {
+    /// The desktop window, acting as the workspace owner.
+    pub fn ui(ctx: &Ctx) -> Caller {
+        Caller {
+            user: ctx.owner().to_owned(),
+            author: None,
+            client: Client::Ui,
+        }
+    }
+
+    /// The `colmena` command line, acting as `user` (default: the owner).
+    pub fn cli(ctx: &Ctx, user: Option<&str>) -> Caller {
+        Caller {
+            user: user.unwrap_or(ctx.owner()).to_owned(),
+            author: None,
+            client: Client::Cli,
+        }
+    }
+
+    /// The workspace's own background work (the bus scheduler): local.
+    pub(crate) fn system(ctx: &Ctx) -> Caller {
+        Caller {
+            client: Client::Agent,
+            ..Caller::ui(ctx)
+        }
+    }
+
+    /// An agent run speaking as the bus role `author`, for `user`.
+    pub(crate) fn role_run(author: &str, user: &str) -> Caller {
+        Caller {
+            user: user.to_owned(),
+            author: Some(author.to_owned()),
+            client: Client::Agent,
+        }
+    }
+
+    /// The author whose bearer token this is, or `unauthorized`.
+    pub async fn from_token(ctx: &Ctx, token: &str, client: Client) -> Result<Caller> {
+        let author = authors::authenticate(ctx, token).await?;
+        Caller::as_author(ctx, &author, client).await
+    }
+
+    /// Acting as `author` (an existing author), through `client`.
+    pub async fn as_author(ctx: &Ctx, author: &str, client: Client) -> Result<Caller> {
+        let found = authors::get(ctx, author).await?;
+        Ok(Caller {
+            user: found.user_id.unwrap_or_else(|| ctx.owner().to_owned()),
+            author: Some(found.id),
+            client,
+        })
+    }
+
+    /// The same caller through another client.
+    pub fn through(mut self, client: Client) -> Caller {
+        self.client = client;
+        self
+    }
+
+    /// The author this caller speaks as: its own, or for a local door the
+    /// workspace owner's.
+    pub fn speaks_as<'a>(&'a self, ctx: &'a Ctx) -> &'a str {
+        self.author.as_deref().unwrap_or(ctx.owner())
+    }
+
+    /// May this caller act as `author` (send as, read the inbox of)?
+    pub(crate) fn may_act_as(&self, author: &str) -> Result<()> {
+        match &self.author {
+            None => Ok(()),
+            Some(me) if me == author => Ok(()),
+            Some(me) => Err(AppError::new(
+                ErrorCode::Forbidden,
+                format!("the token belongs to '{me}', not to '{author}'"),
+            )),
+        }
+    }
+}

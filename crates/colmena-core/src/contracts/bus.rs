@@ -1,0 +1,79 @@
+//! The bus tools of seed 003 (SPEC B4), one contract for the MCP tools and
+//! the tools of a woken role: `send_message(to_author_name, body,
+//! priority?)`, `read_inbox(since?, unread_only?)`, `list_sent(since?)`.
+//! The sender and the reader are always the caller's own author — no
+//! argument names one.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::Caller;
+use crate::ctx::Ctx;
+use crate::error::Result;
+use crate::inbox::messages::{self, InboxQuery, Message, Priority, SendMessage, SentQuery};
+
+/// `send_message`: a message from you to another author.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SendMessageArgs {
+    /// The recipient: an author's name or id (a role or a person).
+    #[schemars(length(min = 1, max = 80))]
+    pub to_author_name: String,
+    /// The message, at most 64 KiB of UTF-8 text.
+    #[schemars(length(min = 1))]
+    pub body: String,
+    /// `urgent` wakes a role at once; default `normal`.
+    #[serde(default)]
+    pub priority: Option<Priority>,
+}
+
+/// `read_inbox`: your unread mail, oldest first; what it returns is marked
+/// read.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadInboxArgs {
+    /// ISO 8601 time: only messages after it.
+    #[serde(default)]
+    pub since: Option<String>,
+    /// Default true; false includes messages already read.
+    #[serde(default)]
+    pub unread_only: Option<bool>,
+}
+
+/// `list_sent`: what you sent, oldest first (to confirm delivery).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListSentArgs {
+    /// ISO 8601 time: only messages after it.
+    #[serde(default)]
+    pub since: Option<String>,
+}
+
+pub async fn send_message(ctx: &Ctx, caller: &Caller, input: SendMessageArgs) -> Result<Message> {
+    let message = SendMessage {
+        body: input.body,
+        priority: input.priority.map(|p| p.as_str().to_owned()),
+    };
+    let me = caller.speaks_as(ctx).to_owned();
+    messages::send_to_name(ctx, caller, &me, &input.to_author_name, message).await
+}
+
+pub async fn read_inbox(ctx: &Ctx, caller: &Caller, input: ReadInboxArgs) -> Result<Vec<Message>> {
+    let query = InboxQuery {
+        since: input.since,
+        unread_only: input.unread_only,
+        peek: Some(false),
+        limit: None,
+    };
+    let me = caller.speaks_as(ctx).to_owned();
+    messages::inbox(ctx, caller, &me, query).await
+}
+
+pub async fn list_sent(ctx: &Ctx, caller: &Caller, input: ListSentArgs) -> Result<Vec<Message>> {
+    let query = SentQuery {
+        since: input.since,
+        limit: None,
+    };
+    let me = caller.speaks_as(ctx).to_owned();
+    messages::sent(ctx, caller, &me, query).await
+}

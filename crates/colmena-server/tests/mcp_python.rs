@@ -1,0 +1,251 @@
+//! Colmena's MCP server driven by a real client from another project: the
+//! official Python MCP SDK (`mcp` on PyPI, in the venv `scripts/setup.sh`
+//! makes), over stdio (`colmena mcp`, as Claude Code starts it) and over
+//! streamable HTTP (`/mcp` of `colmena serve` with a bearer token). The
+//! client's side is `tests/mcp/client_check.py`; here the workspace is
+//! prepared and the store is checked afterwards: the activity log names the
+//! client that called (C8), the message is from the token's author and
+//! nobody else (B4), and the run the client cancelled ended `cancelled`.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use colmena_scripted_llm::{Matcher, Protocol, Rule, Script, ScriptedLlm};
+use common::{colmena, ok_json};
+use serde_json::{Value, json};
+
+/// The venv's Python: `COLMENA_MCP_PYTHON`, else where setup.sh puts it.
+fn python() -> PathBuf {
+    if let Ok(path) = std::env::var("COLMENA_MCP_PYTHON") {
+        return PathBuf::from(path);
+    }
+    let home = std::env::var("HOME").unwrap();
+    let path = PathBuf::from(home).join(".cache/colmena/tools/mcp-venv/bin/python");
+    assert!(
+        path.exists(),
+        "{} is missing: run scripts/setup.sh (it installs the Python MCP SDK)",
+        path.display()
+    );
+    path
+}
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp/client_check.py")
+}
+
+struct Hive {
+    _llm: ScriptedLlm,
+    _runtime: tokio::runtime::Runtime,
+    dir: tempfile::TempDir,
+    ana: Value,
+    beto: Value,
+}
+
+fn hive() -> Hive {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let when = |text: &str| Matcher {
+        last_user_contains: Some(text.into()),
+        ..Default::default()
+    };
+    let long: String = (1..=400).map(|i| format!("palabra{i} ")).collect();
+    let llm = runtime
+        .block_on(ScriptedLlm::start(Script {
+            rules: vec![
+                Rule::text(&long)
+                    .when(when("Escribe largo"))
+                    .text_in_pieces(8)
+                    .slow(50)
+                    .repeat(),
+                Rule::text("1/ Las abejas polinizan el 75 % de los cultivos.").repeat(),
+            ],
+        }))
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let base = llm.base_url(Protocol::OpenAi);
+    ok_json(colmena(d).args([
+        "provider",
+        "add",
+        "Scripted",
+        "--kind",
+        "openai",
+        "--base-url",
+        &base,
+        "--api-key",
+        common::KEY,
+    ]));
+    ok_json(colmena(d).args(["model", "add", "scripted", "gpt-test"]));
+    ok_json(colmena(d).args(["model", "default", "scripted/gpt-test"]));
+    ok_json(colmena(d).args([
+        "agent",
+        "add",
+        "Escritor",
+        "--model",
+        "scripted/gpt-test",
+        "--description",
+        "Writes at length",
+    ]));
+    let ana = ok_json(colmena(d).args(["author", "create", "Ana"]));
+    let beto = ok_json(colmena(d).args(["author", "create", "Beto"]));
+    Hive {
+        _llm: llm,
+        _runtime: runtime,
+        dir,
+        ana,
+        beto,
+    }
+}
+
+fn config(hive: &Hive, transport: &str, client_name: &str, url: Option<&str>) -> Value {
+    json!({
+        "transport": transport,
+        "colmena": env!("CARGO_BIN_EXE_colmena"),
+        "data_dir": hive.dir.path(),
+        "url": url,
+        "token": hive.ana["token"],
+        "token_b": hive.beto["token"],
+        "author_a": hive.ana["name"],
+        "author_a_id": hive.ana["id"],
+        "author_b": hive.beto["name"],
+        "client_name": client_name,
+        "agent": "escritor",
+        // Roles act for the workspace owner (their memories are the owner's).
+        "author_a_user_shared": true,
+    })
+}
+
+fn run_client(config: &Value) -> Value {
+    let out = Command::new(python())
+        .arg(script())
+        .arg(config.to_string())
+        .env("COLMENA_SECRET_BACKEND", "file")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "the Python MCP client failed:\n{stderr}\n{stdout}"
+    );
+    serde_json::from_str(stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("no findings ({e}):\n{stdout}\n{stderr}"))
+}
+
+/// What the store says after the client: its activity, the message, the
+/// cancelled run.
+fn check_the_store(hive: &Hive, client: &str, findings: &Value) {
+    let d = hive.dir.path();
+    let activity = ok_json(colmena(d).args(["canvas", "activity", "--limit", "100"]));
+    // The workspace has no other canvas (its lines lose their canvas id
+    // when it is deleted).
+    let of_canvas = activity.as_array().unwrap();
+    for tool in [
+        "session.create",
+        "session.add_item",
+        "session.add_variant",
+        "session.generate_all",
+        "session.select_round",
+        "session.export_variant",
+        "session.delete",
+    ] {
+        let line = of_canvas
+            .iter()
+            .find(|a| a["tool"] == tool)
+            .unwrap_or_else(|| panic!("{tool} is not in the activity log: {activity}"));
+        assert_eq!(line["client"], client, "{tool}: {line}");
+    }
+    let sent = ok_json(colmena(d).args([
+        "message",
+        "inbox",
+        "--as",
+        hive.beto["id"].as_str().unwrap(),
+        "--all",
+        "--peek",
+    ]));
+    let ours: Vec<&Value> = sent
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["id"] == findings["sent"])
+        .collect();
+    assert_eq!(ours.len(), 1, "{sent}");
+    assert_eq!(ours[0]["from"], hive.ana["id"]);
+    assert!(
+        !sent
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["body"] == "soy Beto"),
+        "no message went out under a name the arguments gave: {sent}"
+    );
+    let runs = ok_json(colmena(d).args(["runs", "list", "--target", "escritor"]));
+    let statuses: Vec<&str> = runs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["status"].as_str().unwrap())
+        .collect();
+    assert!(
+        statuses.contains(&"cancelled"),
+        "the run the client cancelled: {statuses:?}"
+    );
+    assert!(
+        !statuses.contains(&"running"),
+        "no run is left running: {statuses:?}"
+    );
+}
+
+#[test]
+fn x2_the_python_sdk_drives_colmena_over_stdio() {
+    let hive = hive();
+    let findings = run_client(&config(&hive, "stdio", "claude-code", None));
+    assert!(findings["tools"].as_u64().unwrap() >= 29, "{findings}");
+    check_the_store(&hive, "claude-code", &findings);
+}
+
+/// `colmena serve` on a free loopback port, until dropped.
+struct Served {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(dir: &Path) -> Served {
+    let mut child = colmena(dir)
+        .args(["--json", "serve", "--bind", "127.0.0.1:0", "--no-scheduler"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let listening: Value = serde_json::from_str(&line).unwrap();
+    let url = listening["listening"].as_str().unwrap().to_owned();
+    Served { child, url }
+}
+
+#[test]
+fn x2_the_python_sdk_drives_colmena_over_streamable_http() {
+    let hive = hive();
+    let served = serve(hive.dir.path());
+    let url = format!("{}/mcp", served.url);
+    let findings = run_client(&config(&hive, "http", "claude-desktop", Some(&url)));
+    check_the_store(&hive, "claude-desktop", &findings);
+}
