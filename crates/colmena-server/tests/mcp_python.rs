@@ -248,4 +248,29 @@ fn x2_the_python_sdk_drives_colmena_over_streamable_http() {
     let url = format!("{}/mcp", served.url);
     let findings = run_client(&config(&hive, "http", "claude-desktop", Some(&url)));
     check_the_store(&hive, "claude-desktop", &findings);
+
+    // The REST route of seed 001 regenerates over the same operation.
+    let d = hive.dir.path();
+    let canvas = ok_json(colmena(d).args(["canvas", "create", "Por REST"]));
+    let id = canvas["id"].as_str().unwrap();
+    let variant = ok_json(colmena(d).args(["canvas", "add-variant", id, "--preset", "tldr-brief"]));
+    let vid = variant["id"].as_str().unwrap();
+    let route = format!("{}/api/sessions/{id}/variants/{vid}/regenerate", served.url);
+    let token = hive.ana["token"].as_str().unwrap().to_owned();
+    let (status, round) = hive._runtime.block_on(async {
+        let answer = reqwest::Client::new()
+            .post(&route)
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap();
+        (answer.status(), answer.json::<Value>().await.unwrap())
+    });
+    assert_eq!(status, reqwest::StatusCode::OK, "{round}");
+    assert_eq!(round["index"], 0);
+    assert_eq!(round["client"], "http");
+    assert!(
+        round["output"].as_str().unwrap().contains("abejas"),
+        "{round}"
+    );
 }

@@ -1,17 +1,102 @@
-//! The OpenAPI 3.1 document served at `/openapi.json`. Written by hand: the
+//! The OpenAPI 3.1 document served at `/openapi.json`. Written by hand (the
+//! canvas item body is generated from its contract): the
 //! API is small and fixed by the seed, and a test checks that every route
 //! the router serves is described here and nothing else.
 
 use serde_json::{Value, json};
 
 /// The paths the document describes (checked against the router by a test).
-pub const PATHS: [&str; 5] = [
+pub const PATHS: [&str; 10] = [
     "/author/{id}/message-to/{to_id}",
     "/author/{id}/inbox",
     "/author/{id}/sent",
     "/message/{id}",
     "/health",
+    "/api/sessions/activity",
+    "/api/sessions/{id}/items",
+    "/api/sessions/{id}/variants/{vid}/regenerate",
+    "/api/sessions/sources/{id}/refresh",
+    "/mcp",
 ];
+
+fn path_id(name: &str, description: &str) -> Value {
+    json!({ "name": name, "in": "path", "required": true, "description": description, "schema": { "type": "string" } })
+}
+
+fn object_response(description: &str) -> Value {
+    json!({ "description": description, "content": { "application/json": { "schema": { "type": "object" } } } })
+}
+
+/// The item fields of `session_add_item`, generated from its contract; the
+/// canvas id comes from the path.
+fn item_fields() -> Value {
+    let mut schema =
+        colmena_core::contracts::input_schema::<colmena_core::contracts::canvas::SessionAddItem>();
+    if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+        properties.remove("sessionId");
+    }
+    if let Some(Value::Array(required)) = schema.get_mut("required") {
+        required.retain(|r| r != "sessionId");
+    }
+    Value::Object(schema)
+}
+
+/// The canvas routes of seed 001 and the MCP endpoint.
+fn canvas_paths() -> Value {
+    json!({
+        "/api/sessions/activity": { "get": {
+            "summary": "The latest activity of your canvases, newest first",
+            "parameters": [{ "name": "limit", "in": "query", "required": false, "description": "1–100, default 20.", "schema": { "type": "integer", "minimum": 1, "maximum": 100, "default": 20 } }],
+            "responses": {
+                "200": { "description": "Activity lines: client, dotted tool name, detail.", "content": { "application/json": { "schema": { "type": "array", "items": { "type": "object" } } } } },
+                "400": error_response("limit is not a number from 1 to 100."),
+                "401": error_response("No token, or not a valid one.")
+            }
+        } },
+        "/api/sessions/{id}/items": { "post": {
+            "summary": "Add an item to a canvas (session_add_item)",
+            "parameters": [path_id("id", "The canvas.")],
+            "requestBody": { "required": true, "content": { "application/json": { "schema": item_fields() } } },
+            "responses": {
+                "201": object_response("The item, an immutable snapshot."),
+                "400": error_response("The body is not JSON."),
+                "401": error_response("No token, or not a valid one."),
+                "404": error_response("No such canvas of yours (or no such source item)."),
+                "422": error_response("A field has the wrong type or breaks its limit.")
+            }
+        } },
+        "/api/sessions/{id}/variants/{vid}/regenerate": { "post": {
+            "summary": "Generate a variant again: one model call, one new round",
+            "parameters": [path_id("id", "The canvas."), path_id("vid", "The variant.")],
+            "responses": {
+                "200": object_response("The new round."),
+                "401": error_response("No token, or not a valid one."),
+                "404": error_response("No such canvas or variant of yours."),
+                "409": error_response("No model to generate with."),
+                "502": error_response("The model's provider failed.")
+            }
+        } },
+        "/api/sessions/sources/{id}/refresh": { "post": {
+            "summary": "Refresh an upstream source in the background",
+            "parameters": [path_id("id", "The source.")],
+            "responses": {
+                "202": object_response("The source, now refreshing."),
+                "401": error_response("No token, or not a valid one."),
+                "404": error_response("No such source of yours."),
+                "409": error_response("A custom source has nothing to fetch.")
+            }
+        } },
+        "/mcp": { "post": {
+            "summary": "The MCP server (streamable HTTP): the canvas, bus and hive tools",
+            "description": "JSON-RPC as the MCP specification gives it. The bearer token's author is who acts; a browser Origin other than a loopback page, or a Host other than a loopback name, is refused.",
+            "responses": {
+                "200": { "description": "A JSON-RPC answer, or an event stream." },
+                "401": error_response("No token, or not a valid one."),
+                "403": { "description": "A foreign Origin or Host." }
+            }
+        } }
+    })
+}
 
 fn error_response(description: &str) -> Value {
     json!({
@@ -50,10 +135,20 @@ fn message_list(description: &str) -> Value {
 }
 
 pub fn document() -> Value {
+    let mut document = bus_document();
+    if let (Some(Value::Object(paths)), Value::Object(more)) =
+        (document.get_mut("paths"), canvas_paths())
+    {
+        paths.extend(more);
+    }
+    document
+}
+
+fn bus_document() -> Value {
     json!({
         "openapi": "3.1.0",
         "info": {
-            "title": "Colmena bus",
+            "title": "Colmena: the bus, the canvas routes and MCP",
             "version": env!("CARGO_PKG_VERSION"),
             "description": "Messages between long-lived roles and people (seed 003). Every call carries the bearer token of the author it acts as: the sender for POST and /sent, the recipient for /inbox. Errors are {code, message, details} with a stable code."
         },
