@@ -126,6 +126,7 @@ pub fn builder<R: Runtime>() -> Builder<R> {
             inbox::delete_bus_message,
             inbox::server_status,
             inbox::set_server_port,
+            inbox::mcp_client_config,
             canvas::list_canvases,
             canvas::create_canvas,
             canvas::get_canvas,

@@ -96,6 +96,11 @@ export const commands = {
 	deleteBusMessage: (id: string) => __TAURI_INVOKE<null>("delete_bus_message", { id }),
 	serverStatus: () => __TAURI_INVOKE<ServerStatus_Serialize>("server_status"),
 	setServerPort: (port: number) => __TAURI_INVOKE<ServerStatus_Serialize>("set_server_port", { port }),
+	/**
+	 *  The exact configuration that connects an AI client (Claude Code, Claude
+	 *  Desktop, Cursor) to Colmena's MCP server, minting a token on request.
+	 */
+	mcpClientConfig: (request: ConnectRequest_Deserialize) => __TAURI_INVOKE<ClientConfig>("mcp_client_config", { request }),
 	listCanvases: () => __TAURI_INVOKE<Canvas_Serialize[]>("list_canvases"),
 	createCanvas: (name: string | null) => __TAURI_INVOKE<Canvas_Serialize>("create_canvas", { name }),
 	getCanvas: (id: string) => __TAURI_INVOKE<CanvasDetail_Serialize>("get_canvas", { id }),
@@ -268,6 +273,9 @@ export type Agent_Serialize = {
 	createdAt: string,
 	updatedAt: string,
 };
+
+/**  The clients Colmena writes configurations for. */
+export type AiClient = "claude-code" | "claude-desktop" | "cursor";
 
 /**
  *  The boundary error: `{code, message, details}`.
@@ -519,7 +527,51 @@ export type ChatMessage_Serialize = {
  *  Who asked, as the seed names clients (`ui`, `claude-code`, …; MCP
  *  clients by their declared name), plus the command line.
  */
-export type Client = "ui" | "cli" | "claude-code" | "cursor" | "claude-desktop" | "cline" | "other-mcp";
+export type Client = "ui" | "cli" | 
+/**  The REST API with a bearer token. */
+"http" | 
+/**  An agent run (a woken role's tools). */
+"agent" | "claude-code" | "cursor" | "claude-desktop" | "cline" | "other-mcp";
+
+/**  A configuration ready to paste. */
+export type ClientConfig = {
+	client: AiClient,
+	transport: McpTransport,
+	author: string,
+	/**  What to run (Claude Code) or to put in the client's config file. */
+	text: string,
+	/**  Where that goes, in words. */
+	whereTo: string,
+	/**  The configuration needs a token it does not carry yet. */
+	needsToken: boolean,
+	/**  A token was minted just now and is in `text`. */
+	tokenMinted: boolean,
+	/**  The MCP endpoint (HTTP) or the program the client starts (stdio). */
+	endpoint: string,
+};
+
+/**  What to write a configuration for. */
+export type ConnectRequest = ConnectRequest_Serialize | ConnectRequest_Deserialize;
+
+/**  What to write a configuration for. */
+export type ConnectRequest_Deserialize = {
+	client: AiClient,
+	transport: McpTransport,
+	/**  The author the client acts as (default: the owner's). */
+	author?: string | null,
+	/**  Mint a new token for the author (its previous one stops working). */
+	mintToken?: boolean,
+};
+
+/**  What to write a configuration for. */
+export type ConnectRequest_Serialize = {
+	client: AiClient,
+	transport: McpTransport,
+	/**  The author the client acts as (default: the owner's). */
+	author: string | null,
+	/**  Mint a new token for the author (its previous one stops working). */
+	mintToken: boolean,
+};
 
 export type Conversation = Conversation_Serialize | Conversation_Deserialize;
 
@@ -809,6 +861,12 @@ export type ListOptions_Serialize = {
 	/**  Attach each conversation's latest run (one more query each). */
 	withRuns: boolean,
 };
+
+export type McpTransport = 
+/**  The client starts `colmena mcp` and talks over its stdin/stdout. */
+"stdio" | 
+/**  The client calls `http://127.0.0.1:PORT/mcp` with a bearer token. */
+"http";
 
 export type MemberInput = MemberInput_Serialize | MemberInput_Deserialize;
 

@@ -13,7 +13,6 @@
 //! Without minting, the configuration carries a placeholder and says so.
 
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 use crate::ctx::Ctx;
 use crate::error::{AppError, Result};
@@ -149,20 +148,19 @@ pub async fn client_config(
             "claude mcp add --transport http {SERVER_NAME} --scope user {url} --header {}",
             shell_word(&format!("Authorization: Bearer {token_text}"))
         ),
-        (_, McpTransport::Stdio) => {
-            let mut server = json!({
-                "command": program,
-                "args": ["mcp", "--data-dir", data_dir],
-            });
-            if needs {
-                server["env"] = json!({ "COLMENA_TOKEN": token_text });
-            }
-            pretty(json!({ "mcpServers": { SERVER_NAME: server } }))?
-        }
-        (_, McpTransport::Http) => pretty(json!({ "mcpServers": { SERVER_NAME: {
-            "url": url,
-            "headers": { "Authorization": format!("Bearer {token_text}") },
-        } } }))?,
+        (_, McpTransport::Stdio) => servers(LocalServer {
+            command: program.to_owned(),
+            args: vec!["mcp".into(), "--data-dir".into(), data_dir],
+            env: needs.then(|| Env {
+                colmena_token: token_text,
+            }),
+        })?,
+        (_, McpTransport::Http) => servers(RemoteServer {
+            url: url.clone(),
+            headers: Headers {
+                authorization: format!("Bearer {token_text}"),
+            },
+        })?,
     };
     let where_to = match request.client {
         AiClient::ClaudeCode => "Run it in a terminal; `claude mcp list` shows colmena.",
@@ -186,8 +184,68 @@ pub async fn client_config(
     })
 }
 
-fn pretty(value: serde_json::Value) -> Result<String> {
-    Ok(serde_json::to_string_pretty(&value)?)
+/// The `colmena` program an AI client should start: the one installed next
+/// to `beside` (the desktop app's own executable: `/usr/bin/colmena-desktop`
+/// sits next to `/usr/bin/colmena`), else `colmena` from the PATH.
+pub fn cli_program(beside: Option<&std::path::Path>) -> String {
+    let name = if cfg!(windows) {
+        "colmena.exe"
+    } else {
+        "colmena"
+    };
+    beside
+        .and_then(|exe| exe.parent())
+        .map(|dir| dir.join(name))
+        .filter(|cli| cli.is_file())
+        .map_or_else(|| name.to_owned(), |cli| cli.display().to_string())
+}
+
+// The `mcpServers` entries, fields in the order people expect to read them.
+
+#[derive(Serialize)]
+struct LocalServer {
+    command: String,
+    args: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    env: Option<Env>,
+}
+
+#[derive(Serialize)]
+struct Env {
+    #[serde(rename = "COLMENA_TOKEN")]
+    colmena_token: String,
+}
+
+#[derive(Serialize)]
+struct RemoteServer {
+    url: String,
+    headers: Headers,
+}
+
+#[derive(Serialize)]
+struct Headers {
+    #[serde(rename = "Authorization")]
+    authorization: String,
+}
+
+#[derive(Serialize)]
+struct McpServers<T> {
+    #[serde(rename = "mcpServers")]
+    servers: Named<T>,
+}
+
+/// Keyed by [`SERVER_NAME`].
+#[derive(Serialize)]
+struct Named<T> {
+    colmena: T,
+}
+
+/// `{"mcpServers": {"colmena": server}}`, pretty.
+fn servers<T: Serialize>(server: T) -> Result<String> {
+    let config = McpServers {
+        servers: Named { colmena: server },
+    };
+    Ok(serde_json::to_string_pretty(&config)?)
 }
 
 /// A word as a POSIX shell reads it: quoted when it needs to be.

@@ -3,6 +3,7 @@
 //! `colmena-core`. The app runs on the workspace's machine, so it acts as
 //! `Caller::ui`; it sends as the owner's own author.
 
+use colmena_core::connect::{self, ClientConfig, ConnectRequest};
 use colmena_core::inbox::{
     self, Author, AuthorUpdate, AuthorWithToken, Caller, InboxQuery, Message, NewAuthor,
     SendMessage, SentQuery,
@@ -119,4 +120,16 @@ pub async fn set_server_port(
 ) -> Result<ServerStatus, AppError> {
     let port = inbox::local_server::set_port(&ctx, port).await?;
     Ok(server.restart(&ctx, port).await)
+}
+
+/// The exact configuration that connects an AI client (Claude Code, Claude
+/// Desktop, Cursor) to Colmena's MCP server, minting a token on request.
+#[tauri::command]
+#[specta::specta]
+pub async fn mcp_client_config(
+    ctx: State<'_, Ctx>,
+    request: ConnectRequest,
+) -> Result<ClientConfig, AppError> {
+    let program = connect::cli_program(std::env::current_exe().ok().as_deref());
+    connect::client_config(&ctx, request, &program).await
 }

@@ -90,6 +90,7 @@ pub const COMMANDS: &[&str] = &[
     "delete_bus_message",
     "server_status",
     "set_server_port",
+    "mcp_client_config",
     "list_canvases",
     "create_canvas",
     "get_canvas",

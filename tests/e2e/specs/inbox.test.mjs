@@ -74,6 +74,50 @@ test("Settings shows where the local bus server listens", async () => {
   await shot(browser, "settings-server");
 });
 
+test("Connect AI clients gives the exact config, and a minted token opens /mcp", async () => {
+  await click("nav-settings");
+  await click("settings-connect");
+  const config = await el("connect-config");
+  await config.waitForDisplayed({ timeout: 10_000 });
+  // Claude Code over stdio, as the owner: the command starts this
+  // workspace's `colmena mcp`, no token needed.
+  await browser.waitUntil(async () => (await config.getText()).startsWith("claude mcp add colmena"), {
+    timeout: 10_000,
+    timeoutMsg: "no claude mcp add command",
+  });
+  const command = await config.getText();
+  assert.match(command, / mcp --data-dir /);
+  assert.ok(command.includes(driver.dataDir), command);
+  assert.ok(!command.includes("COLMENA_TOKEN"), "the owner needs no token over stdio");
+
+  // Cursor over HTTP needs a token: minted on request, it opens /mcp.
+  await click("connect-client-cursor");
+  await click("connect-transport-http");
+  await browser.waitUntil(async () => (await config.getText()).includes('"url"'), { timeout: 10_000 });
+  assert.ok((await config.getText()).includes(`${api}/mcp`));
+  await click("connect-mint");
+  await browser.waitUntil(async () => /Bearer colmena_[0-9a-f]{64}/.test(await config.getText()), {
+    timeout: 10_000,
+    timeoutMsg: "no minted token in the config",
+  });
+  const json = JSON.parse(await config.getText());
+  const server = json.mcpServers.colmena;
+  const response = await fetch(server.url, {
+    method: "POST",
+    headers: { ...server.headers, accept: "application/json, text/event-stream", "content-type": "application/json" },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "cursor", version: "1" } },
+    }),
+  });
+  assert.equal(response.status, 200);
+  const without = await fetch(server.url, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+  assert.equal(without.status, 401);
+  await shot(browser, "settings-connect");
+});
+
 test("a message composed in the Inbox view arrives in the recipient's inbox", async () => {
   await click("nav-inbox");
   await click("compose");

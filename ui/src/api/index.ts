@@ -76,6 +76,10 @@ import {
   type SendMessage_Deserialize,
   type SentQuery_Deserialize,
   type ServerStatus_Serialize,
+  type AiClient,
+  type ClientConfig,
+  type ConnectRequest_Deserialize,
+  type McpTransport,
   type Activity_Serialize,
   type CanvasDetail_Serialize,
   type CanvasEvent_Deserialize,
@@ -144,6 +148,8 @@ export type SendMessage = SendMessage_Deserialize;
 export type InboxQuery = InboxQuery_Deserialize;
 export type SentQuery = SentQuery_Deserialize;
 export type ServerStatus = ServerStatus_Serialize;
+export type ConnectRequest = ConnectRequest_Deserialize;
+export type { AiClient, ClientConfig, McpTransport };
 export type { AuthorKind, Priority };
 export type Canvas = Canvas_Serialize;
 export type CanvasDetail = CanvasDetail_Serialize;
@@ -323,6 +329,7 @@ export const inboxApi = {
   deleteMessage: (id: string) => call(commands.deleteBusMessage(id)),
   serverStatus: () => call(commands.serverStatus()),
   setServerPort: (port: number) => call(commands.setServerPort(port)),
+  mcpClientConfig: (request: ConnectRequest) => call(commands.mcpClientConfig(request)),
 };
 
 /** A channel for a generation's events (see `runChannel`). */

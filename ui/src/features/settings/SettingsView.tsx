@@ -1,17 +1,19 @@
 import type { ComponentType } from "react";
 import { useTranslation } from "react-i18next";
-import { Palette, Plug, Server, ShieldCheck } from "lucide-react";
+import { Bot, Palette, Plug, Server, ShieldCheck } from "lucide-react";
 import type { LucideIcon } from "lucide-react";
 
 import { useRoute } from "../../app/route";
 import { ProvidersSection } from "../providers/ProvidersSection";
 import { AppearanceSection } from "./AppearanceSection";
+import { ConnectSection } from "./ConnectSection";
 import { DataSection } from "./DataSection";
 import { ServerSection } from "./ServerSection";
 
 const SECTIONS: { id: string; icon: LucideIcon; component: ComponentType }[] = [
   { id: "providers", icon: Plug, component: ProvidersSection },
   { id: "server", icon: Server, component: ServerSection },
+  { id: "connect", icon: Bot, component: ConnectSection },
   { id: "appearance", icon: Palette, component: AppearanceSection },
   { id: "data", icon: ShieldCheck, component: DataSection },
 ];
