@@ -14,6 +14,8 @@ APT_PACKAGES=(
   gnome-keyring dbus dbus-x11
   # Inspecting the .rpm installer
   rpm
+  # The venv of the Python MCP SDK that drives `colmena mcp` in the tests
+  python3-venv
 )
 
 step "System packages"
@@ -46,7 +48,7 @@ cargo nextest --version | head -1
 step "Node packages"
 command -v npm >/dev/null || { echo "node and npm are missing: install Node.js 20 or newer" >&2; exit 1; }
 node --version
-for dir in ui tests/e2e; do
+for dir in ui tests/e2e tests/mcp; do
   # npm ci when node_modules is absent or older than the lock file.
   if [[ ! -f "$REPO/$dir/node_modules/.package-lock.json" || "$REPO/$dir/package-lock.json" -nt "$REPO/$dir/node_modules/.package-lock.json" ]]; then
     (cd "$REPO/$dir" && npm ci --no-audit --no-fund --loglevel=error)
@@ -54,6 +56,17 @@ for dir in ui tests/e2e; do
     echo "$dir: up to date"
   fi
 done
+
+step "Python MCP SDK (venv for the MCP tests)"
+# Read by crates/colmena-server/tests/mcp_python.rs (COLMENA_MCP_PYTHON in test.sh).
+MCP_SDK_VERSION=2.3.0
+venv="$TOOLS/mcp-venv"
+mcp_version() { "$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("mcp"))' 2>/dev/null; }
+if [[ $(mcp_version) != "$MCP_SDK_VERSION" ]]; then
+  "$venv/bin/python" -c '' 2>/dev/null || python3 -m venv --clear "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "mcp==$MCP_SDK_VERSION"
+fi
+echo "$venv: mcp $(mcp_version)"
 
 step "tauri-driver"
 if ! command -v tauri-driver >/dev/null; then

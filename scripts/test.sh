@@ -36,7 +36,19 @@ export COLMENA_E2E_SCREENSHOTS="${COLMENA_E2E_SCREENSHOTS:-$REPO/tests/e2e/scree
 (cd "$REPO/tests/e2e" && xvfb-run -a -s "-screen 0 1280x800x24" npm test)
 echo "screenshots saved in $COLMENA_E2E_SCREENSHOTS"
 
-step "Rust tests (core, CLI, IPC, bindings drift, keychain)"
+step "MCP Inspector CLI lists the tools of colmena mcp"
+mcp_tmp=$(mktemp -d)
+tools=$(cd "$REPO/tests/mcp" && HOME="$mcp_tmp" MCP_CATALOG_PATH="$mcp_tmp/catalog.json" \
+  node_modules/.bin/mcp-inspector --cli "$COLMENA_CLI" --data-dir "$mcp_tmp/data" mcp --method tools/list |
+  node -e 'for (const t of JSON.parse(require("fs").readFileSync(0, "utf8")).tools) console.log(t.name)')
+rm -rf "$mcp_tmp"
+for tool in session_create session_list_sources send_message read_inbox list_sent run_agent; do
+  grep -qx "$tool" <<<"$tools" || { echo "tools/list lacks $tool; it lists: ${tools//$'\n'/ }" >&2; exit 1; }
+done
+echo "ok: $(wc -l <<<"$tools") tools, among them session_create, session_list_sources, send_message, read_inbox, list_sent, run_agent"
+
+step "Rust tests (core, CLI, IPC, MCP, bindings drift, keychain)"
 echo "set-up and checks took $((SECONDS - started)) s"
 cd "$REPO"
+export COLMENA_MCP_PYTHON="$TOOLS/mcp-venv/bin/python"
 COLMENA_REQUIRE_KEYCHAIN_TEST=1 cargo nextest run --workspace --locked --no-fail-fast

@@ -1,22 +1,40 @@
 #!/usr/bin/env bash
-# Checks the installers the bundler made: each holds the app binary, its
-# desktop entry and its icon, and the .deb depends on WebKitGTK.
+# Checks the installers the bundler made: each holds the app binary, the
+# `colmena` CLI, its desktop entry and its icon, and the .deb depends on
+# WebKitGTK. Then installs the .deb for real (as root), runs the CLI from the
+# PATH, and removes the package again, also when a check fails.
 set -euo pipefail
 bundle_dir=${1:?usage: check-installers.sh BUNDLE_DIR}
 
-deb=$(ls "$bundle_dir"/deb/*.deb)
+deb=$(realpath "$(ls "$bundle_dir"/deb/*.deb)")
 rpm=$(ls "$bundle_dir"/rpm/*.rpm)
 fail() { echo "installer check failed: $*" >&2; exit 1; }
+wanted=(/usr/bin/colmena-desktop /usr/bin/colmena /usr/share/applications/Colmena.desktop /usr/share/icons/hicolor/128x128/apps/colmena-desktop.png)
 
 deb_files=$(dpkg-deb -c "$deb")
-for path in ./usr/bin/colmena-desktop ./usr/share/applications/Colmena.desktop ./usr/share/icons/hicolor/128x128/apps/colmena-desktop.png; do
-  grep -q " ${path#./}\$\| $path\$" <<<"$deb_files" || fail "$deb lacks $path"
+for path in "${wanted[@]}"; do
+  grep -q " \.$path\$\| ${path#/}\$" <<<"$deb_files" || fail "$deb lacks $path"
 done
 dpkg-deb -f "$deb" Depends | grep -q libwebkit2gtk-4.1 || fail "$deb does not depend on WebKitGTK"
 
 rpm_files=$(rpm -qlp "$rpm" 2>/dev/null)
-for path in /usr/bin/colmena-desktop /usr/share/applications/Colmena.desktop /usr/share/icons/hicolor/128x128/apps/colmena-desktop.png; do
+for path in "${wanted[@]}"; do
   grep -qx "$path" <<<"$rpm_files" || fail "$rpm lacks $path"
 done
 
-echo "ok: $(basename "$deb") and $(basename "$rpm") hold the app, its desktop entry and its icon"
+[[ $(id -u) -eq 0 ]] || fail "installing $deb needs root"
+package=$(dpkg-deb -f "$deb" Package)
+tmp=$(mktemp -d)
+trap 'dpkg -r "$package" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM HUP
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --reinstall --no-install-recommends "$deb" >"$tmp/apt.log" 2>&1 ||
+  { cat "$tmp/apt.log" >&2; fail "apt-get could not install $deb"; }
+# A user's PATH and a fresh home and workspace: nothing of this machine's.
+in_clean_env() { env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$tmp" COLMENA_DATA_DIR="$tmp/data" "$@"; }
+[[ $(in_clean_env sh -c 'command -v colmena') == /usr/bin/colmena ]] || fail "colmena is not on the PATH after installing $deb"
+version=$(in_clean_env colmena --version) && [[ $version == "colmena "* ]] || fail "colmena --version failed: $version"
+help=$(in_clean_env colmena mcp --help) && [[ $help == *"Usage: colmena mcp"* ]] || fail "colmena mcp --help failed"
+dpkg -r "$package" >/dev/null || fail "dpkg -r $package failed"
+[[ ! -e /usr/bin/colmena ]] || fail "/usr/bin/colmena is still there after dpkg -r $package"
+
+echo "ok: $(basename "$deb") and $(basename "$rpm") hold the app, the CLI, its desktop entry and its icon; the .deb installs a colmena that runs and removes cleanly"
