@@ -17,6 +17,7 @@
 
 use std::time::{Duration, Instant};
 
+use colmena_core::Caller;
 use colmena_core::secrets::BackendChoice;
 use colmena_core::{Ctx, OpenOptions, memory, search};
 
@@ -234,7 +235,7 @@ async fn run(count: usize, corpus: Corpus) {
             let started = Instant::now();
             memory::write(
                 &ctx,
-                None,
+                &Caller::ui(&ctx),
                 &format!("fresh {i}"),
                 &rng.sentence(&corpus, 40),
             )
@@ -254,7 +255,9 @@ async fn run(count: usize, corpus: Corpus) {
             });
         }
         for q in queries.iter().take(200) {
-            memory::search(&ctx, None, q, Some(20)).await.unwrap();
+            memory::search(&ctx, &Caller::ui(&ctx), q, Some(20))
+                .await
+                .unwrap();
         }
         let index = search::SearchIndex::open(dir.path()).unwrap();
         let mut detail = vec![format!(
@@ -310,7 +313,10 @@ async fn run(count: usize, corpus: Corpus) {
         let mut hits = 0usize;
         for q in &queries {
             let started = Instant::now();
-            hits += memory::search(&ctx, None, q, Some(20)).await.unwrap().len();
+            hits += memory::search(&ctx, &Caller::ui(&ctx), q, Some(20))
+                .await
+                .unwrap()
+                .len();
             latencies.push(started.elapsed());
         }
         latencies.sort();

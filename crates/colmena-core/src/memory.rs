@@ -11,6 +11,7 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use crate::caller::Caller;
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, Result};
 use crate::search::{self, DocKind, SearchHit, SearchQuery};
@@ -64,8 +65,10 @@ pub fn check_user(user: &str) -> Result<String> {
     Ok(user.to_owned())
 }
 
-fn resolve_user(ctx: &Ctx, user: Option<&str>) -> Result<String> {
-    check_user(user.unwrap_or(ctx.owner()))
+/// Whose memories: the caller's user (H26: "resolved from the calling
+/// context"), checked.
+fn resolve_user(caller: &Caller) -> Result<String> {
+    check_user(&caller.user)
 }
 
 pub fn memory_id(user: &str, title: &str) -> String {
@@ -101,8 +104,8 @@ fn not_found(user: &str, title: &str) -> AppError {
 }
 
 /// Saves a memory, replacing the user's memory of the same title.
-pub async fn write(ctx: &Ctx, user: Option<&str>, title: &str, content: &str) -> Result<Memory> {
-    let user = resolve_user(ctx, user)?;
+pub async fn write(ctx: &Ctx, caller: &Caller, title: &str, content: &str) -> Result<Memory> {
+    let user = resolve_user(caller)?;
     let title = validate::name("title", title, MAX_TITLE)?;
     if content.chars().count() > MAX_CONTENT {
         return Err(AppError::invalid_field(
@@ -136,8 +139,8 @@ fn doc(memory: &Memory) -> search::SearchDoc {
     search::memory_doc(&memory.id, &memory.user_id, &memory.title, &memory.content)
 }
 
-pub async fn read(ctx: &Ctx, user: Option<&str>, title: &str) -> Result<Memory> {
-    let user = resolve_user(ctx, user)?;
+pub async fn read(ctx: &Ctx, caller: &Caller, title: &str) -> Result<Memory> {
+    let user = resolve_user(caller)?;
     let title = title.trim().to_owned();
     ctx.store()
         .read(move |conn| find(conn, &user, &title)?.ok_or_else(|| not_found(&user, &title)))
@@ -147,11 +150,11 @@ pub async fn read(ctx: &Ctx, user: Option<&str>, title: &str) -> Result<Memory> 
 /// The user's memories, most recently changed first.
 pub async fn list(
     ctx: &Ctx,
-    user: Option<&str>,
+    caller: &Caller,
     limit: Option<u32>,
     offset: Option<u32>,
 ) -> Result<Vec<Memory>> {
-    let user = resolve_user(ctx, user)?;
+    let user = resolve_user(caller)?;
     let limit = limit.unwrap_or(100).clamp(1, 1000);
     let offset = offset.unwrap_or(0);
     ctx.store()
@@ -169,11 +172,11 @@ pub async fn list(
 /// the store lookup of the hits run together on one blocking thread.
 pub async fn search(
     ctx: &Ctx,
-    user: Option<&str>,
+    caller: &Caller,
     query: &str,
     limit: Option<u32>,
 ) -> Result<Vec<MemoryHit>> {
-    let user = resolve_user(ctx, user)?;
+    let user = resolve_user(caller)?;
     let query = SearchQuery {
         text: query.to_owned(),
         kinds: vec![DocKind::Memory],
@@ -215,8 +218,8 @@ pub async fn search(
         .await
 }
 
-pub async fn delete(ctx: &Ctx, user: Option<&str>, title: &str) -> Result<()> {
-    let user = resolve_user(ctx, user)?;
+pub async fn delete(ctx: &Ctx, caller: &Caller, title: &str) -> Result<()> {
+    let user = resolve_user(caller)?;
     let title = title.trim().to_owned();
     let (id, generation) = ctx
         .store()

@@ -9,6 +9,7 @@ mod support;
 
 use std::time::Duration;
 
+use colmena_core::Caller;
 use colmena_core::runs::{self, RunStatus, RunStep};
 use colmena_core::runtime::agent::{AgentRunOptions, run_agent};
 use colmena_scripted_llm::{Matcher, Rule};
@@ -160,7 +161,7 @@ async fn the_minimal_tools_and_web_fetch_work_inside_a_run() {
     assert_eq!(notice.from.as_deref(), Some("helper"));
     // The memory is the run's user's: the owner here.
     assert_eq!(
-        colmena_core::memory::read(&ws.ctx, None, "Launch")
+        colmena_core::memory::read(&ws.ctx, &Caller::ui(&ws.ctx), "Launch")
             .await
             .unwrap()
             .content,

@@ -7,6 +7,7 @@ mod support;
 
 use std::time::Duration;
 
+use colmena_core::Caller;
 use colmena_core::{Change, memory};
 
 #[tokio::test]
@@ -15,9 +16,14 @@ async fn a_commit_by_another_connection_is_announced_as_changes() {
     let other = support::open(ws.dir.path()).await;
     let mut changes = ws.ctx.subscribe();
 
-    memory::write(&other, None, "Shared", "written by the other process")
-        .await
-        .unwrap();
+    memory::write(
+        &other,
+        &Caller::ui(&other),
+        "Shared",
+        "written by the other process",
+    )
+    .await
+    .unwrap();
 
     let seen = tokio::time::timeout(Duration::from_secs(5), async {
         loop {
@@ -32,7 +38,10 @@ async fn a_commit_by_another_connection_is_announced_as_changes() {
         "the other connection's commit was never announced"
     );
     assert_eq!(
-        memory::read(&ws.ctx, None, "Shared").await.unwrap().content,
+        memory::read(&ws.ctx, &Caller::ui(&ws.ctx), "Shared")
+            .await
+            .unwrap()
+            .content,
         "written by the other process"
     );
 }
@@ -41,7 +50,9 @@ async fn a_commit_by_another_connection_is_announced_as_changes() {
 async fn its_own_commits_are_not_announced_twice() {
     let ws = support::workspace().await;
     let mut changes = ws.ctx.subscribe();
-    memory::write(&ws.ctx, None, "Mine", "local").await.unwrap();
+    memory::write(&ws.ctx, &Caller::ui(&ws.ctx), "Mine", "local")
+        .await
+        .unwrap();
     // The local change is announced once, by the service that made it.
     assert_eq!(changes.recv().await.unwrap(), Change::Memories);
     tokio::time::sleep(Duration::from_millis(1600)).await;

@@ -4,6 +4,7 @@
 
 mod support;
 
+use colmena_core::Caller;
 use colmena_core::ErrorCode;
 use colmena_core::memory;
 use support::workspace;
@@ -11,23 +12,33 @@ use support::workspace;
 #[tokio::test]
 async fn h26_ana_and_beto_each_hold_a_presupuesto_and_neither_reads_the_other() {
     let ws = workspace().await;
-    let ana = memory::write(&ws.ctx, Some("ana"), "presupuesto", "5000")
-        .await
-        .unwrap();
-    let beto = memory::write(&ws.ctx, Some("beto"), "presupuesto", "900")
-        .await
-        .unwrap();
+    let ana = memory::write(
+        &ws.ctx,
+        &Caller::cli(&ws.ctx, Some("ana")),
+        "presupuesto",
+        "5000",
+    )
+    .await
+    .unwrap();
+    let beto = memory::write(
+        &ws.ctx,
+        &Caller::cli(&ws.ctx, Some("beto")),
+        "presupuesto",
+        "900",
+    )
+    .await
+    .unwrap();
     assert_eq!(ana.id, "ana:presupuesto");
     assert_eq!(beto.id, "beto:presupuesto");
     assert_eq!(
-        memory::read(&ws.ctx, Some("ana"), "presupuesto")
+        memory::read(&ws.ctx, &Caller::cli(&ws.ctx, Some("ana")), "presupuesto")
             .await
             .unwrap()
             .content,
         "5000"
     );
     assert_eq!(
-        memory::read(&ws.ctx, Some("beto"), "presupuesto")
+        memory::read(&ws.ctx, &Caller::cli(&ws.ctx, Some("beto")), "presupuesto")
             .await
             .unwrap()
             .content,
@@ -35,24 +46,34 @@ async fn h26_ana_and_beto_each_hold_a_presupuesto_and_neither_reads_the_other() 
     );
 
     // Neither list nor search crosses users.
-    let ana_list = memory::list(&ws.ctx, Some("ana"), None, None)
+    let ana_list = memory::list(&ws.ctx, &Caller::cli(&ws.ctx, Some("ana")), None, None)
         .await
         .unwrap();
     assert_eq!(ana_list.len(), 1);
     assert_eq!(ana_list[0].content, "5000");
-    let hits = memory::search(&ws.ctx, Some("beto"), "presupuesto", None)
-        .await
-        .unwrap();
+    let hits = memory::search(
+        &ws.ctx,
+        &Caller::cli(&ws.ctx, Some("beto")),
+        "presupuesto",
+        None,
+    )
+    .await
+    .unwrap();
     assert_eq!(hits.len(), 1);
     assert_eq!(hits[0].memory.content, "900");
     assert!(
-        memory::search(&ws.ctx, Some("carla"), "presupuesto", None)
-            .await
-            .unwrap()
-            .is_empty()
+        memory::search(
+            &ws.ctx,
+            &Caller::cli(&ws.ctx, Some("carla")),
+            "presupuesto",
+            None
+        )
+        .await
+        .unwrap()
+        .is_empty()
     );
     assert_eq!(
-        memory::read(&ws.ctx, Some("carla"), "presupuesto")
+        memory::read(&ws.ctx, &Caller::cli(&ws.ctx, Some("carla")), "presupuesto")
             .await
             .unwrap_err()
             .code,
@@ -60,16 +81,16 @@ async fn h26_ana_and_beto_each_hold_a_presupuesto_and_neither_reads_the_other() 
     );
 
     // Deleting one leaves the other.
-    memory::delete(&ws.ctx, Some("ana"), "presupuesto")
+    memory::delete(&ws.ctx, &Caller::cli(&ws.ctx, Some("ana")), "presupuesto")
         .await
         .unwrap();
     assert!(
-        memory::read(&ws.ctx, Some("ana"), "presupuesto")
+        memory::read(&ws.ctx, &Caller::cli(&ws.ctx, Some("ana")), "presupuesto")
             .await
             .is_err()
     );
     assert_eq!(
-        memory::read(&ws.ctx, Some("beto"), "presupuesto")
+        memory::read(&ws.ctx, &Caller::cli(&ws.ctx, Some("beto")), "presupuesto")
             .await
             .unwrap()
             .content,
@@ -80,25 +101,28 @@ async fn h26_ana_and_beto_each_hold_a_presupuesto_and_neither_reads_the_other() 
 #[tokio::test]
 async fn h26_writing_the_same_title_replaces_the_content() {
     let ws = workspace().await;
-    memory::write(&ws.ctx, None, "colour", "blue")
+    memory::write(&ws.ctx, &Caller::ui(&ws.ctx), "colour", "blue")
         .await
         .unwrap();
-    let again = memory::write(&ws.ctx, None, "colour", "green")
+    let again = memory::write(&ws.ctx, &Caller::ui(&ws.ctx), "colour", "green")
         .await
         .unwrap();
     assert_eq!(again.content, "green");
     assert_eq!(
-        memory::list(&ws.ctx, None, None, None).await.unwrap().len(),
+        memory::list(&ws.ctx, &Caller::ui(&ws.ctx), None, None)
+            .await
+            .unwrap()
+            .len(),
         1
     );
     assert!(
-        memory::search(&ws.ctx, None, "blue", None)
+        memory::search(&ws.ctx, &Caller::ui(&ws.ctx), "blue", None)
             .await
             .unwrap()
             .is_empty()
     );
     assert_eq!(
-        memory::search(&ws.ctx, None, "green", None)
+        memory::search(&ws.ctx, &Caller::ui(&ws.ctx), "green", None)
             .await
             .unwrap()
             .len(),
@@ -109,12 +133,12 @@ async fn h26_writing_the_same_title_replaces_the_content() {
 #[tokio::test]
 async fn h26_without_a_user_the_workspace_owner_is_meant() {
     let ws = workspace().await;
-    let mine = memory::write(&ws.ctx, None, "idea", "a hive of agents")
+    let mine = memory::write(&ws.ctx, &Caller::ui(&ws.ctx), "idea", "a hive of agents")
         .await
         .unwrap();
     assert_eq!(mine.user_id, ws.ctx.owner());
     assert_eq!(
-        memory::read(&ws.ctx, Some(ws.ctx.owner()), "idea")
+        memory::read(&ws.ctx, &Caller::cli(&ws.ctx, Some(ws.ctx.owner())), "idea")
             .await
             .unwrap()
             .id,
@@ -127,7 +151,7 @@ async fn h26_search_ranks_by_bm25_and_returns_highlighted_snippets() {
     let ws = workspace().await;
     memory::write(
         &ws.ctx,
-        Some("ana"),
+        &Caller::cli(&ws.ctx, Some("ana")),
         "viaje",
         "Viaje a Lisboa en mayo; presupuesto de hotel 120 por noche.",
     )
@@ -135,16 +159,21 @@ async fn h26_search_ranks_by_bm25_and_returns_highlighted_snippets() {
     .unwrap();
     memory::write(
         &ws.ctx,
-        Some("ana"),
+        &Caller::cli(&ws.ctx, Some("ana")),
         "hotel",
         "Hotel favorito: uno con vistas al río. El hotel tiene desayuno.",
     )
     .await
     .unwrap();
-    memory::write(&ws.ctx, Some("ana"), "perro", "El perro se llama Tula.")
-        .await
-        .unwrap();
-    let hits = memory::search(&ws.ctx, Some("ana"), "hotel", None)
+    memory::write(
+        &ws.ctx,
+        &Caller::cli(&ws.ctx, Some("ana")),
+        "perro",
+        "El perro se llama Tula.",
+    )
+    .await
+    .unwrap();
+    let hits = memory::search(&ws.ctx, &Caller::cli(&ws.ctx, Some("ana")), "hotel", None)
         .await
         .unwrap();
     assert_eq!(hits.len(), 2);
@@ -160,21 +189,21 @@ async fn h26_search_ranks_by_bm25_and_returns_highlighted_snippets() {
     );
     // Accents and case are folded; the last word also matches as a prefix.
     assert_eq!(
-        memory::search(&ws.ctx, Some("ana"), "LISBOA", None)
+        memory::search(&ws.ctx, &Caller::cli(&ws.ctx, Some("ana")), "LISBOA", None)
             .await
             .unwrap()
             .len(),
         1
     );
     assert_eq!(
-        memory::search(&ws.ctx, Some("ana"), "rio", None)
+        memory::search(&ws.ctx, &Caller::cli(&ws.ctx, Some("ana")), "rio", None)
             .await
             .unwrap()
             .len(),
         1
     );
     assert_eq!(
-        memory::search(&ws.ctx, Some("ana"), "tu", None)
+        memory::search(&ws.ctx, &Caller::cli(&ws.ctx, Some("ana")), "tu", None)
             .await
             .unwrap()[0]
             .memory
@@ -186,11 +215,11 @@ async fn h26_search_ranks_by_bm25_and_returns_highlighted_snippets() {
 #[tokio::test]
 async fn h26_bad_users_and_titles_are_refused() {
     let ws = workspace().await;
-    let err = memory::write(&ws.ctx, Some("ana:admin"), "x", "y")
+    let err = memory::write(&ws.ctx, &Caller::cli(&ws.ctx, Some("ana:admin")), "x", "y")
         .await
         .unwrap_err();
     assert_eq!(err.field(), Some("userId"));
-    let err = memory::write(&ws.ctx, Some("ana"), "  ", "y")
+    let err = memory::write(&ws.ctx, &Caller::cli(&ws.ctx, Some("ana")), "  ", "y")
         .await
         .unwrap_err();
     assert_eq!(err.field(), Some("title"));

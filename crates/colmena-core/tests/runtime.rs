@@ -7,6 +7,7 @@ mod support;
 use std::sync::Arc;
 use std::time::Duration;
 
+use colmena_core::Caller;
 use colmena_core::agents;
 use colmena_core::ids::{AgentId, ModelId};
 use colmena_core::models;
@@ -44,7 +45,10 @@ async fn an_agent_uses_a_tool_and_every_step_streams_and_is_recorded() {
     assert_eq!(run.status, RunStatus::Completed, "{:?}", run.error);
     assert_eq!(run.output.as_deref(), Some("Saved: your colour is blue."));
     assert_eq!(
-        memory::read(&ws.ctx, None, "color").await.unwrap().content,
+        memory::read(&ws.ctx, &Caller::ui(&ws.ctx), "color")
+            .await
+            .unwrap()
+            .content,
         "azul",
         "the tool really ran"
     );

@@ -4,6 +4,7 @@
 
 mod support;
 
+use colmena_core::Caller;
 use colmena_core::memory;
 use colmena_core::search::{self, CatalogSearch, DocKind, INDEX_DIR};
 use colmena_core::tools;
@@ -14,7 +15,7 @@ async fn deleting_the_index_folder_and_starting_again_restores_search_results() 
     let ws = workspace().await;
     memory::write(
         &ws.ctx,
-        None,
+        &Caller::ui(&ws.ctx),
         "receta",
         "Tortilla de patatas con cebolla caramelizada",
     )
@@ -50,9 +51,14 @@ async fn deleting_the_index_folder_and_starting_again_restores_search_results() 
 #[tokio::test]
 async fn a_corrupt_index_is_rebuilt_at_start() {
     let ws = workspace().await;
-    memory::write(&ws.ctx, None, "nota", "La palabra clave es murciélago")
-        .await
-        .unwrap();
+    memory::write(
+        &ws.ctx,
+        &Caller::ui(&ws.ctx),
+        "nota",
+        "La palabra clave es murciélago",
+    )
+    .await
+    .unwrap();
     let dir = ws.dir.path().to_owned();
     drop(ws.ctx);
     std::fs::write(dir.join(INDEX_DIR).join("meta.json"), b"garbage").unwrap();
@@ -69,7 +75,7 @@ async fn a_corrupt_index_is_rebuilt_at_start() {
 #[tokio::test]
 async fn an_index_behind_the_store_is_caught_up_at_start() {
     let ws = workspace().await;
-    memory::write(&ws.ctx, None, "a", "primera nota")
+    memory::write(&ws.ctx, &Caller::ui(&ws.ctx), "a", "primera nota")
         .await
         .unwrap();
     let dir = ws.dir.path().to_owned();
@@ -100,12 +106,17 @@ async fn an_index_behind_the_store_is_caught_up_at_start() {
 #[tokio::test]
 async fn search_catalog_finds_skills_tools_and_only_the_callers_memories() {
     let ws = workspace().await;
-    memory::write(&ws.ctx, None, "mine", "fetch the quarterly report")
-        .await
-        .unwrap();
     memory::write(
         &ws.ctx,
-        Some("someone-else"),
+        &Caller::ui(&ws.ctx),
+        "mine",
+        "fetch the quarterly report",
+    )
+    .await
+    .unwrap();
+    memory::write(
+        &ws.ctx,
+        &Caller::cli(&ws.ctx, Some("someone-else")),
         "theirs",
         "fetch their secret report",
     )
@@ -146,7 +157,9 @@ async fn search_catalog_finds_skills_tools_and_only_the_callers_memories() {
 #[tokio::test]
 async fn reindex_rebuilds_everything_from_the_store() {
     let ws = workspace().await;
-    memory::write(&ws.ctx, None, "x", "quokka").await.unwrap();
+    memory::write(&ws.ctx, &Caller::ui(&ws.ctx), "x", "quokka")
+        .await
+        .unwrap();
     let count = ws.ctx.reindex().await.unwrap();
     assert!(count > 40, "tools + skills + memory: {count}");
     assert_eq!(

@@ -2,7 +2,7 @@
 //! user id crosses IPC.
 
 use colmena_core::memory::{self, Memory, MemoryHit};
-use colmena_core::{AppError, Ctx};
+use colmena_core::{AppError, Caller, Ctx};
 use tauri::State;
 
 #[tauri::command]
@@ -12,7 +12,7 @@ pub async fn list_memories(
     limit: Option<u32>,
     offset: Option<u32>,
 ) -> Result<Vec<Memory>, AppError> {
-    memory::list(&ctx, None, limit, offset).await
+    memory::list(&ctx, &Caller::ui(&ctx), limit, offset).await
 }
 
 #[tauri::command]
@@ -22,13 +22,13 @@ pub async fn write_memory(
     title: String,
     content: String,
 ) -> Result<Memory, AppError> {
-    memory::write(&ctx, None, &title, &content).await
+    memory::write(&ctx, &Caller::ui(&ctx), &title, &content).await
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn delete_memory(ctx: State<'_, Ctx>, title: String) -> Result<(), AppError> {
-    memory::delete(&ctx, None, &title).await
+    memory::delete(&ctx, &Caller::ui(&ctx), &title).await
 }
 
 #[tauri::command]
@@ -38,5 +38,5 @@ pub async fn search_memories(
     query: String,
     limit: Option<u32>,
 ) -> Result<Vec<MemoryHit>, AppError> {
-    memory::search(&ctx, None, &query, limit).await
+    memory::search(&ctx, &Caller::ui(&ctx), &query, limit).await
 }

@@ -186,11 +186,11 @@ pub async fn run_swarm(
 }
 
 pub async fn memory_write(ctx: &Ctx, caller: &Caller, input: MemoryWriteArgs) -> Result<Memory> {
-    memory::write(ctx, Some(&caller.user), &input.title, &input.content).await
+    memory::write(ctx, caller, &input.title, &input.content).await
 }
 
 pub async fn memory_read(ctx: &Ctx, caller: &Caller, input: MemoryReadArgs) -> Result<Memory> {
-    memory::read(ctx, Some(&caller.user), &input.title).await
+    memory::read(ctx, caller, &input.title).await
 }
 
 pub async fn memory_search(
@@ -199,7 +199,7 @@ pub async fn memory_search(
     input: SearchArgs,
 ) -> Result<Vec<MemoryFound>> {
     let limit = Some(input.limit.unwrap_or(DEFAULT_LIMIT));
-    Ok(memory::search(ctx, Some(&caller.user), &input.query, limit)
+    Ok(memory::search(ctx, caller, &input.query, limit)
         .await?
         .into_iter()
         .map(|h| MemoryFound {

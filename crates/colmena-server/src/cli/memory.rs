@@ -2,7 +2,7 @@ use std::io::Read;
 
 use clap::{Args, Subcommand};
 use colmena_core::memory::{self, Memory};
-use colmena_core::{AppError, Ctx, Result};
+use colmena_core::{AppError, Caller, Ctx, Result};
 
 use super::output::{Output, table};
 
@@ -44,7 +44,8 @@ pub enum MemoryCommand {
 }
 
 pub async fn run(ctx: &Ctx, out: &Output, args: MemoryArgs) -> Result<()> {
-    let user = args.user.as_deref();
+    let me = Caller::cli(ctx, args.user.as_deref());
+    let user = &me;
     match args.command {
         MemoryCommand::Write { title, content } => {
             let content = match content {
