@@ -151,7 +151,7 @@ pub async fn client_config(
         (_, McpTransport::Stdio) => servers(LocalServer {
             command: program.to_owned(),
             args: vec!["mcp".into(), "--data-dir".into(), data_dir],
-            env: needs.then(|| Env {
+            env: needs.then_some(Env {
                 colmena_token: token_text,
             }),
         })?,
