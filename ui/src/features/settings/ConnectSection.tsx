@@ -10,9 +10,14 @@ import { Field } from "../../components/Field";
 import { Segmented } from "../../components/Segmented";
 import { errorText } from "../../app/errorText";
 import { authorsQuery } from "../inbox/queries";
-import { connectQuery } from "./connect";
+import { connectQuery, mintedFor, transportFor } from "./connect";
 
-const CLIENTS: AiClient[] = ["claude-code", "claude-desktop", "cursor"];
+/** Product names: the same in every language. */
+const CLIENTS: { id: AiClient; name: string }[] = [
+  { id: "claude-code", name: "Claude Code" },
+  { id: "claude-desktop", name: "Claude Desktop" },
+  { id: "cursor", name: "Cursor" },
+];
 
 /** Settings → Connect AI clients (SPEC X2): the exact configuration that
  * lets Claude Code, Claude Desktop or Cursor use Colmena over MCP, as a
@@ -25,17 +30,14 @@ export function ConnectSection() {
   const [picked, setTransport] = useState<McpTransport>("stdio");
   const [chosen, setAuthor] = useState<string | null>(null);
   const [copied, setCopied] = useState(false);
-  // Claude Desktop's config file only starts local servers.
-  const transport: McpTransport = client === "claude-desktop" ? "stdio" : picked;
+  const transport = transportFor(client, picked);
   const author = chosen ?? owner?.id ?? null;
   const request = { client, transport, author, mintToken: false };
   const config = useQuery({ ...connectQuery(request), enabled: author !== null });
   const mint = useMutation<ClientConfig, ApiError>({
     mutationFn: () => inboxApi.mcpClientConfig({ ...request, mintToken: true }),
   });
-  // A minted configuration stands until the choice changes.
-  const minted = mint.data && mint.data.client === client && mint.data.transport === transport && mint.data.author === author ? mint.data : null;
-  const shown = minted ?? config.data;
+  const shown = mintedFor(mint.data, request) ?? config.data;
   const choose = <T,>(set: (value: T) => void) => (value: T) => {
     set(value);
     setCopied(false);
@@ -59,7 +61,7 @@ export function ConnectSection() {
               label={t("connect.client")}
               value={client}
               onChange={choose(setClient)}
-              options={CLIENTS.map((c) => ({ value: c, label: t(`connect.clients.${c}`), testId: `connect-client-${c}` }))}
+              options={CLIENTS.map((c) => ({ value: c.id, label: c.name, testId: `connect-client-${c.id}` }))}
             />
           </Field>
           <Field id="connect-transport" label={t("connect.transport")} hint={client === "claude-desktop" ? t("connect.stdioOnly") : t(`connect.transports.${transport}Hint`)}>
