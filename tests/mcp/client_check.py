@@ -9,11 +9,12 @@ afterwards. Usage: client_check.py CONFIG_JSON, where the config names:
   colmena     the `colmena` binary (stdio)
   data_dir    the workspace (stdio)
   url         the /mcp endpoint (http)
-  token       author A's bearer token
-  token_b     author B's bearer token
+  token       author A's bearer token (a person: the workspace owner)
+  token_b     author B's bearer token (a role)
   author_a, author_b   their names
   client_name the clientInfo name to declare (e.g. "claude-code")
   agent       an agent whose model answers slowly (for progress + cancel)
+  acting_agent  an agent with a tool that runs programs
 
 It prints one JSON line of findings (the Rust side reads it) and exits
 non-zero on the first expectation that does not hold.
@@ -181,6 +182,11 @@ async def main(config):
         ok(await client.call_tool("list_swarms", {}), "list_swarms")
         ok(await client.call_tool("search_catalog", {"query": "fetch"}), "search_catalog")
 
+        # An agent whose tools act (run programs) does not run from a client.
+        refused, text = error_of(await client.call_tool("run_agent", {
+            "agent_id": config["acting_agent"], "prompt": "ls /"}), "run an acting agent")
+        expect(refused["code"] == "forbidden" and "cli_exec" in text, f"acting agent: {text}")
+
         # A run streams progress and stops when the client cancels.
         run_steps = []
         cancelled_after = anyio.Event()
@@ -212,8 +218,17 @@ async def main(config):
         expect(mine[0]["read_at"] is not None, "read_inbox marks read")
         again = ok(await other.call_tool("read_inbox", {}), "read_inbox again")["result"]
         expect(not any(m["id"] == findings["sent"] for m in again), "read once")
-        forbidden = ok(await other.call_tool("memory_search", {"query": "presupuesto"}), "B's memory")["result"]
-        expect(config["author_a_user_shared"] or not forbidden, f"B sees A's memories: {forbidden}")
+        # A role's token reaches the bus, not the people's canvases,
+        # memories or runs.
+        for tool, arguments in [
+            ("memory_search", {"query": "presupuesto"}),
+            ("session_list", {}),
+            ("session_create", {"name": "de un rol"}),
+            ("run_agent", {"agent_id": config["agent"], "prompt": "hola"}),
+        ]:
+            refused, text = error_of(await other.call_tool(tool, arguments), f"{tool} by a role")
+            expect(refused["code"] == "forbidden" and "role" in text, f"{tool} by a role: {text}")
+        findings["role_refused"] = True
 
     print(json.dumps(findings))
 

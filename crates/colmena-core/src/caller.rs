@@ -16,14 +16,24 @@
 //! only as the author whose token it presented: no argument changes that
 //! (SPEC 0.1: "never as an identity named in a request parameter").
 //!
-//! A role's author has no user of its own yet: it acts for the workspace
-//! owner (its canvases and memories are the owner's), as woken roles
-//! already do.
+//! A role's author has no user of its own yet. Over a token door it gets a
+//! scope no person can have (`role:<id>`: user ids never hold `:`), so a
+//! role's token reaches none of the people's canvases, memories or runs —
+//! those operations refuse it with a clear `forbidden` (see
+//! [`Caller::person`]); the bus is what a role's token is for. A role woken
+//! by Colmena's own scheduler runs for the owner, as before.
+//!
+//! An agent run's tools get a caller whose bus author is `run:<id>`: an
+//! author that does not exist, so it can never stand for "local, any
+//! author" — the bus tools work only for a woken role.
 
 use crate::canvas::Client;
 use crate::ctx::Ctx;
 use crate::error::{AppError, ErrorCode, Result};
 use crate::inbox::authors;
+
+/// The scope of a role's token: never a user id (those hold no `:`).
+const ROLE_SCOPE: &str = "role:";
 
 /// Who is asking, for whom, and through which client.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,6 +83,15 @@ impl Caller {
         }
     }
 
+    /// An agent run that is not a woken role: its user, and no bus identity.
+    pub(crate) fn agent_run(user: &str, run: &str) -> Caller {
+        Caller {
+            user: user.to_owned(),
+            author: Some(format!("run:{run}")),
+            client: Client::Agent,
+        }
+    }
+
     /// The author whose bearer token this is, or `unauthorized`.
     pub async fn from_token(ctx: &Ctx, token: &str, client: Client) -> Result<Caller> {
         let author = authors::authenticate(ctx, token).await?;
@@ -83,10 +102,34 @@ impl Caller {
     pub async fn as_author(ctx: &Ctx, author: &str, client: Client) -> Result<Caller> {
         let found = authors::get(ctx, author).await?;
         Ok(Caller {
-            user: found.user_id.unwrap_or_else(|| ctx.owner().to_owned()),
+            user: found
+                .user_id
+                .unwrap_or_else(|| format!("{ROLE_SCOPE}{}", found.id)),
             author: Some(found.id),
             client,
         })
+    }
+
+    /// The person this caller acts for, or `forbidden` for a role's token:
+    /// canvases, memories and runs belong to people.
+    pub fn person(&self) -> Result<&str> {
+        match self.user.strip_prefix(ROLE_SCOPE) {
+            None => Ok(&self.user),
+            Some(role) => Err(AppError::new(
+                ErrorCode::Forbidden,
+                format!(
+                    "'{role}' is a role: canvases, memories and runs belong to people. \
+                     Connect this client as a person's author (Settings → Connect AI clients)"
+                ),
+            )
+            .with_details(serde_json::json!({ "reason": "role_has_no_user" }))),
+        }
+    }
+
+    /// Does this caller come through a door that is not the workspace's own
+    /// window or command line (MCP, HTTP)?
+    pub fn is_remote(&self) -> bool {
+        !matches!(self.client, Client::Ui | Client::Cli | Client::Agent)
     }
 
     /// The same caller through another client.

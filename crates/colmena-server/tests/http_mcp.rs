@@ -65,6 +65,14 @@ fn initialize() -> Value {
 }
 
 impl Server {
+    /// The workspace owner's author (a person) with a fresh token.
+    async fn owner_token(&self) -> String {
+        inbox::authors::rotate_token(&self.ctx, self.ctx.owner())
+            .await
+            .unwrap()
+            .token
+    }
+
     async fn token(&self, name: &str) -> (String, String) {
         let created = inbox::authors::create(
             &self.ctx,
@@ -145,6 +153,80 @@ async fn x2_mcp_refuses_a_foreign_origin_and_a_rebound_host() {
 }
 
 #[tokio::test]
+async fn x2_an_mcp_session_belongs_to_the_author_who_opened_it() {
+    let s = server().await;
+    let (_, ana) = s.token("Ana").await;
+    let (_, beto) = s.token("Beto").await;
+    let opened = s
+        .mcp()
+        .bearer_auth(&ana)
+        .json(&initialize())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(opened.status(), StatusCode::OK);
+    let session = opened.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let _ = opened.text().await;
+    let list = json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list" });
+    let hijack = s
+        .mcp()
+        .bearer_auth(&beto)
+        .header("mcp-session-id", &session)
+        .json(&list)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        hijack.status(),
+        StatusCode::FORBIDDEN,
+        "another author's session"
+    );
+    let close = s
+        .http
+        .delete(format!("{}/mcp", s.base))
+        .bearer_auth(&beto)
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        close.status(),
+        StatusCode::FORBIDDEN,
+        "closing another author's session"
+    );
+    // Its own author still uses it.
+    let notified = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
+    let own = s
+        .mcp()
+        .bearer_auth(&ana)
+        .header("mcp-session-id", &session)
+        .json(&notified)
+        .send()
+        .await
+        .unwrap();
+    assert!(own.status().is_success(), "{}", own.status());
+}
+
+#[tokio::test]
+async fn x2_an_mcp_body_over_the_limit_is_refused() {
+    let s = server().await;
+    let (_, token) = s.token("Ana").await;
+    let mut call = initialize();
+    call["params"]["padding"] = json!("x".repeat(2 * 1024 * 1024));
+    let refused = s
+        .mcp()
+        .bearer_auth(&token)
+        .json(&call)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), StatusCode::PAYLOAD_TOO_LARGE);
+}
+
+#[tokio::test]
 async fn x2_the_server_stops_with_an_mcp_session_open() {
     let mut s = server().await;
     let (_, token) = s.token("Ana").await;
@@ -186,21 +268,11 @@ async fn x2_the_server_stops_with_an_mcp_session_open() {
 #[tokio::test]
 async fn c9_the_canvas_rest_routes_act_for_the_token_and_check_their_input() {
     let s = server().await;
-    let (_, token) = s.token("Ana").await;
-    let ana = Caller::as_author(
-        &s.ctx,
-        &inbox::authors::list(&s.ctx)
-            .await
-            .unwrap()
-            .into_iter()
-            .find(|a| a.name == "Ana")
-            .unwrap()
-            .id,
-        Client::Http,
-    )
-    .await
-    .unwrap();
-    let mine = canvas::create(&s.ctx, &ana, Some("Mío".into()))
+    let token = s.owner_token().await;
+    let me = Caller::as_author(&s.ctx, s.ctx.owner(), Client::Http)
+        .await
+        .unwrap();
+    let mine = canvas::create(&s.ctx, &me, Some("Mío".into()))
         .await
         .unwrap();
 
@@ -327,6 +399,34 @@ async fn c9_the_canvas_rest_routes_act_for_the_token_and_check_their_input() {
         .await
         .unwrap();
     assert_eq!(unknown.status(), StatusCode::NOT_FOUND);
+
+    // A role's token reaches the bus only: the people's canvases are 403.
+    let (_, role) = s.token("Clonador").await;
+    for (method, path) in [
+        ("POST", format!("/api/sessions/{}/items", mine.id)),
+        ("GET", "/api/sessions/activity".to_owned()),
+    ] {
+        let refused = s
+            .http
+            .request(method.parse().unwrap(), url(&path))
+            .bearer_auth(&role)
+            .json(&json!({ "title": "de un rol" }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(refused.status(), StatusCode::FORBIDDEN, "{method} {path}");
+        let body: Value = refused.json().await.unwrap();
+        assert_eq!(body["details"]["reason"], "role_has_no_user");
+    }
+    assert_eq!(
+        canvas::get(&s.ctx, &me, &mine.id)
+            .await
+            .unwrap()
+            .items
+            .len(),
+        1,
+        "nothing was added by the role"
+    );
 
     // All four are in the API document.
     let doc: Value = s

@@ -6,6 +6,8 @@
 //! prepared and the store is checked afterwards: the activity log names the
 //! client that called (C8), the message is from the token's author and
 //! nobody else (B4), and the run the client cancelled ended `cancelled`.
+//! The client also checks what must be refused: a role's token on the
+//! people's canvases, memories and runs, and an agent whose tools act.
 
 #![allow(clippy::unwrap_used)]
 
@@ -94,7 +96,26 @@ fn hive() -> Hive {
         "--description",
         "Writes at length",
     ]));
-    let ana = ok_json(colmena(d).args(["author", "create", "Ana"]));
+    ok_json(colmena(d).args([
+        "agent",
+        "add",
+        "Ingeniero",
+        "--model",
+        "scripted/gpt-test",
+        "--tools",
+        "cli_exec",
+    ]));
+    // A: the workspace owner (a person) with a token of its own; B: a role.
+    let owner = ok_json(colmena(d).args(["author", "list"]))
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["isOwner"] == true)
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let ana = ok_json(colmena(d).args(["author", "rotate-token", &owner]));
     let beto = ok_json(colmena(d).args(["author", "create", "Beto"]));
     Hive {
         _llm: llm,
@@ -118,8 +139,7 @@ fn config(hive: &Hive, transport: &str, client_name: &str, url: Option<&str>) ->
         "author_b": hive.beto["name"],
         "client_name": client_name,
         "agent": "escritor",
-        // Roles act for the workspace owner (their memories are the owner's).
-        "author_a_user_shared": true,
+        "acting_agent": "ingeniero",
     })
 }
 
@@ -209,6 +229,7 @@ fn x2_the_python_sdk_drives_colmena_over_stdio() {
     let hive = hive();
     let findings = run_client(&config(&hive, "stdio", "claude-code", None));
     assert!(findings["tools"].as_u64().unwrap() >= 29, "{findings}");
+    assert_eq!(findings["role_refused"], true);
     check_the_store(&hive, "claude-code", &findings);
 }
 

@@ -231,42 +231,51 @@ pub struct SessionActivity {
 }
 
 pub async fn create(ctx: &Ctx, caller: &Caller, input: SessionCreate) -> Result<Canvas> {
+    caller.person()?;
     canvas::create(ctx, caller, input.name).await
 }
 
 pub async fn list(ctx: &Ctx, caller: &Caller, _: NoArguments) -> Result<Vec<Canvas>> {
+    caller.person()?;
     canvas::list(ctx, caller).await
 }
 
 pub async fn get(ctx: &Ctx, caller: &Caller, input: SessionRef) -> Result<CanvasDetail> {
+    caller.person()?;
     canvas::get(ctx, caller, &input.session_id).await
 }
 
 pub async fn update(ctx: &Ctx, caller: &Caller, input: SessionUpdate) -> Result<Canvas> {
+    caller.person()?;
     canvas::update(ctx, caller, &input.session_id, input.name).await
 }
 
 pub async fn delete(ctx: &Ctx, caller: &Caller, input: SessionRef) -> Result<Value> {
+    caller.person()?;
     canvas::delete(ctx, caller, &input.session_id).await?;
     Ok(serde_json::json!({ "deleted": input.session_id }))
 }
 
 pub async fn add_item(ctx: &Ctx, caller: &Caller, input: SessionAddItem) -> Result<CanvasItem> {
+    caller.person()?;
     let (session, item) = input.into_parts();
     items::add_item(ctx, caller, &session, item).await
 }
 
 pub async fn remove_item(ctx: &Ctx, caller: &Caller, input: SessionRemoveItem) -> Result<Value> {
+    caller.person()?;
     items::remove_item(ctx, caller, &input.session_id, &input.item_id).await?;
     Ok(serde_json::json!({ "removed": input.item_id }))
 }
 
 pub async fn clear_selection(ctx: &Ctx, caller: &Caller, input: SessionRef) -> Result<Value> {
+    caller.person()?;
     let removed = items::clear_selection(ctx, caller, &input.session_id).await?;
     Ok(serde_json::json!({ "removed": removed }))
 }
 
 pub async fn add_variant(ctx: &Ctx, caller: &Caller, input: SessionAddVariant) -> Result<Variant> {
+    caller.person()?;
     let variant = NewVariant {
         preset_id: input.preset_id,
         user_preset_id: input.user_preset_id,
@@ -284,6 +293,7 @@ pub async fn update_variant(
     caller: &Caller,
     input: SessionUpdateVariant,
 ) -> Result<Variant> {
+    caller.person()?;
     on_canvas(ctx, caller, &input.session_id, &input.variant_id).await?;
     let update = VariantUpdate {
         preset_id: input.preset_id,
@@ -297,6 +307,7 @@ pub async fn update_variant(
 }
 
 pub async fn remove_variant(ctx: &Ctx, caller: &Caller, input: VariantRef) -> Result<Value> {
+    caller.person()?;
     on_canvas(ctx, caller, &input.session_id, &input.variant_id).await?;
     variants::remove_variant(ctx, caller, &input.variant_id).await?;
     Ok(serde_json::json!({ "removed": input.variant_id }))
@@ -307,6 +318,7 @@ pub async fn select_round(
     caller: &Caller,
     input: SessionSelectRound,
 ) -> Result<Variant> {
+    caller.person()?;
     variants::select_round(ctx, caller, &input.variant_id, input.round_index).await
 }
 
@@ -315,6 +327,7 @@ pub async fn variant_rounds(
     caller: &Caller,
     input: SessionVariantRounds,
 ) -> Result<Vec<Round>> {
+    caller.person()?;
     variants::variant_rounds(ctx, caller, &input.variant_id).await
 }
 
@@ -328,6 +341,7 @@ pub async fn generate_variant(
     progress: ProgressSink,
     cancel: &CancellationToken,
 ) -> Result<Round> {
+    caller.person()?;
     on_canvas(ctx, caller, &input.session_id, &input.variant_id).await?;
     let work = generate::generate_variant(ctx, caller, &input.variant_id, reporter(progress));
     until_cancelled(work, cancel, || {
@@ -344,6 +358,7 @@ pub async fn generate_all(
     progress: ProgressSink,
     cancel: &CancellationToken,
 ) -> Result<GenerateAllOutcome> {
+    caller.person()?;
     let detail = canvas::get(ctx, caller, &input.session_id).await?;
     let work = generate::generate_all(ctx, caller, &input.session_id, reporter(progress));
     until_cancelled(work, cancel, || {
@@ -359,6 +374,7 @@ pub async fn export_variant(
     caller: &Caller,
     input: SessionExportVariant,
 ) -> Result<Exported> {
+    caller.person()?;
     let request = ExportRequest {
         canvas_id: input.session_id,
         variant_id: input.variant_id,
@@ -375,6 +391,7 @@ pub async fn save_preset(
     caller: &Caller,
     input: SessionSavePreset,
 ) -> Result<UserPreset> {
+    caller.person()?;
     let draft = PresetDraft {
         name: input.name,
         description: input.description,
@@ -386,10 +403,12 @@ pub async fn save_preset(
 }
 
 pub async fn list_sources(ctx: &Ctx, caller: &Caller, _: NoArguments) -> Result<Vec<Source>> {
+    caller.person()?;
     sources::list_sources(ctx, caller).await
 }
 
 pub async fn activity(ctx: &Ctx, caller: &Caller, input: SessionActivity) -> Result<Vec<Activity>> {
+    caller.person()?;
     activity::recent(ctx, caller, input.session_id, input.limit).await
 }
 
@@ -434,6 +453,7 @@ pub struct SourceRefresh {
 
 /// Starts a source's refresh in the background and answers at once.
 pub async fn refresh_source(ctx: &Ctx, caller: &Caller, input: SourceRefresh) -> Result<Source> {
+    caller.person()?;
     sources::refresh_source(ctx, caller, &input.source_id).await
 }
 
@@ -441,6 +461,7 @@ pub async fn refresh_source(ctx: &Ctx, caller: &Caller, input: SourceRefresh) ->
 /// generation goes on to its end even if the asker goes away (a request
 /// dropped half-way must not leave the variant streaming).
 pub async fn regenerate(ctx: &Ctx, caller: &Caller, input: VariantRef) -> Result<Round> {
+    caller.person()?;
     let (ctx, caller) = (ctx.clone(), caller.clone());
     tokio::spawn(async move {
         let silent: ProgressSink = Arc::new(|_| {});

@@ -12,7 +12,7 @@ use super::{Progress, ProgressSink, until_cancelled};
 use crate::Caller;
 use crate::agents;
 use crate::ctx::Ctx;
-use crate::error::Result;
+use crate::error::{AppError, ErrorCode, Result};
 use crate::ids::AgentId;
 use crate::memory::{self, Memory};
 use crate::runs::Run;
@@ -115,6 +115,59 @@ pub struct CatalogFound {
 
 const DEFAULT_LIMIT: u32 = 10;
 
+/// Tools that act on the machine or the world: they run programs, change
+/// files, reach the network or hand the task to any agent. Until tool calls
+/// pass a permission gate that asks the person first, a run started from
+/// outside the workspace's own window and command line (an MCP or HTTP
+/// client) may not use an agent that has one: a token must not be a shell.
+const ACTING_TOOLS: [&str; 10] = [
+    "cli_exec",
+    "fs_write",
+    "fs_move",
+    "fs_delete",
+    "git_commit",
+    "git_status",
+    "git_diff",
+    "git_log",
+    "web_fetch",
+    "delegate_task",
+];
+
+/// `forbidden` when `caller` comes from outside and one of `agents` has an
+/// acting tool (`delegate_task` aside in a swarm, where it reaches only
+/// the swarm's members, all checked here).
+async fn check_runnable(
+    ctx: &Ctx,
+    caller: &Caller,
+    agents: &[AgentId],
+    in_swarm: bool,
+) -> Result<()> {
+    if !caller.is_remote() {
+        return Ok(());
+    }
+    for id in agents {
+        let agent = agents::get(ctx, id).await?;
+        let acting: Vec<&str> = agent
+            .tools
+            .iter()
+            .map(String::as_str)
+            .filter(|t| ACTING_TOOLS.contains(t) && !(in_swarm && *t == "delegate_task"))
+            .collect();
+        if !acting.is_empty() {
+            return Err(AppError::new(
+                ErrorCode::Forbidden,
+                format!(
+                    "'{}' has tools that act ({}): from an MCP or HTTP client only agents whose tools read may run; run it from the app or the colmena command line",
+                    agent.id,
+                    acting.join(", ")
+                ),
+            )
+            .with_details(serde_json::json!({ "reason": "acting_tools", "tools": acting })));
+        }
+    }
+    Ok(())
+}
+
 pub async fn list_agents(ctx: &Ctx, _: super::canvas::NoArguments) -> Result<Vec<AgentSummary>> {
     Ok(agents::list(ctx)
         .await?
@@ -158,12 +211,14 @@ pub async fn run_agent(
     progress: ProgressSink,
     cancel: &CancellationToken,
 ) -> Result<Run> {
+    caller.person()?;
     let options = AgentRunOptions {
         user_id: Some(caller.user.clone()),
         ..AgentRunOptions::default()
     };
-    let (sink, running) = reporter(ctx, progress, cancel);
     let id = AgentId::from(input.agent_id.as_str());
+    check_runnable(ctx, caller, std::slice::from_ref(&id), false).await?;
+    let (sink, running) = reporter(ctx, progress, cancel);
     let work = agent::run_agent(ctx, &id, &input.prompt, options, sink);
     until_cancelled(work, cancel, || stop(ctx, &running)).await
 }
@@ -176,20 +231,30 @@ pub async fn run_swarm(
     progress: ProgressSink,
     cancel: &CancellationToken,
 ) -> Result<Run> {
+    caller.person()?;
     let options = SwarmRunOptions {
         user_id: Some(caller.user.clone()),
         ..SwarmRunOptions::default()
     };
+    let members: Vec<AgentId> = swarms::get(ctx, &input.swarm_id)
+        .await?
+        .members
+        .into_iter()
+        .map(|m| m.agent_id)
+        .collect();
+    check_runnable(ctx, caller, &members, true).await?;
     let (sink, running) = reporter(ctx, progress, cancel);
     let work = swarms::run::run(ctx, &input.swarm_id, &input.prompt, options, sink);
     until_cancelled(work, cancel, || stop(ctx, &running)).await
 }
 
 pub async fn memory_write(ctx: &Ctx, caller: &Caller, input: MemoryWriteArgs) -> Result<Memory> {
+    caller.person()?;
     memory::write(ctx, caller, &input.title, &input.content).await
 }
 
 pub async fn memory_read(ctx: &Ctx, caller: &Caller, input: MemoryReadArgs) -> Result<Memory> {
+    caller.person()?;
     memory::read(ctx, caller, &input.title).await
 }
 
@@ -198,6 +263,7 @@ pub async fn memory_search(
     caller: &Caller,
     input: SearchArgs,
 ) -> Result<Vec<MemoryFound>> {
+    caller.person()?;
     let limit = Some(input.limit.unwrap_or(DEFAULT_LIMIT));
     Ok(memory::search(ctx, caller, &input.query, limit)
         .await?
@@ -216,6 +282,7 @@ pub async fn search_catalog(
     caller: &Caller,
     input: SearchArgs,
 ) -> Result<Vec<CatalogFound>> {
+    caller.person()?;
     let hits: Vec<SearchHit> = search::search_catalog(
         ctx,
         CatalogSearch {

@@ -129,11 +129,7 @@ impl RunContext {
     pub(crate) fn caller(&self) -> crate::Caller {
         match &self.author {
             Some(role) => crate::Caller::role_run(role, &self.user_id),
-            None => crate::Caller {
-                user: self.user_id.clone(),
-                author: None,
-                client: crate::canvas::Client::Agent,
-            },
+            None => crate::Caller::agent_run(&self.user_id, &self.run_id),
         }
     }
 

@@ -33,7 +33,7 @@ pub use openapi::{PATHS as API_PATHS, document as openapi_document};
 
 /// Largest request body read at all (message bodies have their own, smaller
 /// limit in core, with a clear error).
-const MAX_REQUEST_BYTES: usize = 1024 * 1024;
+pub(crate) const MAX_REQUEST_BYTES: usize = 1024 * 1024;
 
 /// The router over `ctx`. `stop` ends the MCP sessions; `loopback_only`
 /// says the server listens on loopback (so `/mcp` checks `Host`).

@@ -140,22 +140,31 @@ impl ColmenaMcp {
             .await;
         // Every progress notification goes out before the answer: a client
         // drops those that come after it.
-        if let Some(delivered) = delivered {
-            let _ = tokio::time::timeout(std::time::Duration::from_secs(5), delivered).await;
+        if let Some(mut delivered) = delivered {
+            let sent =
+                tokio::time::timeout(std::time::Duration::from_secs(5), &mut delivered).await;
+            if sent.is_err() {
+                delivered.abort();
+            }
         }
         answer
     }
 }
 
+/// Progress steps waiting to be sent, at most.
+const PROGRESS_QUEUE: usize = 256;
+
 /// Progress notifications in order, through one task per call; the task
-/// ends once every sink is dropped and all it got is sent.
+/// ends once every sink is dropped and all it got is sent. The queue is
+/// bounded: a client that reads slower than the model writes misses
+/// progress steps, never memory.
 fn progress_to(
     rc: &RequestContext<RoleServer>,
 ) -> (ProgressSink, Option<tokio::task::JoinHandle<()>>) {
     let Some(token) = rc.meta.get_progress_token() else {
         return (std::sync::Arc::new(|_| {}), None);
     };
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Progress>();
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<Progress>(PROGRESS_QUEUE);
     let peer = rc.peer.clone();
     let delivered = tokio::spawn(async move {
         while let Some(p) = rx.recv().await {
@@ -167,7 +176,7 @@ fn progress_to(
         }
     });
     let sink: ProgressSink = std::sync::Arc::new(move |p| {
-        let _ = tx.send(p);
+        let _ = tx.try_send(p);
     });
     (sink, Some(delivered))
 }
