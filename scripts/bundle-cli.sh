@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
 # The bundler's beforeBundleCommand (tauri.conf.json): builds the `colmena`
-# CLI with the profile of the app being bundled and copies it to
-# src-tauri/target-cli/colmena (git-ignored), which bundle.linux.deb.files and
-# bundle.linux.rpm.files install as /usr/bin/colmena. `tauri build` sets
+# CLI and `colmena-sandbox` (the launcher programs run by agents go through;
+# the app and the CLI look for it next to themselves) with the profile of the
+# app being bundled and copies them to src-tauri/target-cli/ (git-ignored),
+# which bundle.linux.{deb,rpm,appimage}.files install in /usr/bin. `tauri build` sets
 # TAURI_ENV_DEBUG=true for --debug and TAURI_ENV_TARGET_TRIPLE always.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 profile=release
-args=(--locked -p colmena-server --bin colmena)
+args=(--locked -p colmena-server --bin colmena -p colmena-core --bin colmena-sandbox)
 if [[ ${TAURI_ENV_DEBUG:-} == true ]]; then profile=debug; else args+=(--release); fi
-out="$CARGO_TARGET_DIR/$profile/colmena"
+out="$CARGO_TARGET_DIR/$profile"
 triple=${TAURI_ENV_TARGET_TRIPLE:-}
 if [[ -n $triple && $triple != "$(rustc -vV | sed -n 's/^host: //p')" ]]; then
   args+=(--target "$triple")
-  out="$CARGO_TARGET_DIR/$triple/$profile/colmena"
+  out="$CARGO_TARGET_DIR/$triple/$profile"
 fi
 
-echo "building the colmena CLI ($profile) for the installers"
+echo "building the colmena CLI and the sandbox launcher ($profile) for the installers"
 (cd "$REPO" && cargo build "${args[@]}")
-install -D -m 755 "$out" "$REPO/src-tauri/target-cli/colmena"
+for bin in colmena colmena-sandbox; do
+  install -D -m 755 "$out/$bin" "$REPO/src-tauri/target-cli/$bin"
+done

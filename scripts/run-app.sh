@@ -14,13 +14,15 @@ done
 step "Building the UI and the app ($profile)"
 (cd "$REPO/ui" && npm run --silent build)
 if [[ $profile == release ]]; then
-  (cd "$REPO" && cargo build --locked --release -p colmena-desktop -p colmena-server)
+  (cd "$REPO" && cargo build --locked --release -p colmena-desktop -p colmena-server -p colmena-core --bin colmena-sandbox)
 else
-  (cd "$REPO" && cargo build --locked -p colmena-desktop -p colmena-server)
+  (cd "$REPO" && cargo build --locked -p colmena-desktop -p colmena-server -p colmena-core --bin colmena-sandbox)
 fi
 app="$CARGO_TARGET_DIR/$profile/colmena-desktop"
 echo "app: $app"
 echo "cli: $CARGO_TARGET_DIR/$profile/colmena"
+# Programs agents run go through the sandbox launcher next to the app.
+echo "sandbox launcher: $CARGO_TARGET_DIR/$profile/colmena-sandbox"
 
 step "Running Colmena"
 if [[ -z "${DISPLAY:-}" && -z "${WAYLAND_DISPLAY:-}" ]]; then

@@ -16,6 +16,9 @@ APT_PACKAGES=(
   rpm
   # The venv of the Python MCP SDK that drives `colmena mcp` in the tests
   python3-venv
+  # The sandbox's fallback where the kernel has no Landlock (its tests run
+  # every attack under both)
+  bubblewrap
 )
 
 step "System packages"

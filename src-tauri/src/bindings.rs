@@ -9,7 +9,7 @@ use tauri::Runtime;
 use tauri_specta::{Builder, ErrorHandlingMode, Event, collect_commands, collect_events};
 
 use crate::commands::{
-    canvas, catalog, conversations, inbox, memory, providers, runs, swarms, workspace,
+    canvas, catalog, conversations, desktop, inbox, memory, providers, runs, swarms, workspace,
 };
 
 /// Sent after a change is committed, so that open views refresh.
@@ -69,6 +69,11 @@ pub fn builder<R: Runtime>() -> Builder<R> {
             catalog::set_skill_active,
             catalog::delete_skill,
             catalog::import_skill,
+            desktop::import_skill_folder,
+            desktop::export_variant_to_file,
+            desktop::open_link,
+            desktop::read_ui_prefs,
+            desktop::write_ui_prefs,
             catalog::list_disk_skills,
             catalog::list_skill_folders,
             catalog::search_catalog,
@@ -102,6 +107,8 @@ pub fn builder<R: Runtime>() -> Builder<R> {
             runs::get_run,
             runs::resumable_runs,
             runs::resume_run,
+            runs::pending_approvals,
+            runs::decide_approval,
             runs::cancel_run,
             runs::discard_run,
             conversations::list_conversations,

@@ -132,7 +132,7 @@ fn the_workspace_info_names_the_secret_backend() {
     let info = invoke(&h.window, "workspace_info", json!({})).unwrap();
     assert_eq!(info["secrets"]["backend"], "file");
     assert_eq!(info["secrets"]["ready"], true);
-    assert_eq!(info["schemaVersion"], 8);
+    assert_eq!(info["schemaVersion"], colmena_core::store::latest_version());
 }
 
 #[test]

@@ -6,6 +6,8 @@ pub mod bindings;
 mod commands;
 mod launch;
 mod server;
+mod ui_prefs;
+mod window;
 
 #[cfg(test)]
 mod ipc_tests;
@@ -47,7 +49,7 @@ pub fn app_builder<R: Runtime>(
     specta: tauri_specta::Builder<R>,
     ctx: Ctx,
 ) -> tauri::Builder<R> {
-    base.plugin(tauri_plugin_store::Builder::default().build())
+    base.plugin(window::navigation_guard())
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_notification::init())
         .invoke_handler(specta.invoke_handler())
@@ -55,8 +57,10 @@ pub fn app_builder<R: Runtime>(
         .manage(server::LocalServer::new())
         .setup(move |app| {
             specta.mount_events(app);
+            app.manage(commands::desktop::Dialogs::new(app.handle().clone()));
             forward_changes(app.handle().clone());
             forward_notices(app.handle().clone());
+            notify_waiting_approvals(app.handle().clone());
             Ok(())
         })
 }
@@ -110,6 +114,59 @@ fn forward_notices<R: Runtime>(app: tauri::AppHandle<R>) {
                 }
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
             }
+        }
+    });
+}
+
+/// A desktop notification for each tool call that starts waiting for a
+/// person while the window is not in front — whichever process runs it (the
+/// app, the CLI, `colmena mcp`): the store announces other processes'
+/// commits too. With the window in front, the card in the app is enough.
+fn notify_waiting_approvals<R: Runtime>(app: tauri::AppHandle<R>) {
+    use colmena_core::permissions::approvals;
+    use std::collections::HashSet;
+    let ctx = app.state::<Ctx>().inner().clone();
+    let mut changes = ctx.subscribe();
+    tauri::async_runtime::spawn(async move {
+        let ids = |list: &[approvals::Approval]| list.iter().map(|a| a.id.clone()).collect();
+        let mut seen: HashSet<String> = approvals::pending(&ctx)
+            .await
+            .map(|list| ids(&list))
+            .unwrap_or_default();
+        loop {
+            match changes.recv().await {
+                Ok(colmena_core::Change::Approvals)
+                | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                Ok(_) => continue,
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+            }
+            let Ok(pending) = approvals::pending(&ctx).await else {
+                continue;
+            };
+            let in_front = app
+                .get_webview_window("main")
+                .and_then(|w| w.is_focused().ok())
+                .unwrap_or(false);
+            for approval in pending.iter().filter(|a| !seen.contains(&a.id)) {
+                if !in_front {
+                    let agent = colmena_core::agents::get(&ctx, &approval.agent_id.as_str().into())
+                        .await
+                        .map_or_else(|_| approval.agent_id.clone(), |a| a.name);
+                    show_desktop_notification(
+                        &app,
+                        &colmena_core::Notice {
+                            title: format!("{agent} asks to use {}", approval.tool),
+                            body: format!(
+                                "The agent {} and waits for you — allow or deny it in Colmena.",
+                                approval.risk.described()
+                            ),
+                            urgent: true,
+                            from: Some(approval.agent_id.clone()),
+                        },
+                    );
+                }
+            }
+            seen = ids(&pending);
         }
     });
 }

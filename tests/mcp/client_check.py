@@ -14,7 +14,8 @@ afterwards. Usage: client_check.py CONFIG_JSON, where the config names:
   author_a, author_b   their names
   client_name the clientInfo name to declare (e.g. "claude-code")
   agent       an agent whose model answers slowly (for progress + cancel)
-  acting_agent  an agent with a tool that runs programs
+  acting_agent  an agent with a tool that runs programs (its model asks
+                to run one; the Rust side denies it as the person would)
 
 It prints one JSON line of findings (the Rust side reads it) and exits
 non-zero on the first expectation that does not hold.
@@ -182,10 +183,21 @@ async def main(config):
         ok(await client.call_tool("list_swarms", {}), "list_swarms")
         ok(await client.call_tool("search_catalog", {"query": "fetch"}), "search_catalog")
 
-        # An agent whose tools act (run programs) does not run from a client.
-        refused, text = error_of(await client.call_tool("run_agent", {
-            "agent_id": config["acting_agent"], "prompt": "ls /"}), "run an acting agent")
-        expect(refused["code"] == "forbidden" and "cli_exec" in text, f"acting agent: {text}")
+        # An agent whose tools act runs, but the permission gate asks the
+        # person before the command: the client hears that the run waits,
+        # and the person's denial reaches the model.
+        gate_steps = []
+
+        async def on_gate_progress(progress, total, message):
+            gate_steps.append(message or "")
+
+        asked = ok(await client.call_tool("run_agent", {
+            "agent_id": config["acting_agent"], "prompt": "Crea el fichero"},
+            progress_callback=on_gate_progress), "run an acting agent")
+        expect("No me dejaron" in (asked.get("output") or ""), f"acting agent: {asked}")
+        expect(any("waits for a person" in m for m in gate_steps), f"gate progress: {gate_steps}")
+        expect(any("cli_exec denied" in m for m in gate_steps), f"gate progress: {gate_steps}")
+        findings["acting_denied"] = True
 
         # A run streams progress and stops when the client cancels.
         run_steps = []

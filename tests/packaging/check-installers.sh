@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks the installers the bundler made: each holds the app binary, the
-# `colmena` CLI, its desktop entry and its icon, and the .deb depends on
+# `colmena` CLI, the sandbox launcher, its desktop entry and its icon, and the .deb depends on
 # WebKitGTK. Then installs the .deb for real (as root), runs the CLI from the
 # PATH, and removes the package again, also when a check fails.
 set -euo pipefail
@@ -9,7 +9,7 @@ bundle_dir=${1:?usage: check-installers.sh BUNDLE_DIR}
 deb=$(realpath "$(ls "$bundle_dir"/deb/*.deb)")
 rpm=$(ls "$bundle_dir"/rpm/*.rpm)
 fail() { echo "installer check failed: $*" >&2; exit 1; }
-wanted=(/usr/bin/colmena-desktop /usr/bin/colmena /usr/share/applications/Colmena.desktop /usr/share/icons/hicolor/128x128/apps/colmena-desktop.png)
+wanted=(/usr/bin/colmena-desktop /usr/bin/colmena /usr/bin/colmena-sandbox /usr/share/applications/Colmena.desktop /usr/share/icons/hicolor/128x128/apps/colmena-desktop.png)
 
 deb_files=$(dpkg-deb -c "$deb")
 for path in "${wanted[@]}"; do
@@ -34,7 +34,11 @@ in_clean_env() { env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$tmp" COLMENA_DA
 [[ $(in_clean_env sh -c 'command -v colmena') == /usr/bin/colmena ]] || fail "colmena is not on the PATH after installing $deb"
 version=$(in_clean_env colmena --version) && [[ $version == "colmena "* ]] || fail "colmena --version failed: $version"
 help=$(in_clean_env colmena mcp --help) && [[ $help == *"Usage: colmena mcp"* ]] || fail "colmena mcp --help failed"
+# The installed CLI finds the launcher next to itself: programs agents run are confined.
+doctor=$(in_clean_env colmena doctor 2>&1) || true
+[[ $doctor == *"sandbox: programs run by agents are confined with"*"/usr/bin/colmena-sandbox"* ]] ||
+  fail "the installed colmena does not find its sandbox launcher: $doctor"
 dpkg -r "$package" >/dev/null || fail "dpkg -r $package failed"
 [[ ! -e /usr/bin/colmena ]] || fail "/usr/bin/colmena is still there after dpkg -r $package"
 
-echo "ok: $(basename "$deb") and $(basename "$rpm") hold the app, the CLI, its desktop entry and its icon; the .deb installs a colmena that runs and removes cleanly"
+echo "ok: $(basename "$deb") and $(basename "$rpm") hold the app, the CLI, the sandbox launcher, its desktop entry and its icon; the .deb installs a colmena that runs, finds its sandbox, and removes cleanly"

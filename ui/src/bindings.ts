@@ -39,6 +39,20 @@ export const commands = {
 	setSkillActive: (id: string, active: boolean) => __TAURI_INVOKE<Skill_Serialize>("set_skill_active", { id, active }),
 	deleteSkill: (id: string) => __TAURI_INVOKE<null>("delete_skill", { id }),
 	importSkill: (path: string) => __TAURI_INVOKE<Skill_Serialize>("import_skill", { path }),
+	/**
+	 *  Opens the folder picker, then imports the skill in the chosen folder;
+	 *  `None` when the person cancelled.
+	 */
+	importSkillFolder: (title: string) => __TAURI_INVOKE<Skill_Serialize | null>("import_skill_folder", { title }),
+	/**
+	 *  Opens the save dialog, then writes the variant's markdown where the
+	 *  person chose; `None` when they cancelled.
+	 */
+	exportVariantToFile: (request: ExportToFile_Deserialize) => __TAURI_INVOKE<Exported_Serialize | null>("export_variant_to_file", { request }),
+	/**  Opens an `http`/`https` link in the system browser. */
+	openLink: (url: string) => __TAURI_INVOKE<null>("open_link", { url }),
+	readUiPrefs: () => __TAURI_INVOKE<UiPrefs_Serialize>("read_ui_prefs"),
+	writeUiPrefs: (prefs: UiPrefs_Deserialize) => __TAURI_INVOKE<null>("write_ui_prefs", { prefs }),
 	listDiskSkills: () => __TAURI_INVOKE<DiskSkill_Serialize[]>("list_disk_skills"),
 	listSkillFolders: () => __TAURI_INVOKE<SkillFolder[]>("list_skill_folders"),
 	searchCatalog: (input: CatalogSearch_Deserialize) => __TAURI_INVOKE<SearchHit[]>("search_catalog", { input }),
@@ -72,6 +86,8 @@ export const commands = {
 	getRun: (id: string) => __TAURI_INVOKE<RunDetail_Serialize>("get_run", { id }),
 	resumableRuns: () => __TAURI_INVOKE<Run_Serialize[]>("resumable_runs"),
 	resumeRun: (id: string, onEvent: Channel<RunEvent_Deserialize>) => __TAURI_INVOKE<Run_Serialize>("resume_run", { id, onEvent }),
+	pendingApprovals: () => __TAURI_INVOKE<Approval_Serialize[]>("pending_approvals"),
+	decideApproval: (id: string, decision: Decision) => __TAURI_INVOKE<Approval_Serialize>("decide_approval", { id, decision }),
 	cancelRun: (id: string) => __TAURI_INVOKE<null>("cancel_run", { id }),
 	discardRun: (id: string) => __TAURI_INVOKE<Run_Serialize>("discard_run", { id }),
 	listConversations: (options: ListOptions_Deserialize) => __TAURI_INVOKE<Conversation_Serialize[]>("list_conversations", { options }),
@@ -221,6 +237,7 @@ export type AgentUpdate_Deserialize = {
 	tools?: string[] | null,
 	skills?: string[] | null,
 	mcpServers?: string[] | null,
+	permissions?: Permissions_Deserialize | null,
 };
 
 /**  What [`update`] changes; absent fields stay as they are. */
@@ -234,6 +251,7 @@ export type AgentUpdate_Serialize = {
 	tools: string[] | null,
 	skills: string[] | null,
 	mcpServers: string[] | null,
+	permissions: Permissions_Serialize | null,
 };
 
 export type Agent_Deserialize = {
@@ -251,6 +269,8 @@ export type Agent_Deserialize = {
 	tools: string[],
 	skills: string[],
 	mcpServers: string[],
+	/**  What the permission gate does with each risk class of its tools. */
+	permissions: Permissions_Deserialize,
 	createdAt: string,
 	updatedAt: string,
 };
@@ -270,6 +290,8 @@ export type Agent_Serialize = {
 	tools: string[],
 	skills: string[],
 	mcpServers: string[],
+	/**  What the permission gate does with each risk class of its tools. */
+	permissions: Permissions_Serialize,
 	createdAt: string,
 	updatedAt: string,
 };
@@ -309,6 +331,49 @@ export type AppError_Serialize = {
 	details: ErrorDetails_Serialize | null,
 };
 
+/**  A tool call shown to a person before it runs. */
+export type Approval = Approval_Serialize | Approval_Deserialize;
+
+export type ApprovalStatus = "pending" | "allowed" | "denied" | 
+/**  The run stopped before anyone decided. */
+"cancelled";
+
+/**  A tool call shown to a person before it runs. */
+export type Approval_Deserialize = {
+	id: string,
+	runId: string,
+	agentId: string,
+	callId: string,
+	tool: string,
+	/**  The arguments as the model wrote them (JSON text). */
+	arguments: string,
+	risk: Risk,
+	status: ApprovalStatus,
+	/**  For an allowed call: true when the tool is allowed for the rest of the run. */
+	forRun: boolean,
+	decidedBy?: string | null,
+	createdAt: string,
+	decidedAt?: string | null,
+};
+
+/**  A tool call shown to a person before it runs. */
+export type Approval_Serialize = {
+	id: string,
+	runId: string,
+	agentId: string,
+	callId: string,
+	tool: string,
+	/**  The arguments as the model wrote them (JSON text). */
+	arguments: string,
+	risk: Risk,
+	status: ApprovalStatus,
+	/**  For an allowed call: true when the tool is allowed for the rest of the run. */
+	forRun: boolean,
+	decidedBy: string | null,
+	createdAt: string,
+	decidedAt: string | null,
+};
+
 export type Author = Author_Serialize | Author_Deserialize;
 
 export type AuthorKind = 
@@ -324,12 +389,16 @@ export type AuthorUpdate = AuthorUpdate_Serialize | AuthorUpdate_Deserialize;
 export type AuthorUpdate_Deserialize = {
 	agentId?: string | null,
 	wakeIntervalMinutes?: number | null,
+	/**  Replaces what unattended wake-ups may do; absent: unchanged. */
+	unattended?: Risk[] | null,
 };
 
 /**  A role's agent and schedule, replaced as a whole. */
 export type AuthorUpdate_Serialize = {
 	agentId: string | null,
 	wakeIntervalMinutes: number | null,
+	/**  Replaces what unattended wake-ups may do; absent: unchanged. */
+	unattended: Risk[] | null,
 };
 
 /**  An author with its bearer token: returned once, at creation or rotation. */
@@ -362,6 +431,11 @@ export type Author_Deserialize = {
 	unread: number,
 	/**  The workspace owner's own author: the desktop app's "me". */
 	isOwner: boolean,
+	/**
+	 *  Roles: the risk classes their unattended wake-ups may use where the
+	 *  agent's rule says "ask" (new roles: sending on the bus).
+	 */
+	unattended: Risk[],
 	createdAt: string,
 };
 
@@ -382,6 +456,11 @@ export type Author_Serialize = {
 	unread: number,
 	/**  The workspace owner's own author: the desktop app's "me". */
 	isOwner: boolean,
+	/**
+	 *  Roles: the risk classes their unattended wake-ups may use where the
+	 *  agent's rule says "ask" (new roles: sending on the bus).
+	 */
+	unattended: Risk[],
 	createdAt: string,
 };
 
@@ -465,6 +544,12 @@ export type CatalogPersona = {
 	tools: string[],
 	skills: string[],
 	enabled: boolean,
+	/**
+	 *  Some of its tools run programs (`cli_exec`, scheduled jobs): the first
+	 *  run does not offer it checked, so nobody installs an agent that runs
+	 *  commands without choosing to.
+	 */
+	runsPrograms: boolean,
 };
 
 /**  A search over the catalog, as the model and the UI ask it. */
@@ -501,7 +586,9 @@ export type Change = "providers" | "models" | "agents" | "tools" | "skills" | "e
 /**  Bus messages (sent, read, deleted). */
 "messages" | 
 /**  Canvases, their items, variants, rounds, presets and sources. */
-"canvases";
+"canvases" | 
+/**  Tool calls waiting for a person, and their decisions. */
+"approvals";
 
 export type ChatMessage = ChatMessage_Serialize | ChatMessage_Deserialize;
 
@@ -612,6 +699,13 @@ export type DataChanged = {
 	change: Change,
 };
 
+/**  A person's answer. */
+export type Decision = 
+/**  This call only. */
+"allow_once" | 
+/**  This call, and every later call of the same tool in the same run. */
+"allow_run" | "deny";
+
 /**  A skill folder found on disk. */
 export type DiskSkill = DiskSkill_Serialize | DiskSkill_Deserialize;
 
@@ -669,7 +763,18 @@ export type ErrorCode =
 /**  The operation was cancelled by whoever started it. */
 "cancelled" | 
 /**  A bug or an environment failure; the message says what happened. */
-"internal";
+"internal" | 
+/**
+ *  Too much, too fast: a client over its request rate, or mail to an
+ *  inbox that is full (`details.reason`: `rate_limit`, `inbox_full`).
+ *  `details.retryAfterSeconds` says when to try again.
+ */
+"rate_limited" | 
+/**
+ *  The store (or the server) is busy right now; the same request may
+ *  succeed a moment later (`details.retryAfterSeconds`).
+ */
+"busy";
 
 /**
  *  The keys of `details` that UIs rely on, as TypeScript sees them. On the
@@ -755,6 +860,31 @@ export type ExportTarget =
 "clipboard" | 
 /**  The caller (an agent over MCP, the CLI) takes the text. */
 "caller";
+
+/**  Which variant to export; the file is chosen in the save dialog. */
+export type ExportToFile = ExportToFile_Serialize | ExportToFile_Deserialize;
+
+/**  Which variant to export; the file is chosen in the save dialog. */
+export type ExportToFile_Deserialize = {
+	canvasId: string,
+	variantId: string,
+	roundId?: string | null,
+	/**  The dialog's title (translated by the UI). */
+	title: string,
+	/**  The name offered in the dialog; only its last component is used. */
+	fileName: string,
+};
+
+/**  Which variant to export; the file is chosen in the save dialog. */
+export type ExportToFile_Serialize = {
+	canvasId: string,
+	variantId: string,
+	roundId: string | null,
+	/**  The dialog's title (translated by the UI). */
+	title: string,
+	/**  The name offered in the dialog; only its last component is used. */
+	fileName: string,
+};
 
 export type Exported = Exported_Serialize | Exported_Deserialize;
 
@@ -1000,6 +1130,8 @@ export type NewAgent_Deserialize = {
 	/**  Skills written with the agent: created or updated, then given to it. */
 	declaredSkills?: SkillDraft_Deserialize[],
 	mcpServers?: string[],
+	/**  The permission gate's rules; default: read allowed, the rest asks. */
+	permissions?: Permissions_Deserialize | null,
 	/**  Defaults to enabled. */
 	enabled?: boolean | null,
 };
@@ -1016,6 +1148,8 @@ export type NewAgent_Serialize = {
 	/**  Skills written with the agent: created or updated, then given to it. */
 	declaredSkills: SkillDraft_Serialize[],
 	mcpServers: string[],
+	/**  The permission gate's rules; default: read allowed, the rest asks. */
+	permissions: Permissions_Serialize | null,
 	/**  Defaults to enabled. */
 	enabled: boolean | null,
 };
@@ -1028,6 +1162,8 @@ export type NewAuthor_Deserialize = {
 	agentId?: string | null,
 	/**  Minutes between wake-ups (default 30 when an agent is set). */
 	wakeIntervalMinutes?: number | null,
+	/**  What unattended wake-ups may do where the agent asks (default: send). */
+	unattended?: Risk[] | null,
 };
 
 export type NewAuthor_Serialize = {
@@ -1036,6 +1172,8 @@ export type NewAuthor_Serialize = {
 	agentId: string | null,
 	/**  Minutes between wake-ups (default 30 when an agent is set). */
 	wakeIntervalMinutes: number | null,
+	/**  What unattended wake-ups may do where the agent asks (default: send). */
+	unattended: Risk[] | null,
 };
 
 /**  What to add: a fetched source item by id, or the snapshot itself. */
@@ -1226,6 +1364,31 @@ export type PatternMatch = {
 	tools: string[],
 };
 
+/**  An agent's rule per risk class. */
+export type Permissions = Permissions_Serialize | Permissions_Deserialize;
+
+/**  An agent's rule per risk class. */
+export type Permissions_Deserialize = {
+	read: Rule,
+	write: Rule,
+	run: Rule,
+	network: Rule,
+	send: Rule,
+	/**  Network tools may reach loopback, private and link-local addresses. */
+	localNetwork?: boolean,
+};
+
+/**  An agent's rule per risk class. */
+export type Permissions_Serialize = {
+	read: Rule,
+	write: Rule,
+	run: Rule,
+	network: Rule,
+	send: Rule,
+	/**  Network tools may reach loopback, private and link-local addresses. */
+	localNetwork: boolean,
+};
+
 export type PresetDraft = PresetDraft_Serialize | PresetDraft_Deserialize;
 
 export type PresetDraft_Deserialize = {
@@ -1344,6 +1507,22 @@ export type Resumable_Serialize = {
 	checkpointMessages: number,
 };
 
+/**  What a tool can do to the world outside Colmena's own store. */
+export type Risk = 
+/**
+ *  Reads, or changes only Colmena's own records (memories, artifacts,
+ *  notices to the person): nothing outside.
+ */
+"read" | 
+/**  Writes, moves or deletes files, or commits. */
+"write" | 
+/**  Runs programs. */
+"run" | 
+/**  Reaches the network. */
+"network" | 
+/**  Sends messages to others. */
+"send";
+
 export type Round = {
 	id: string,
 	variantId: string,
@@ -1360,6 +1539,9 @@ export type Round = {
 	client: string,
 	generatedAt: string,
 };
+
+/**  What the gate does with a class of calls. */
+export type Rule = "allow" | "ask" | "deny";
 
 export type Run = Run_Serialize | Run_Deserialize;
 
@@ -1409,14 +1591,26 @@ export type RunEvent = RunEvent_Serialize | RunEvent_Deserialize;
 /**  What streams out of a run, as it happens. */
 export type RunEvent_Deserialize = { type: "started"; runId: string; kind: RunKind; targetId: string } | 
 /**  An agent asks its model (step counts from 1). */
-{ type: "agent_step"; runId: string; agentId: string; step: number } | { type: "text_delta"; runId: string; agentId: string; text: string } | { type: "tool_call"; runId: string; agentId: string; callId: string; name: string; arguments: string } | { type: "tool_result"; runId: string; agentId: string; callId: string; name: string; ok: boolean; output: string } | 
+{ type: "agent_step"; runId: string; agentId: string; step: number } | { type: "text_delta"; runId: string; agentId: string; text: string } | { type: "tool_call"; runId: string; agentId: string; callId: string; name: string; arguments: string } | { type: "tool_result"; runId: string; agentId: string; callId: string; name: string; ok: boolean; 
+/**  The permission gate refused the call (a rule, or a person). */
+denied: boolean; output: string } | 
+/**  A tool call waits for a person (the permission gate's "ask"). */
+{ type: "approval_requested"; runId: string; approval: Approval_Deserialize } | 
+/**  A person decided (or the run stopped waiting). */
+{ type: "approval_decided"; runId: string; approval: Approval_Deserialize } | 
 /**  An agent's final answer within the run. */
 { type: "agent_output"; runId: string; agentId: string; text: string } | { type: "error"; runId: string; agentId?: string | null; error: AppError_Deserialize } | { type: "finished"; runId: string; status: RunStatus; output?: string | null; usage: Usage };
 
 /**  What streams out of a run, as it happens. */
 export type RunEvent_Serialize = { type: "started"; runId: string; kind: RunKind; targetId: string } | 
 /**  An agent asks its model (step counts from 1). */
-{ type: "agent_step"; runId: string; agentId: string; step: number } | { type: "text_delta"; runId: string; agentId: string; text: string } | { type: "tool_call"; runId: string; agentId: string; callId: string; name: string; arguments: string } | { type: "tool_result"; runId: string; agentId: string; callId: string; name: string; ok: boolean; output: string } | 
+{ type: "agent_step"; runId: string; agentId: string; step: number } | { type: "text_delta"; runId: string; agentId: string; text: string } | { type: "tool_call"; runId: string; agentId: string; callId: string; name: string; arguments: string } | { type: "tool_result"; runId: string; agentId: string; callId: string; name: string; ok: boolean; 
+/**  The permission gate refused the call (a rule, or a person). */
+denied: boolean; output: string } | 
+/**  A tool call waits for a person (the permission gate's "ask"). */
+{ type: "approval_requested"; runId: string; approval: Approval_Serialize } | 
+/**  A person decided (or the run stopped waiting). */
+{ type: "approval_decided"; runId: string; approval: Approval_Serialize } | 
 /**  An agent's final answer within the run. */
 { type: "agent_output"; runId: string; agentId: string; text: string } | { type: "error"; runId: string; agentId: string | null; error: AppError_Serialize } | { type: "finished"; runId: string; status: RunStatus; output: string | null; usage: Usage };
 
@@ -1895,6 +2089,34 @@ export type ToolMetadata_Serialize = {
 
 /**  Where a tool comes from. */
 export type ToolSource = "builtin" | "endpoint" | "mcp";
+
+/**
+ *  What the UI remembers. Unknown or missing values are `None`; the UI
+ *  falls back to its defaults.
+ */
+export type UiPrefs = UiPrefs_Serialize | UiPrefs_Deserialize;
+
+/**
+ *  What the UI remembers. Unknown or missing values are `None`; the UI
+ *  falls back to its defaults.
+ */
+export type UiPrefs_Deserialize = {
+	/**  `system`, `light` or `dark`. */
+	theme?: string | null,
+	/**  `en` or `es`. */
+	language?: string | null,
+};
+
+/**
+ *  What the UI remembers. Unknown or missing values are `None`; the UI
+ *  falls back to its defaults.
+ */
+export type UiPrefs_Serialize = {
+	/**  `system`, `light` or `dark`. */
+	theme: string | null,
+	/**  `en` or `es`. */
+	language: string | null,
+};
 
 export type Usage = {
 	promptTokens: number,

@@ -9,7 +9,6 @@ import "./styles/inbox.css";
 import "./styles/canvas.css";
 import "./i18n";
 
-import { api } from "./api";
 import { defaultLanguage, openPrefs, type PrefsStore } from "./api/prefs";
 import { App } from "./app/App";
 import { memoryPrefs, PreferencesProvider } from "./app/preferences";
@@ -20,8 +19,7 @@ const queryClient = new QueryClient({
 
 async function loadPrefs(): Promise<PrefsStore> {
   try {
-    const info = await api.workspaceInfo();
-    return await openPrefs(info.dataDir);
+    return await openPrefs();
   } catch (error) {
     console.error("preferences are not persisted this session:", error);
     return memoryPrefs({ theme: "system", language: defaultLanguage(navigator.language) });

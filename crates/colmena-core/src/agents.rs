@@ -23,6 +23,7 @@ use serde_json::json;
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
 use crate::ids::{AgentId, ModelId, slug_for};
+use crate::permissions::{self, Permissions};
 use crate::search::{self, SearchDoc};
 use crate::skills::{self, SkillDraft};
 use crate::validate::{self, FieldErrors};
@@ -48,6 +49,8 @@ pub struct Agent {
     pub tools: Vec<String>,
     pub skills: Vec<String>,
     pub mcp_servers: Vec<String>,
+    /// What the permission gate does with each risk class of its tools.
+    pub permissions: Permissions,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -73,6 +76,9 @@ pub struct NewAgent {
     pub declared_skills: Vec<SkillDraft>,
     #[serde(default)]
     pub mcp_servers: Vec<String>,
+    /// The permission gate's rules; default: read allowed, the rest asks.
+    #[serde(default)]
+    pub permissions: Option<Permissions>,
     /// Defaults to enabled.
     #[serde(default)]
     pub enabled: Option<bool>,
@@ -99,6 +105,8 @@ pub struct AgentUpdate {
     pub skills: Option<Vec<String>>,
     #[serde(default)]
     pub mcp_servers: Option<Vec<String>>,
+    #[serde(default)]
+    pub permissions: Option<Permissions>,
 }
 
 const SELECT: &str = "SELECT id, name, description, system_prompt, model_id, enabled, persona,
@@ -159,6 +167,7 @@ fn complete(conn: &Connection, row: AgentRow, tool_names: &[String]) -> Result<A
             &row.id,
         )?,
         tools: tools.into_iter().collect(),
+        permissions: permissions::permissions_in(conn, row.id.as_str())?,
         tool_patterns,
         id: row.id,
         name: row.name,
@@ -183,7 +192,7 @@ pub(crate) fn find(conn: &Connection, id: &AgentId) -> Result<Option<Agent>> {
     complete(conn, row, &names).map(Some)
 }
 
-fn require(conn: &Connection, id: &AgentId) -> Result<Agent> {
+pub(crate) fn require(conn: &Connection, id: &AgentId) -> Result<Agent> {
     find(conn, id)?.ok_or_else(|| AppError::not_found("agent", id.as_str()))
 }
 
@@ -374,6 +383,9 @@ pub(crate) fn insert(
     write_patterns(tx, &id, &patterns)?;
     write_skills(tx, &id, &skill_ids)?;
     write_servers(tx, &id, &servers)?;
+    if let Some(rules) = &input.permissions {
+        permissions::write_permissions(tx, id.as_str(), rules)?;
+    }
     let docs = declared.iter().map(skills::doc).collect();
     Ok((require(tx, &id)?, docs))
 }
@@ -442,6 +454,9 @@ pub async fn update(ctx: &Ctx, id: &AgentId, input: AgentUpdate) -> Result<Agent
             }
             if let Some(servers) = &servers {
                 write_servers(tx, &id, servers)?;
+            }
+            if let Some(rules) = &input.permissions {
+                permissions::write_permissions(tx, id.as_str(), rules)?;
             }
             require(tx, &id)
         })

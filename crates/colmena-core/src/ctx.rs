@@ -62,10 +62,12 @@ pub enum Change {
     Messages,
     /// Canvases, their items, variants, rounds, presets and sources.
     Canvases,
+    /// Tool calls waiting for a person, and their decisions.
+    Approvals,
 }
 
 impl Change {
-    pub const ALL: [Change; 14] = [
+    pub const ALL: [Change; 15] = [
         Change::Providers,
         Change::Models,
         Change::Agents,
@@ -80,6 +82,7 @@ impl Change {
         Change::Authors,
         Change::Messages,
         Change::Canvases,
+        Change::Approvals,
     ];
 }
 
@@ -280,6 +283,14 @@ impl Ctx {
         if let Ok(mut runs) = self.inner.active_runs.lock() {
             runs.remove(id);
         }
+    }
+
+    /// Whether a run is running in this process.
+    pub(crate) fn runs_here(&self, id: &str) -> bool {
+        self.inner
+            .active_runs
+            .lock()
+            .is_ok_and(|runs| runs.contains_key(id))
     }
 
     /// Cancels a run of this process; false if it is not running here.

@@ -49,6 +49,30 @@ pub async fn workspace_info(ctx: &Ctx) -> Result<WorkspaceInfo> {
     })
 }
 
+/// How programs run by agents are confined here (Landlock, bubblewrap, or
+/// not at all — then `cli_exec` and the git tools refuse to run), and
+/// whether the launcher they go through is installed.
+fn sandbox_check() -> Check {
+    use crate::runtime::sandbox::{detect, launcher};
+    let found = detect().and_then(|m| launcher().map(|l| (m, l)));
+    match found {
+        Ok((mechanism, launcher)) => Check {
+            name: "sandbox".into(),
+            ok: true,
+            detail: format!(
+                "programs run by agents are confined with {} (launcher {})",
+                mechanism.describe(),
+                launcher.display()
+            ),
+        },
+        Err(e) => Check {
+            name: "sandbox".into(),
+            ok: false,
+            detail: e.message,
+        },
+    }
+}
+
 /// Runs every check; a failing check is reported, not returned as an error.
 pub async fn run(ctx: &Ctx) -> Result<DoctorReport> {
     let info = workspace_info(ctx).await?;
@@ -99,6 +123,8 @@ pub async fn run(ctx: &Ctx) -> Result<DoctorReport> {
                 .unwrap_or_default()
         ),
     });
+
+    checks.push(sandbox_check());
 
     let healthy = checks.iter().all(|c| c.ok);
     Ok(DoctorReport {

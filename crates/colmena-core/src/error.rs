@@ -35,6 +35,13 @@ pub enum ErrorCode {
     Cancelled,
     /// A bug or an environment failure; the message says what happened.
     Internal,
+    /// Too much, too fast: a client over its request rate, or mail to an
+    /// inbox that is full (`details.reason`: `rate_limit`, `inbox_full`).
+    /// `details.retryAfterSeconds` says when to try again.
+    RateLimited,
+    /// The store (or the server) is busy right now; the same request may
+    /// succeed a moment later (`details.retryAfterSeconds`).
+    Busy,
 }
 
 impl ErrorCode {
@@ -50,7 +57,15 @@ impl ErrorCode {
             ErrorCode::Upstream => "upstream",
             ErrorCode::Cancelled => "cancelled",
             ErrorCode::Internal => "internal",
+            ErrorCode::RateLimited => "rate_limited",
+            ErrorCode::Busy => "busy",
         }
+    }
+
+    /// Whether the same request may succeed later without any change: a
+    /// busy store, a rate limit, a full inbox.
+    pub fn is_retryable(self) -> bool {
+        matches!(self, ErrorCode::RateLimited | ErrorCode::Busy)
     }
 }
 
@@ -138,6 +153,37 @@ impl AppError {
         AppError::new(ErrorCode::Internal, message)
     }
 
+    /// Too much, too fast; try again in `retry_after_seconds`. `reason` is a
+    /// stable word (`rate_limit`, `inbox_full`).
+    pub fn rate_limited(
+        reason: &str,
+        retry_after_seconds: u64,
+        message: impl Into<String>,
+    ) -> Self {
+        AppError::new(ErrorCode::RateLimited, message).with_details(
+            json!({ "reason": reason, "retryAfterSeconds": retry_after_seconds.max(1) }),
+        )
+    }
+
+    /// The store is busy (another process holds its write lock too long).
+    pub fn busy(message: impl Into<String>) -> Self {
+        AppError::new(ErrorCode::Busy, message)
+            .with_details(json!({ "reason": "store_busy", "retryAfterSeconds": 1 }))
+    }
+
+    /// When to try again, for the retryable codes (at least a second).
+    pub fn retry_after_seconds(&self) -> Option<u64> {
+        if !self.code.is_retryable() {
+            return None;
+        }
+        let given = self
+            .details
+            .as_ref()
+            .and_then(|d| d.get("retryAfterSeconds"))
+            .and_then(Value::as_u64);
+        Some(given.unwrap_or(1).max(1))
+    }
+
     /// The field named in `details.field`, if any.
     pub fn field(&self) -> Option<&str> {
         self.details.as_ref()?.get("field")?.as_str()
@@ -152,7 +198,7 @@ impl From<rusqlite::Error> for AppError {
                 ErrorCode::Conflict,
                 format!("the store refused the change: {err}"),
             ),
-            Some(Sqlite::DatabaseBusy | Sqlite::DatabaseLocked) => AppError::internal(format!(
+            Some(Sqlite::DatabaseBusy | Sqlite::DatabaseLocked) => AppError::busy(format!(
                 "the store is busy (another process holds the write lock): {err}"
             )),
             _ => AppError::internal(format!("store error: {err}")),
@@ -194,10 +240,26 @@ mod tests {
             ErrorCode::Upstream,
             ErrorCode::Cancelled,
             ErrorCode::Internal,
+            ErrorCode::RateLimited,
+            ErrorCode::Busy,
         ] {
             let wire = serde_json::to_value(code).unwrap_or_default();
             assert_eq!(wire, Value::String(code.as_str().to_owned()));
         }
+    }
+
+    #[test]
+    fn a_busy_store_is_busy_and_says_when_to_retry() {
+        let busy = rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+            Some("database is locked".into()),
+        );
+        let err = AppError::from(busy);
+        assert_eq!(err.code, ErrorCode::Busy);
+        assert_eq!(err.retry_after_seconds(), Some(1));
+        let limited = AppError::rate_limited("inbox_full", 0, "full");
+        assert_eq!(limited.retry_after_seconds(), Some(1));
+        assert_eq!(AppError::internal("x").retry_after_seconds(), None);
     }
 
     #[test]

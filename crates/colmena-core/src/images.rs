@@ -14,6 +14,14 @@
 //! Decoding uses `image`, resizing `fast_image_resize` (SIMD), lossy WebP
 //! `libwebp` through the `webp` crate — the fastest pipeline measured on
 //! this machine (see BENCHMARKS.md).
+//!
+//! Images come from models, web pages and drop folders, so they are hostile
+//! input: a few hundred bytes of PNG can declare 100000×100000 pixels. Every
+//! decode therefore runs under explicit [`image::Limits`] ([`MAX_DECODE_SIDE`],
+//! [`MAX_DECODE_ALLOC`]), every output is capped at [`MAX_OUTPUT_PIXELS`]
+//! before a pixel is allocated, and encoding checks what its libraries would
+//! assert on and catches what remains, so a bad image is an error, never a
+//! panic or an out-of-memory kill.
 
 use std::io::Cursor;
 use std::path::PathBuf;
@@ -32,6 +40,14 @@ pub const MODEL_MAX_SIDE: u32 = 1024;
 pub const WEBP_QUALITY: f32 = 80.0;
 /// Largest upload accepted.
 pub const MAX_UPLOAD_BYTES: usize = 50 * 1024 * 1024;
+/// Widest or tallest image decoded.
+pub const MAX_DECODE_SIDE: u32 = 16_384;
+/// Most memory one decode may allocate (a 100-megapixel RGBA photo fits).
+pub const MAX_DECODE_ALLOC: u64 = 512 * 1024 * 1024;
+/// Most pixels an image made by `transform` or `normalize` may have.
+pub const MAX_OUTPUT_PIXELS: u64 = 40_000_000;
+/// Widest or tallest image made (WebP's own limit is 16383).
+pub const MAX_OUTPUT_SIDE: u32 = 16_383;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
@@ -122,6 +138,57 @@ fn undecodable(e: impl std::fmt::Display) -> AppError {
     )
 }
 
+/// The limits every decode runs under.
+fn decode_limits() -> image::Limits {
+    let mut limits = image::Limits::default();
+    limits.max_image_width = Some(MAX_DECODE_SIDE);
+    limits.max_image_height = Some(MAX_DECODE_SIDE);
+    limits.max_alloc = Some(MAX_DECODE_ALLOC);
+    limits
+}
+
+/// Decodes under [`decode_limits`]; an image over them is a validation error.
+fn decode(bytes: &[u8]) -> Result<image::DynamicImage> {
+    let mut reader = image::ImageReader::new(Cursor::new(bytes))
+        .with_guessed_format()
+        .map_err(undecodable)?;
+    reader.limits(decode_limits());
+    reader.decode().map_err(|e| match e {
+        image::ImageError::Limits(limit) => AppError::invalid_field(
+            "artifactId",
+            "too_large",
+            format!(
+                "the image is too large to open (at most {MAX_DECODE_SIDE} px a side \
+                 and {} MB of pixels): {limit}",
+                MAX_DECODE_ALLOC >> 20
+            ),
+        ),
+        other => undecodable(other),
+    })
+}
+
+/// Refuses an output size before any pixel is allocated.
+fn check_output(width: u32, height: u32) -> Result<()> {
+    if width == 0 || height == 0 || width > MAX_OUTPUT_SIDE || height > MAX_OUTPUT_SIDE {
+        return Err(AppError::invalid_field(
+            "width",
+            "out_of_range",
+            format!("width and height must be 1 to {MAX_OUTPUT_SIDE}"),
+        ));
+    }
+    if u64::from(width) * u64::from(height) > MAX_OUTPUT_PIXELS {
+        return Err(AppError::invalid_field(
+            "width",
+            "too_large",
+            format!(
+                "{width}×{height} is more than {} megapixels",
+                MAX_OUTPUT_PIXELS / 1_000_000
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Width, height and format, from the header only (cheap).
 pub fn probe(bytes: &[u8]) -> Option<(u32, u32, &'static str)> {
     let reader = image::ImageReader::new(Cursor::new(bytes))
@@ -162,10 +229,25 @@ fn fit(width: u32, height: u32, max_side: u32) -> (u32, u32) {
     )
 }
 
+/// Encodes RGB pixels. The sizes are checked first (the encoders assert on
+/// them), and a panic left in a library becomes an `internal` error.
 fn encode(rgb: &[u8], width: u32, height: u32, format: &str) -> Result<Encoded> {
+    check_output(width, height)?;
+    let expected = u64::from(width) * u64::from(height) * 3;
+    if u64::try_from(rgb.len()).ok() != Some(expected) {
+        return Err(AppError::internal("the pixels do not fill the image"));
+    }
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        encode_checked(rgb, width, height, format)
+    }))
+    .unwrap_or_else(|_| Err(AppError::internal(format!("the {format} encoder failed"))))
+}
+
+fn encode_checked(rgb: &[u8], width: u32, height: u32, format: &str) -> Result<Encoded> {
     let bytes = match format {
         "webp" => webp::Encoder::from_rgb(rgb, width, height)
-            .encode(WEBP_QUALITY)
+            .encode_simple(false, WEBP_QUALITY)
+            .map_err(|e| AppError::internal(format!("cannot encode webp: {e:?}")))?
             .to_vec(),
         "jpeg" | "png" => {
             let buffer = image::RgbImage::from_raw(width, height, rgb.to_vec())
@@ -204,7 +286,7 @@ fn encode(rgb: &[u8], width: u32, height: u32, format: &str) -> Result<Encoded> 
 
 /// The copy a model gets: ≤ 1024 px on the long side, lossy WebP.
 pub fn normalize_bytes(bytes: &[u8]) -> Result<Encoded> {
-    let decoded = image::load_from_memory(bytes).map_err(undecodable)?;
+    let decoded = decode(bytes)?;
     let (w, h) = (decoded.width(), decoded.height());
     let (to_w, to_h) = fit(w, h, MODEL_MAX_SIDE);
     let rgb = resize_rgb(decoded.into_rgb8().into_raw(), w, h, to_w, to_h)?;
@@ -212,13 +294,12 @@ pub fn normalize_bytes(bytes: &[u8]) -> Result<Encoded> {
 }
 
 fn transform_bytes(bytes: &[u8], spec: &Transform) -> Result<Encoded> {
-    let mut decoded = image::load_from_memory(bytes).map_err(undecodable)?;
+    let mut decoded = decode(bytes)?;
     if let Some(c) = spec.crop {
-        if c.width == 0
-            || c.height == 0
-            || c.x + c.width > decoded.width()
-            || c.y + c.height > decoded.height()
-        {
+        let inside = |start: u32, length: u32, limit: u32| {
+            length > 0 && start.checked_add(length).is_some_and(|end| end <= limit)
+        };
+        if !inside(c.x, c.width, decoded.width()) || !inside(c.y, c.height, decoded.height()) {
             return Err(AppError::invalid_field(
                 "crop",
                 "out_of_range",
@@ -244,13 +325,7 @@ fn transform_bytes(bytes: &[u8], spec: &Transform) -> Result<Encoded> {
         ),
         (None, None) => (w, h),
     };
-    if to_w > 16_384 || to_h > 16_384 || to_w == 0 || to_h == 0 {
-        return Err(AppError::invalid_field(
-            "width",
-            "out_of_range",
-            "width and height must be 1 to 16384",
-        ));
-    }
+    check_output(to_w, to_h)?;
     let rgb = resize_rgb(decoded.into_rgb8().into_raw(), w, h, to_w, to_h)?;
     let format = spec
         .format

@@ -22,6 +22,8 @@ pub mod inbox;
 pub mod llm;
 pub mod memory;
 pub mod models;
+pub mod net_guard;
+pub mod permissions;
 pub mod prompt;
 pub mod providers;
 pub mod runs;

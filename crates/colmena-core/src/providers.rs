@@ -8,7 +8,11 @@
 //! - switching a provider off switches its models off; switching it back on
 //!   restores the models that were on before (H19);
 //! - a provider whose models are used by agents cannot be deleted: deleting
-//!   it would delete those models under the agents (H20).
+//!   it would delete those models under the agents (H20);
+//! - moving a provider that has a key to another origin (scheme, host and
+//!   port) needs the key again in the same update, as browsers ask for
+//!   credentials again on another site: otherwise whoever can edit the base
+//!   URL could send the stored key to a server of their choosing.
 
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
@@ -25,6 +29,12 @@ use crate::validate::{self, FieldErrors};
 
 const MAX_NAME_CHARS: usize = 80;
 const MAX_KEY_CHARS: usize = 4096;
+
+/// `details.reason` of an update that moves a keyed provider to another
+/// origin without giving its key again.
+pub const KEY_REQUIRED_FOR_NEW_ORIGIN: &str = "key_required_for_new_origin";
+const KEY_AGAIN: &str = "the new base URL is on another host: give the API key again (or remove \
+     it) so that the stored key is never sent to a server it was not meant for";
 
 /// The wire protocols Colmena speaks (H22).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -273,6 +283,13 @@ pub async fn update(ctx: &Ctx, id: &ProviderId, input: ProviderUpdate) -> Result
             "give a new API key or remove the key, not both",
         );
     }
+    let moves_away = base_url
+        .as_deref()
+        .is_some_and(|new| origin_changes(&current.base_url, new));
+    let keeps_key = api_key.is_none() && !input.remove_api_key;
+    if moves_away && current.has_api_key && keeps_key {
+        errors.add("apiKey", KEY_REQUIRED_FOR_NEW_ORIGIN, KEY_AGAIN);
+    }
     errors.finish()?;
 
     let key_change = match (&api_key, input.remove_api_key) {
@@ -284,7 +301,19 @@ pub async fn update(ctx: &Ctx, id: &ProviderId, input: ProviderUpdate) -> Result
     let provider = ctx
         .store()
         .write(move |tx| {
-            require(tx, &id)?;
+            let stored = require(tx, &id)?;
+            // Checked again under the write lock: a concurrent update may
+            // have stored a key or moved the provider since it was read.
+            let moves_away = base_url
+                .as_deref()
+                .is_some_and(|new| origin_changes(&stored.base_url, new));
+            if moves_away && stored.has_api_key && keeps_key {
+                return Err(AppError::invalid_field(
+                    "apiKey",
+                    KEY_REQUIRED_FOR_NEW_ORIGIN,
+                    KEY_AGAIN,
+                ));
+            }
             let now = Utc::now();
             if let Some(name) = name {
                 ensure_name_free(tx, &name, Some(&id))?;
@@ -500,6 +529,15 @@ pub fn normalize_base_url(kind: ProviderKind, raw: Option<&str>) -> Result<Strin
         return Err(invalid("it must not have a query or a fragment"));
     }
     Ok(url.as_str().trim_end_matches('/').to_owned())
+}
+
+/// Whether two base URLs are on different origins (scheme, host, port); a
+/// URL that does not parse counts as another origin.
+pub fn origin_changes(old: &str, new: &str) -> bool {
+    match (Url::parse(old), Url::parse(new)) {
+        (Ok(old), Ok(new)) => old.origin() != new.origin(),
+        _ => true,
+    }
 }
 
 /// `None` for an absent or blank key; an error for one that cannot be a key.

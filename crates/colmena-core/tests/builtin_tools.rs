@@ -13,7 +13,7 @@ use colmena_core::Caller;
 use colmena_core::runs::{self, RunStatus, RunStep};
 use colmena_core::runtime::agent::{AgentRunOptions, run_agent};
 use colmena_scripted_llm::{Matcher, Rule};
-use support::hive::{agent, hive};
+use support::hive::{hive, trusted_agent};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// A one-route web server on 127.0.0.1: answers every request with `body`
@@ -110,7 +110,7 @@ async fn the_minimal_tools_and_web_fetch_work_inside_a_run() {
     colmena_core::tools::set_active(&ws.ctx, "web_fetch", true)
         .await
         .unwrap();
-    let id = agent(
+    let id = trusted_agent(
         &ws.ctx,
         "Helper",
         "You help.",
@@ -188,7 +188,7 @@ async fn web_fetch_keeps_to_its_size_and_time_limits() {
     colmena_core::tools::set_active(&ws.ctx, "web_fetch", true)
         .await
         .unwrap();
-    let id = agent(&ws.ctx, "Fetcher", "You fetch.", &["web_fetch"]).await;
+    let id = trusted_agent(&ws.ctx, "Fetcher", "You fetch.", &["web_fetch"]).await;
     let started = std::time::Instant::now();
     let run = run_agent(
         &ws.ctx,

@@ -9,23 +9,16 @@ mod support;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use colmena_core::inbox::{self, Caller, InboxQuery, NewAuthor, SendMessage};
+use colmena_core::inbox::{self, Caller, InboxQuery, NewAuthor};
 use colmena_core::runs::{self, RunFilter};
 use colmena_core::{Ctx, ErrorCode};
 use colmena_scripted_llm::Rule;
+use support::bus::send;
 use support::hive::{agent, hive, when};
 use tokio_util::sync::CancellationToken;
 
 async fn role(ctx: &Ctx, name: &str) -> inbox::AuthorWithToken {
-    inbox::authors::create(
-        ctx,
-        NewAuthor {
-            name: name.into(),
-            ..Default::default()
-        },
-    )
-    .await
-    .unwrap()
+    support::bus::author(ctx, name, None).await
 }
 
 /// The role "Ambrosio", played by an agent of that name with `prompt`,
@@ -38,26 +31,12 @@ async fn woken_role(ctx: &Ctx, prompt: &str, minutes: u32) -> inbox::Author {
             name: "Ambrosio".into(),
             agent_id: Some(agent_id.to_string()),
             wake_interval_minutes: Some(minutes),
+            ..Default::default()
         },
     )
     .await
     .unwrap()
     .author
-}
-
-async fn send(ctx: &Ctx, from: &str, to: &str, body: &str, priority: &str) -> inbox::Message {
-    inbox::messages::send(
-        ctx,
-        &Caller::ui(ctx),
-        from,
-        to,
-        SendMessage {
-            body: body.into(),
-            priority: Some(priority.into()),
-        },
-    )
-    .await
-    .unwrap()
 }
 
 fn peek() -> InboxQuery {
@@ -506,4 +485,63 @@ async fn b8_notes_dropped_in_a_roles_folder_become_messages_once() {
         .await
         .unwrap();
     assert_eq!(again.len(), 2);
+}
+
+/// The unread count every inbox keeps (for the cap on unread mail and the
+/// authors' badges) follows sends, reads, marks and deletes exactly.
+#[tokio::test]
+async fn the_unread_count_follows_every_send_read_and_delete() {
+    let ws = support::workspace().await;
+    let (a, b) = (
+        role(&ws.ctx, "Ana").await.author,
+        role(&ws.ctx, "Beto").await.author,
+    );
+    let mut sent = Vec::new();
+    for i in 0..5 {
+        sent.push(send(&ws.ctx, &a.id, &b.id, &format!("m{i}"), "normal").await);
+    }
+    let counted = |ctx: &Ctx| {
+        let (ctx, id) = (ctx.clone(), b.id.clone());
+        async move {
+            let listed = inbox::authors::get(&ctx, &id).await.unwrap().unread;
+            let real = inbox::messages::inbox(
+                &ctx,
+                &Caller::ui(&ctx),
+                &id,
+                InboxQuery {
+                    peek: Some(true),
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap()
+            .len();
+            (listed, u32::try_from(real).unwrap())
+        }
+    };
+    assert_eq!(counted(&ws.ctx).await, (5, 5));
+    // Reading two marks them read.
+    inbox::messages::inbox(
+        &ws.ctx,
+        &Caller::ui(&ws.ctx),
+        &b.id,
+        InboxQuery {
+            limit: Some(2),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(counted(&ws.ctx).await, (3, 3));
+    // The sender deletes one unread and one read message.
+    inbox::messages::delete(&ws.ctx, &Caller::ui(&ws.ctx), &a.id, &sent[4].id)
+        .await
+        .unwrap();
+    inbox::messages::delete(&ws.ctx, &Caller::ui(&ws.ctx), &a.id, &sent[0].id)
+        .await
+        .unwrap();
+    assert_eq!(counted(&ws.ctx).await, (2, 2));
+    // Mail outlives its sender: the count too.
+    inbox::authors::remove(&ws.ctx, &a.id).await.unwrap();
+    assert_eq!(counted(&ws.ctx).await, (2, 2));
 }

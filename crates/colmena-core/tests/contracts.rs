@@ -1,8 +1,9 @@
 //! The operation contracts as the MCP and HTTP doors call them (SPEC X2,
 //! C5): a generation reports progress and the door's cancel stops it with
 //! the variant left as it was; what a caller may reach (a role's token
-//! reaches no person's canvas, an outside client runs no agent whose tools
-//! act); and one generated schema shared by the built-in agent tools.
+//! reaches no person's canvas, an outside client's run asks the person
+//! before a tool acts); and one generated schema shared by the built-in
+//! agent tools.
 
 #![allow(clippy::unwrap_used)]
 
@@ -14,6 +15,7 @@ use std::time::Duration;
 use colmena_core::canvas::{self, Client, VariantStatus};
 use colmena_core::contracts::{self, Progress, ProgressSink, bus, canvas as ops, hive};
 use colmena_core::inbox::{self, NewAuthor};
+use colmena_core::permissions::approvals::{self, Decision};
 use colmena_core::{Caller, ErrorCode};
 use colmena_scripted_llm::{Matcher, Rule};
 use support::hive::{agent, hive as scripted_hive};
@@ -181,46 +183,73 @@ async fn x2_a_roles_token_reaches_no_persons_canvas_memory_or_run() {
 }
 
 #[tokio::test]
-async fn x2_an_outside_client_runs_no_agent_whose_tools_act() {
-    let (ws, _llm) = scripted_hive(vec![Rule::text("hecho").repeat()]).await;
+async fn x2_an_outside_clients_run_asks_the_person_before_a_tool_acts() {
+    const SHELL: &str = "Runs commands.";
+    let (ws, _llm) = scripted_hive(vec![
+        Rule::tool_call("cli_exec", r#"{"command": "touch", "args": ["ran.txt"]}"#)
+            .when(support::hive::when(SHELL, 0)),
+        Rule::text("I was not allowed to run it.").when(support::hive::when(SHELL, 1)),
+    ])
+    .await;
     let ctx = &ws.ctx;
-    agent(ctx, "Shell", "Runs commands.", &["cli_exec"]).await;
-    agent(ctx, "Lector", "Reads.", &["doc_stats"]).await;
+    colmena_core::tools::set_active(ctx, "cli_exec", true)
+        .await
+        .unwrap();
+    let shell = agent(ctx, "Shell", SHELL, &["cli_exec"]).await;
     let me = Caller::as_author(ctx, ctx.owner(), Client::ClaudeCode)
         .await
         .unwrap();
-    let silent: ProgressSink = Arc::new(|_| {});
-    let run = |id: &str| hive::RunAgentArgs {
-        agent_id: id.into(),
-        prompt: "ls /".into(),
+    let (progress, seen) = recorder();
+    let run = {
+        let (ctx, me) = (ctx.clone(), me.clone());
+        tokio::spawn(async move {
+            hive::run_agent(
+                &ctx,
+                &me,
+                hive::RunAgentArgs {
+                    agent_id: "shell".into(),
+                    prompt: "touch ran.txt".into(),
+                },
+                progress,
+                &CancellationToken::new(),
+            )
+            .await
+        })
     };
-    let err = hive::run_agent(
-        ctx,
-        &me,
-        run("shell"),
-        silent.clone(),
-        &CancellationToken::new(),
-    )
-    .await
-    .unwrap_err();
+    let asked = loop {
+        let pending = approvals::pending(ctx).await.unwrap();
+        if let Some(first) = pending.into_iter().next() {
+            break first;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(asked.tool, "cli_exec");
+    // The client that started the run cannot answer for the person.
+    let err = approvals::decide(ctx, &me, &asked.id, Decision::AllowOnce)
+        .await
+        .unwrap_err();
     assert_eq!(err.code, ErrorCode::Forbidden);
-    assert!(err.message.contains("cli_exec"), "{}", err.message);
-    let reads = hive::run_agent(
-        ctx,
-        &me,
-        run("lector"),
-        silent.clone(),
-        &CancellationToken::new(),
-    )
-    .await
-    .unwrap();
-    assert_eq!(reads.output.as_deref(), Some("hecho"));
-    // The workspace's own command line may still run it.
-    let cli = Caller::cli(ctx, None);
-    let local = hive::run_agent(ctx, &cli, run("shell"), silent, &CancellationToken::new())
+    approvals::decide(ctx, &Caller::ui(ctx), &asked.id, Decision::Deny)
         .await
         .unwrap();
-    assert_eq!(local.output.as_deref(), Some("hecho"));
+    let done = run.await.unwrap().unwrap();
+    assert_eq!(done.output.as_deref(), Some("I was not allowed to run it."));
+    let workspace = ws.dir.path().join("workspaces").join(shell.as_str());
+    assert!(!workspace.join("ran.txt").exists(), "nothing was run");
+    let told = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|p| p.message.clone())
+        .collect::<Vec<_>>();
+    assert!(
+        told.iter().any(|m| m.contains("waits for a person")),
+        "the client was told the run waits: {told:?}"
+    );
+    assert!(
+        told.iter().any(|m| m.contains("cli_exec denied")),
+        "{told:?}"
+    );
 }
 
 #[test]

@@ -55,9 +55,14 @@ async fn server(ctx: &Ctx) -> String {
         .await
         .unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(colmena_server::http::serve(
+    // Load, not abuse: no per-token rate limit, room for every message.
+    colmena_core::inbox::messages::set_max_unread(ctx, 10_000_000)
+        .await
+        .unwrap();
+    tokio::spawn(colmena_server::http::serve_with(
         ctx.clone(),
         listener,
+        colmena_server::http::ServerConfig::default().unlimited_rate(),
         std::future::pending(),
     ));
     base

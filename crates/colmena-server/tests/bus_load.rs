@@ -38,14 +38,28 @@ fn free_port() -> u16 {
         .port()
 }
 
-/// `colmena serve` on `port`, answering once `/health` does.
+/// `colmena serve` on `port`, answering once `/health` does. A load test,
+/// not an abuse test: no per-token rate limit, and inboxes hold every
+/// message sent.
 async fn serve(dir: &Path, port: u16) -> Child {
+    let ctx = colmena_core::Ctx::open(colmena_core::OpenOptions {
+        data_dir: dir.to_owned(),
+        secret_backend: colmena_core::secrets::BackendChoice::File,
+    })
+    .await
+    .unwrap();
+    colmena_core::inbox::messages::set_max_unread(&ctx, 10_000_000)
+        .await
+        .unwrap();
+    drop(ctx);
     let mut child = colmena(dir)
         .args([
             "serve",
             "--bind",
             &format!("127.0.0.1:{port}"),
             "--no-scheduler",
+            "--rate-limit",
+            "0",
         ])
         .stdout(Stdio::null())
         .stderr(Stdio::null())

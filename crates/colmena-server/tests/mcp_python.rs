@@ -7,7 +7,9 @@
 //! client that called (C8), the message is from the token's author and
 //! nobody else (B4), and the run the client cancelled ended `cancelled`.
 //! The client also checks what must be refused: a role's token on the
-//! people's canvases, memories and runs, and an agent whose tools act.
+//! people's canvases, memories and runs; and an agent whose tool acts asks
+//! the person first — the test denies it with `colmena approval deny`, as a
+//! person at the command line would, and nothing runs.
 
 #![allow(clippy::unwrap_used)]
 
@@ -67,6 +69,18 @@ fn hive() -> Hive {
                     .text_in_pieces(8)
                     .slow(50)
                     .repeat(),
+                Rule::tool_call("cli_exec", r#"{"command": "touch", "args": ["ran.txt"]}"#)
+                    .when(Matcher {
+                        tool_results: Some(0),
+                        ..when("Crea el fichero")
+                    })
+                    .repeat(),
+                Rule::text("No me dejaron.")
+                    .when(Matcher {
+                        tool_results: Some(1),
+                        ..when("Crea el fichero")
+                    })
+                    .repeat(),
                 Rule::text("1/ Las abejas polinizan el 75 % de los cultivos.").repeat(),
             ],
         }))
@@ -96,6 +110,7 @@ fn hive() -> Hive {
         "--description",
         "Writes at length",
     ]));
+    ok_json(colmena(d).args(["tool", "toggle", "cli_exec", "--on"]));
     ok_json(colmena(d).args([
         "agent",
         "add",
@@ -143,19 +158,60 @@ fn config(hive: &Hive, transport: &str, client_name: &str, url: Option<&str>) ->
     })
 }
 
+/// Denies, as a person at the command line, every tool call that waits in
+/// `dir`, until dropped.
+struct Person {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    worker: Option<std::thread::JoinHandle<usize>>,
+}
+
+impl Person {
+    fn denying(dir: &Path) -> Person {
+        use std::sync::atomic::Ordering;
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (flag, dir) = (stop.clone(), dir.to_owned());
+        let worker = std::thread::spawn(move || {
+            let mut denied = 0;
+            while !flag.load(Ordering::Relaxed) {
+                let waiting = ok_json(colmena(&dir).args(["approval", "list"]));
+                for approval in waiting.as_array().unwrap() {
+                    let id = approval["id"].as_str().unwrap();
+                    ok_json(colmena(&dir).args(["approval", "deny", id]));
+                    denied += 1;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(200));
+            }
+            denied
+        });
+        Person {
+            stop,
+            worker: Some(worker),
+        }
+    }
+
+    /// Stops watching; how many calls were denied.
+    fn done(mut self) -> usize {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.worker.take().map_or(0, |w| w.join().unwrap())
+    }
+}
+
 fn run_client(config: &Value) -> Value {
+    let person = Person::denying(Path::new(config["data_dir"].as_str().unwrap()));
     let out = Command::new(python())
         .arg(script())
         .arg(config.to_string())
         .env("COLMENA_SECRET_BACKEND", "file")
         .output()
         .unwrap();
+    let denied = person.done();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success(),
         "the Python MCP client failed:\n{stderr}\n{stdout}"
     );
+    assert_eq!(denied, 1, "the acting agent asked once");
     serde_json::from_str(stdout.lines().last().unwrap_or_default())
         .unwrap_or_else(|e| panic!("no findings ({e}):\n{stdout}\n{stderr}"))
 }
@@ -206,6 +262,11 @@ fn check_the_store(hive: &Hive, client: &str, findings: &Value) {
             .iter()
             .any(|m| m["body"] == "soy Beto"),
         "no message went out under a name the arguments gave: {sent}"
+    );
+    assert_eq!(findings["acting_denied"], true);
+    assert!(
+        !d.join("workspaces/ingeniero/ran.txt").exists(),
+        "the denied command did not run"
     );
     let runs = ok_json(colmena(d).args(["runs", "list", "--target", "escritor"]));
     let statuses: Vec<&str> = runs

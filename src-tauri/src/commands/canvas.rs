@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use colmena_core::canvas::activity::{self, Activity};
-use colmena_core::canvas::exports::{self, ExportRequest, Exported};
+use colmena_core::canvas::exports::{self, ExportRequest, ExportTarget, Exported};
 use colmena_core::canvas::generate::{self, CanvasEvent, CanvasSink, GenerateAllOutcome};
 use colmena_core::canvas::items::{self, CanvasItem, NewItem};
 use colmena_core::canvas::presets::{self, PresetDraft, UserPreset};
@@ -16,7 +16,7 @@ use colmena_core::{AppError, Ctx};
 use tauri::State;
 use tauri::ipc::Channel;
 
-fn me(ctx: &Ctx) -> Caller {
+pub(super) fn me(ctx: &Ctx) -> Caller {
     Caller::ui(ctx)
 }
 
@@ -196,6 +196,15 @@ pub async fn export_variant(
     ctx: State<'_, Ctx>,
     request: ExportRequest,
 ) -> Result<Exported, AppError> {
+    // A file is chosen in the native dialog (`export_variant_to_file`), never
+    // named by the web view.
+    if request.target == ExportTarget::File || request.path.is_some() {
+        return Err(AppError::invalid_field(
+            "target",
+            "use_dialog",
+            "files are exported through the save dialog",
+        ));
+    }
     exports::export_variant(&ctx, &me(&ctx), request).await
 }
 

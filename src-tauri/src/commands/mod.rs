@@ -4,6 +4,7 @@
 pub mod canvas;
 pub mod catalog;
 pub mod conversations;
+pub mod desktop;
 pub mod inbox;
 pub mod memory;
 pub mod names;

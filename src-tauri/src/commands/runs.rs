@@ -2,10 +2,11 @@
 //! cancelling. Events stream to the window through a `Channel`.
 
 use colmena_core::ids::AgentId;
+use colmena_core::permissions::approvals::{self, Approval, Decision};
 use colmena_core::runs::{self, Run, RunDetail, RunFilter};
 use colmena_core::runtime::agent::{self, AgentRunOptions};
 use colmena_core::runtime::{EventSink, RunEvent, chat};
-use colmena_core::{AppError, Ctx};
+use colmena_core::{AppError, Caller, Ctx};
 use tauri::State;
 use tauri::ipc::Channel;
 
@@ -68,4 +69,22 @@ pub async fn cancel_run(ctx: State<'_, Ctx>, id: String) -> Result<(), AppError>
 #[specta::specta]
 pub async fn discard_run(ctx: State<'_, Ctx>, id: String) -> Result<Run, AppError> {
     runs::discard(&ctx, &id).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn pending_approvals(ctx: State<'_, Ctx>) -> Result<Vec<Approval>, AppError> {
+    approvals::pending(&ctx).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn decide_approval(
+    ctx: State<'_, Ctx>,
+    id: String,
+    decision: Decision,
+) -> Result<Approval, AppError> {
+    Ok(approvals::decide(&ctx, &Caller::ui(&ctx), &id, decision)
+        .await?
+        .approval)
 }

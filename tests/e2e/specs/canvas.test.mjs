@@ -12,16 +12,13 @@
 // into its name field, then Return), and the backend writes the file.
 
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import { byTestId, clickTestId, completeFirstRun, launchApp, repo, shot, startDriver } from "./harness.mjs";
+import { byTestId, clickTestId, colmenaCli, completeFirstRun, launchApp, shot, startDriver, startScriptedProvider } from "./harness.mjs";
 
-const target = process.env.CARGO_TARGET_DIR ?? join(repo, "target");
-const CLI = process.env.COLMENA_CLI ?? join(target, "debug/colmena");
-const SCRIPTED = process.env.COLMENA_SCRIPTED_LLM ?? join(target, "debug/colmena-scripted-llm");
 
 let driver;
 let browser;
@@ -49,25 +46,9 @@ const SCRIPT = {
   ],
 };
 
-function colmena(...args) {
-  return execFileSync(CLI, ["--data-dir", driver.dataDir, ...args], {
-    env: { ...process.env, COLMENA_SECRET_BACKEND: "file" },
-    encoding: "utf8",
-  });
-}
+const colmena = (...args) => colmenaCli(driver.dataDir, ...args);
 
-function startProvider(dataDir) {
-  const file = join(dataDir, "..", `canvas-script-${process.pid}.json`);
-  writeFileSync(file, JSON.stringify(SCRIPT));
-  const child = spawn(SCRIPTED, ["--port", "0", "--script", file], { stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    child.stdout.on("data", (chunk) => {
-      const match = /listening on (http:\/\/[\d.:]+)/.exec(String(chunk));
-      if (match) resolve({ url: match[1], stop: () => child.kill() });
-    });
-    child.on("exit", (code) => reject(new Error(`the scripted provider exited (${code})`)));
-  });
-}
+const startProvider = (dataDir) => startScriptedProvider(dataDir, SCRIPT, "canvas-script");
 
 const el = (id) => browser.$(byTestId(id));
 

@@ -1,8 +1,8 @@
 // The harness: one tauri-driver per run, a fresh data dir and XDG home, and
 // WebDriver sessions that each launch the real app binary.
 
-import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -14,6 +14,9 @@ const here = dirname(fileURLToPath(import.meta.url));
 export const repo = resolve(here, "../../..");
 
 export const APP = process.env.COLMENA_APP ?? join(repo, "target/debug/colmena-desktop");
+const target = process.env.CARGO_TARGET_DIR ?? join(repo, "target");
+export const CLI = process.env.COLMENA_CLI ?? join(target, "debug/colmena");
+const SCRIPTED = process.env.COLMENA_SCRIPTED_LLM ?? join(target, "debug/colmena-scripted-llm");
 export const SCREENSHOTS = process.env.COLMENA_E2E_SCREENSHOTS ?? join(repo, "tests/e2e/screenshots");
 const TAURI_DRIVER =
   process.env.TAURI_DRIVER ?? join(process.env.HOME ?? "/root", ".cache/colmena/tools/bin/tauri-driver");
@@ -81,6 +84,29 @@ export async function startDriver({ portOffset = 0 } = {}) {
       }
     },
   };
+}
+
+/** Runs the `colmena` CLI on the workspace in `dataDir`; returns its stdout. */
+export function colmenaCli(dataDir, ...args) {
+  return execFileSync(CLI, ["--data-dir", dataDir, ...args], {
+    env: { ...process.env, COLMENA_SECRET_BACKEND: "file" },
+    encoding: "utf8",
+  });
+}
+
+/** Starts `colmena-scripted-llm` with `script` ({rules: [...]}) on a free
+ * port; resolves to its base URL and a stop function. */
+export function startScriptedProvider(dataDir, script, name = "script") {
+  const file = join(dataDir, "..", `${name}-${process.pid}.json`);
+  writeFileSync(file, JSON.stringify(script));
+  const child = spawn(SCRIPTED, ["--port", "0", "--script", file], { stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise((resolveProvider, reject) => {
+    child.stdout.on("data", (chunk) => {
+      const match = /listening on (http:\/\/[\d.:]+)/.exec(String(chunk));
+      if (match) resolveProvider({ url: match[1], stop: () => child.kill() });
+    });
+    child.on("exit", (code) => reject(new Error(`the scripted provider exited (${code})`)));
+  });
 }
 
 /** Launches the app in a new WebDriver session. */
@@ -191,4 +217,21 @@ export async function fillField(browser, selector, text) {
     await browser.keys("Backspace");
     await input.setValue(text);
   });
+}
+
+/** Picks an option of the select with test id `testId`; lists re-render
+ * when data changes, so a stale element is retried. */
+export async function chooseOption(browser, testId, value) {
+  await browser.waitUntil(
+    async () => {
+      try {
+        const select = await browser.$(byTestId(testId));
+        await select.selectByAttribute("value", value);
+        return (await select.getValue()) === value;
+      } catch {
+        return false;
+      }
+    },
+    { timeout: 10_000, timeoutMsg: `could not choose ${value} in ${testId}` },
+  );
 }

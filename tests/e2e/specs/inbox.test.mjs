@@ -6,14 +6,10 @@
 // in Settings.
 
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import { byTestId, clickTestId, completeFirstRun, launchApp, repo, shot, startDriver } from "./harness.mjs";
+import { byTestId, clickTestId, colmenaCli, completeFirstRun, launchApp, shot, startDriver } from "./harness.mjs";
 
-const target = process.env.CARGO_TARGET_DIR ?? join(repo, "target");
-const CLI = process.env.COLMENA_CLI ?? join(target, "debug/colmena");
 
 let driver;
 let browser;
@@ -21,12 +17,7 @@ let clonador;
 let owner;
 let api;
 
-function colmena(...args) {
-  return execFileSync(CLI, ["--data-dir", driver.dataDir, ...args], {
-    env: { ...process.env, COLMENA_SECRET_BACKEND: "file" },
-    encoding: "utf8",
-  });
-}
+const colmena = (...args) => colmenaCli(driver.dataDir, ...args);
 
 const el = (id) => browser.$(byTestId(id));
 

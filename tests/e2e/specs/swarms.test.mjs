@@ -6,16 +6,13 @@
 // a provider that refuses the key, tool arguments that break the schema.
 
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import { APP, byTestId, clickTestId, completeFirstRun, fillField, launchApp, repo, shot, startDriver, waitGone } from "./harness.mjs";
+import { APP, byTestId, clickTestId, chooseOption, colmenaCli, completeFirstRun, fillField, launchApp, repo, shot, startDriver, startScriptedProvider, waitGone } from "./harness.mjs";
 
-const target = process.env.CARGO_TARGET_DIR ?? join(repo, "target");
-const CLI = process.env.COLMENA_CLI ?? join(target, "debug/colmena");
-const SCRIPTED = process.env.COLMENA_SCRIPTED_LLM ?? join(target, "debug/colmena-scripted-llm");
 
 let driver;
 let browser;
@@ -42,25 +39,9 @@ function script() {
   return press;
 }
 
-function startProvider(dataDir) {
-  const file = join(dataDir, "..", `script-${process.pid}.json`);
-  writeFileSync(file, JSON.stringify(script()));
-  const child = spawn(SCRIPTED, ["--port", "0", "--script", file], { stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    child.stdout.on("data", (chunk) => {
-      const match = /listening on (http:\/\/[\d.:]+)/.exec(String(chunk));
-      if (match) resolve({ url: match[1], stop: () => child.kill() });
-    });
-    child.on("exit", (code) => reject(new Error(`the scripted provider exited (${code})`)));
-  });
-}
+const startProvider = (dataDir) => startScriptedProvider(dataDir, script());
 
-function colmena(dataDir, ...args) {
-  return execFileSync(CLI, ["--data-dir", dataDir, ...args], {
-    env: { ...process.env, COLMENA_SECRET_BACKEND: "file" },
-    encoding: "utf8",
-  });
-}
+const colmena = colmenaCli;
 
 before(async () => {
   driver = await startDriver({ portOffset: 2 });
@@ -108,21 +89,7 @@ async function dragOntoGraph(agentId, dx, dy) {
     .perform();
 }
 
-/** Picks an option; lists re-render when data changes, so a stale element is retried. */
-async function choose(testId, value) {
-  await browser.waitUntil(
-    async () => {
-      try {
-        const select = await el(testId);
-        await select.selectByAttribute("value", value);
-        return (await select.getValue()) === value;
-      } catch {
-        return false;
-      }
-    },
-    { timeout: 10_000, timeoutMsg: `could not choose ${value} in ${testId}` },
-  );
-}
+const choose = (testId, value) => chooseOption(browser, testId, value);
 
 async function laneStatus(agentId) {
   return (await el(`lane-${agentId}`)).getAttribute("data-status");

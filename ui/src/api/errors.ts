@@ -52,6 +52,8 @@ const CODES: readonly ErrorCode[] = [
   "upstream",
   "cancelled",
   "internal",
+  "rate_limited",
+  "busy",
 ];
 
 function isAppError(value: unknown): value is AppError {

@@ -102,6 +102,14 @@ import {
   type VariantUpdate_Deserialize,
   type Variant_Serialize,
   type SourceKind,
+  type Approval,
+  type ExportToFile,
+  type UiPrefs,
+  type ApprovalStatus,
+  type Decision,
+  type Permissions,
+  type Risk,
+  type Rule,
 } from "../bindings";
 import { Channel } from "@tauri-apps/api/core";
 import { toApiError } from "./errors";
@@ -169,6 +177,7 @@ export type SourceItem = SourceItem_Serialize;
 export type NewSource = NewSource_Deserialize;
 export type CanvasActivity = Activity_Serialize;
 export type { Round, UserPreset, VariantStatus, SourceKind };
+export type { Approval, ApprovalStatus, Decision, Permissions, Risk, Rule };
 export type {
   MemberRole,
   MessageRole,
@@ -300,6 +309,8 @@ export const runtimeApi = {
   resumableRuns: () => call(commands.resumableRuns()),
   resumeRun: (id: string, onEvent: OnRunEvent) => call(commands.resumeRun(id, runChannel(onEvent))),
   cancelRun: (id: string) => call(commands.cancelRun(id)),
+  pendingApprovals: () => call(commands.pendingApprovals()),
+  decideApproval: (id: string, decision: Decision) => call(commands.decideApproval(id, decision)),
   discardRun: (id: string) => call(commands.discardRun(id)),
 
   listConversations: (options: ConversationListOptions) => call(commands.listConversations(options)),
@@ -373,24 +384,24 @@ export const canvasApi = {
   activity: (canvas: string | null, limit: number | null) => call(commands.canvasActivity(canvas, limit)),
 };
 
-/** Opens the native save dialog; resolves to the chosen path or null. */
-export async function pickSaveFile(title: string, defaultPath: string): Promise<string | null> {
-  const { save } = await import("@tauri-apps/plugin-dialog");
-  const chosen = await save({ title, defaultPath, filters: [{ name: "Markdown", extensions: ["md"] }] });
-  return typeof chosen === "string" ? chosen : null;
-}
-
 /** Calls `onNotice` for every notice an agent sends to the person. */
 export async function onUserNotice(onNotice: (notice: Notice) => void): Promise<() => void> {
   return events.userNotice.listen((event) => onNotice(event.payload.notice));
 }
 
-/** Opens the native folder picker; resolves to the chosen path or null. */
-export async function pickFolder(title: string): Promise<string | null> {
-  const { open } = await import("@tauri-apps/plugin-dialog");
-  const chosen = await open({ directory: true, multiple: false, title });
-  return typeof chosen === "string" ? chosen : null;
-}
+/**
+ * What needs the desktop itself. Files and folders are chosen in native
+ * dialogs opened by the backend, so the page never names a path; each call
+ * resolves to null when the person cancels the dialog.
+ */
+export const desktopApi = {
+  exportVariantToFile: (request: ExportToFile) => call(commands.exportVariantToFile(request)),
+  importSkillFolder: (title: string) => call(commands.importSkillFolder(title)),
+  /** Opens an http(s) link in the system browser; the window never leaves the app. */
+  openLink: (url: string) => call(commands.openLink(url)),
+  readUiPrefs: () => call(commands.readUiPrefs()),
+  writeUiPrefs: (prefs: UiPrefs) => call(commands.writeUiPrefs(prefs)),
+};
 
 /** Calls `onChange` for every change the backend commits; returns the unsubscribe. */
 export async function onDataChanged(onChange: (change: Change) => void): Promise<() => void> {

@@ -1,7 +1,8 @@
-// UI preferences (theme, language), kept with Tauri's store plugin in a file
-// next to the workspace: `<data dir>/ui-prefs.json`.
+// UI preferences (theme, language), kept by the backend in one file next to
+// the workspace, `<data dir>/ui-prefs.json`, through two commands that touch
+// only that file (the window has no store plugin: it could name any file).
 
-import { load, type Store } from "@tauri-apps/plugin-store";
+import { desktopApi } from "./index";
 
 export type ThemeChoice = "system" | "light" | "dark";
 export type Language = "en" | "es";
@@ -28,20 +29,17 @@ function parseLanguage(value: unknown, fallback: Language): Language {
   return value === "es" || value === "en" ? value : fallback;
 }
 
-export async function openPrefs(dataDir: string): Promise<PrefsStore> {
-  const store: Store = await load(`${dataDir}/ui-prefs.json`, { defaults: {}, autoSave: false });
-  const fallbackLanguage = defaultLanguage(navigator.language);
+export async function openPrefs(): Promise<PrefsStore> {
+  const stored = await desktopApi.readUiPrefs();
   let current: Prefs = {
-    theme: parseTheme(await store.get("theme")),
-    language: parseLanguage(await store.get("language"), fallbackLanguage),
+    theme: parseTheme(stored.theme),
+    language: parseLanguage(stored.language, defaultLanguage(navigator.language)),
   };
   return {
     read: () => current,
     async write(prefs) {
       current = prefs;
-      await store.set("theme", prefs.theme);
-      await store.set("language", prefs.language);
-      await store.save();
+      await desktopApi.writeUiPrefs({ theme: prefs.theme, language: prefs.language });
     },
   };
 }

@@ -14,6 +14,7 @@ import { ConsoleView } from "../features/console/ConsoleView";
 import { InboxView } from "../features/inbox/InboxView";
 import { authorsQuery, invalidateInboxFor } from "../features/inbox/queries";
 import { NoticeToasts } from "../features/runs/NoticeToasts";
+import { PendingApprovals } from "../features/runs/PendingApprovals";
 import { invalidateRuntimeFor } from "../features/runs/queries";
 import { ResumeBanner } from "../features/runs/ResumeBanner";
 import { SwarmsView } from "../features/swarms/SwarmsView";
@@ -140,6 +141,7 @@ export function App() {
         <ResumeBanner />
         <View />
       </main>
+      <PendingApprovals />
       <NoticeToasts />
     </div>
   );

@@ -12,9 +12,10 @@ use super::{Progress, ProgressSink, until_cancelled};
 use crate::Caller;
 use crate::agents;
 use crate::ctx::Ctx;
-use crate::error::{AppError, ErrorCode, Result};
+use crate::error::Result;
 use crate::ids::AgentId;
 use crate::memory::{self, Memory};
+use crate::permissions::approvals::ApprovalStatus;
 use crate::runs::Run;
 use crate::runtime::agent::{self, AgentRunOptions};
 use crate::runtime::{EventSink, RunEvent};
@@ -115,59 +116,6 @@ pub struct CatalogFound {
 
 const DEFAULT_LIMIT: u32 = 10;
 
-/// Tools that act on the machine or the world: they run programs, change
-/// files, reach the network or hand the task to any agent. Until tool calls
-/// pass a permission gate that asks the person first, a run started from
-/// outside the workspace's own window and command line (an MCP or HTTP
-/// client) may not use an agent that has one: a token must not be a shell.
-const ACTING_TOOLS: [&str; 10] = [
-    "cli_exec",
-    "fs_write",
-    "fs_move",
-    "fs_delete",
-    "git_commit",
-    "git_status",
-    "git_diff",
-    "git_log",
-    "web_fetch",
-    "delegate_task",
-];
-
-/// `forbidden` when `caller` comes from outside and one of `agents` has an
-/// acting tool (`delegate_task` aside in a swarm, where it reaches only
-/// the swarm's members, all checked here).
-async fn check_runnable(
-    ctx: &Ctx,
-    caller: &Caller,
-    agents: &[AgentId],
-    in_swarm: bool,
-) -> Result<()> {
-    if !caller.is_remote() {
-        return Ok(());
-    }
-    for id in agents {
-        let agent = agents::get(ctx, id).await?;
-        let acting: Vec<&str> = agent
-            .tools
-            .iter()
-            .map(String::as_str)
-            .filter(|t| ACTING_TOOLS.contains(t) && !(in_swarm && *t == "delegate_task"))
-            .collect();
-        if !acting.is_empty() {
-            return Err(AppError::new(
-                ErrorCode::Forbidden,
-                format!(
-                    "'{}' has tools that act ({}): from an MCP or HTTP client only agents whose tools read may run; run it from the app or the colmena command line",
-                    agent.id,
-                    acting.join(", ")
-                ),
-            )
-            .with_details(serde_json::json!({ "reason": "acting_tools", "tools": acting })));
-        }
-    }
-    Ok(())
-}
-
 pub async fn list_agents(ctx: &Ctx, _: super::canvas::NoArguments) -> Result<Vec<AgentSummary>> {
     Ok(agents::list(ctx)
         .await?
@@ -216,8 +164,10 @@ pub async fn run_agent(
         user_id: Some(caller.user.clone()),
         ..AgentRunOptions::default()
     };
+    // What its tools do passes the permission gate like any run: a call
+    // that writes, runs, reaches the network or sends waits for the person
+    // in the app (the client hears so in its progress), whoever started it.
     let id = AgentId::from(input.agent_id.as_str());
-    check_runnable(ctx, caller, std::slice::from_ref(&id), false).await?;
     let (sink, running) = reporter(ctx, progress, cancel);
     let work = agent::run_agent(ctx, &id, &input.prompt, options, sink);
     until_cancelled(work, cancel, || stop(ctx, &running)).await
@@ -236,13 +186,7 @@ pub async fn run_swarm(
         user_id: Some(caller.user.clone()),
         ..SwarmRunOptions::default()
     };
-    let members: Vec<AgentId> = swarms::get(ctx, &input.swarm_id)
-        .await?
-        .members
-        .into_iter()
-        .map(|m| m.agent_id)
-        .collect();
-    check_runnable(ctx, caller, &members, true).await?;
+    swarms::get(ctx, &input.swarm_id).await?;
     let (sink, running) = reporter(ctx, progress, cancel);
     let work = swarms::run::run(ctx, &input.swarm_id, &input.prompt, options, sink);
     until_cancelled(work, cancel, || stop(ctx, &running)).await
@@ -329,11 +273,35 @@ fn reporter(ctx: &Ctx, progress: ProgressSink, cancel: &CancellationToken) -> (E
             RunEvent::TextDelta { agent_id, text, .. } => format!("{agent_id}: {text}"),
             RunEvent::ToolCall { agent_id, name, .. } => format!("{agent_id}: calls {name}"),
             RunEvent::ToolResult {
-                agent_id, name, ok, ..
+                agent_id,
+                name,
+                ok,
+                denied,
+                ..
             } => format!(
                 "{agent_id}: {name} {}",
-                if *ok { "answered" } else { "failed" }
+                match (ok, denied) {
+                    (true, _) => "answered",
+                    (false, true) => "denied",
+                    (false, false) => "failed",
+                }
             ),
+            RunEvent::ApprovalRequested { approval, .. } => format!(
+                "{}: waits for a person to allow {} in Colmena",
+                approval.agent_id, approval.tool
+            ),
+            RunEvent::ApprovalDecided { approval, .. } => match approval.status {
+                ApprovalStatus::Allowed | ApprovalStatus::Denied => format!(
+                    "{}: {} was {} by a person",
+                    approval.agent_id,
+                    approval.tool,
+                    approval.status.as_str()
+                ),
+                _ => format!(
+                    "{}: {} was not decided before the run stopped",
+                    approval.agent_id, approval.tool
+                ),
+            },
             RunEvent::AgentOutput { agent_id, .. } => format!("{agent_id}: answered"),
             RunEvent::Error { error, .. } => format!("error: {}", error.message),
             RunEvent::Finished { status, .. } => format!("finished: {}", status.as_str()),

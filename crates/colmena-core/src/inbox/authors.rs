@@ -18,6 +18,7 @@ use super::token;
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
 use crate::ids::{AgentId, slug_for};
+use crate::permissions::{self, Risk};
 use crate::validate;
 
 /// Minutes between wake-ups when a role's agent is set without a schedule.
@@ -53,6 +54,9 @@ pub struct Author {
     pub unread: u32,
     /// The workspace owner's own author: the desktop app's "me".
     pub is_owner: bool,
+    /// Roles: the risk classes their unattended wake-ups may use where the
+    /// agent's rule says "ask" (new roles: sending on the bus).
+    pub unattended: Vec<Risk>,
     pub created_at: DateTime<Utc>,
 }
 
@@ -75,6 +79,9 @@ pub struct NewAuthor {
     /// Minutes between wake-ups (default 30 when an agent is set).
     #[serde(default)]
     pub wake_interval_minutes: Option<u32>,
+    /// What unattended wake-ups may do where the agent asks (default: send).
+    #[serde(default)]
+    pub unattended: Option<Vec<Risk>>,
 }
 
 /// A role's agent and schedule, replaced as a whole.
@@ -85,12 +92,19 @@ pub struct AuthorUpdate {
     pub agent_id: Option<String>,
     #[serde(default)]
     pub wake_interval_minutes: Option<u32>,
+    /// Replaces what unattended wake-ups may do; absent: unchanged.
+    #[serde(default)]
+    pub unattended: Option<Vec<Risk>>,
 }
+
+/// What a new role's wake-ups may do unattended: answer their mail.
+pub const DEFAULT_UNATTENDED: [Risk; 1] = [Risk::Send];
 
 const COLUMNS: &str = "a.id, a.name, a.kind, a.user_id, a.agent_id, a.wake_interval_minutes,
      a.next_wake_at, a.last_wake_at, a.last_wake_error, a.created_at,
-     (SELECT count(*) FROM bus_messages m WHERE m.to_author = a.id AND m.read_at IS NULL),
-     coalesce(u.is_owner, 0)";
+     coalesce((SELECT n FROM bus_unread b WHERE b.author_id = a.id), 0),
+     coalesce(u.is_owner, 0),
+     (SELECT group_concat(risk, ',') FROM (SELECT risk FROM role_unattended r WHERE r.author_id = a.id ORDER BY risk))";
 
 fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Author> {
     let kind: String = r.get(2)?;
@@ -116,16 +130,22 @@ fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Author> {
         created_at: parse_stored(&r.get::<_, String>(9)?)?,
         unread: r.get(10)?,
         is_owner: r.get(11)?,
+        unattended: r
+            .get::<_, Option<String>>(12)?
+            .unwrap_or_default()
+            .split(',')
+            .filter_map(Risk::parse)
+            .collect(),
     })
 }
 
 pub(crate) fn find(conn: &Connection, id: &str) -> Result<Option<Author>> {
+    // Every token request reads its author: prepared once per connection.
     Ok(conn
-        .query_row(
-            &format!("SELECT {COLUMNS} FROM authors a LEFT JOIN users u ON u.id = a.user_id WHERE a.id = ?1"),
-            [id],
-            from_row,
-        )
+        .prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM authors a LEFT JOIN users u ON u.id = a.user_id WHERE a.id = ?1"
+        ))?
+        .query_row([id], from_row)
         .optional()?)
 }
 
@@ -289,6 +309,11 @@ pub async fn create(ctx: &Ctx, input: NewAuthor) -> Result<AuthorWithToken> {
                  VALUES (?1, ?2, 'role', ?3, ?4, ?5, ?6, ?7)",
                 params![id, name, agent, hash, interval, next_wake(interval, now), stored(now)],
             )?;
+                let unattended = input
+                    .unattended
+                    .clone()
+                    .unwrap_or(DEFAULT_UNATTENDED.to_vec());
+                permissions::write_unattended(tx, &id, &unattended)?;
                 Ok(AuthorWithToken {
                     author: require(tx, &id)?,
                     token,
@@ -321,6 +346,9 @@ pub async fn update(ctx: &Ctx, id: &str, input: AuthorUpdate) -> Result<Author> 
                  WHERE id = ?1",
                 params![id, agent, interval, next_wake(interval, time::now())],
             )?;
+            if let Some(unattended) = &input.unattended {
+                permissions::write_unattended(tx, &id, unattended)?;
+            }
             require(tx, &id)
         })
         .await?;
@@ -390,11 +418,8 @@ pub async fn authenticate(ctx: &Ctx, bearer: &str) -> Result<String> {
         .store()
         .read(move |conn| {
             Ok(conn
-                .query_row(
-                    "SELECT id, token_hash FROM authors WHERE token_hash = ?1",
-                    [hash],
-                    |r| Ok((r.get(0)?, r.get(1)?)),
-                )
+                .prepare_cached("SELECT id, token_hash FROM authors WHERE token_hash = ?1")?
+                .query_row([hash], |r| Ok((r.get(0)?, r.get(1)?)))
                 .optional()?)
         })
         .await?;

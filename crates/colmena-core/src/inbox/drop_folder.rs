@@ -17,7 +17,20 @@
 //! A note that cannot become a message goes to `inbox/failed/` with a
 //! `.error.txt` next to it saying why. Files still being written (changed
 //! in the last second) wait for the next look.
+//!
+//! The folder is writable by anything on the machine that runs as the user
+//! (an agent's tool, a sync client), so a note is checked before a byte of
+//! it is read: a symbolic link is refused (it could point at `master.key` or
+//! any file the app can read, which would then be mailed to a role), and so
+//! is anything that is not a regular file or is larger than a message can be
+//! ([`MAX_NOTE_BYTES`]). The checks use `lstat`, the open refuses links
+//! (`O_NOFOLLOW`) and the read stops at the cap, so swapping the file between
+//! the check and the read gains nothing. The same goes for where notes go
+//! afterwards: `roles/<role>`, `inbox`, `ingested/` and `failed/` are opened
+//! without following links, notes are moved between those open folders,
+//! and an `.error.txt` is created new (never through a link planted there).
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -30,7 +43,13 @@ use super::time::{self, stored};
 use crate::ctx::Ctx;
 use crate::error::{AppError, Result};
 
+mod aside;
+
 const SETTLE: Duration = Duration::from_secs(1);
+
+/// Largest note read: a message body at its longest plus room for the
+/// front matter.
+pub const MAX_NOTE_BYTES: u64 = messages::MAX_BODY_BYTES as u64 + 4096;
 
 /// Where notes for `author` are dropped.
 pub fn folder(ctx: &Ctx, author: &str) -> PathBuf {
@@ -63,12 +82,25 @@ pub async fn ingest_all(ctx: &Ctx) {
 /// Ingests the notes waiting for `author`; returns the new messages.
 pub async fn ingest(ctx: &Ctx, author: &str) -> Result<Vec<Message>> {
     let dir = folder(ctx, author);
+    let roles = ctx.data_dir().join("roles");
+    for step in [roles.clone(), roles.join(author), dir.clone()] {
+        if std::fs::symlink_metadata(&step).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(AppError::precondition(format!(
+                "the drop folder {} is or passes through a symbolic link; it is not read",
+                dir.display()
+            )));
+        }
+    }
     let Ok(entries) = std::fs::read_dir(&dir) else {
         return Ok(Vec::new());
     };
+    // `DirEntry::file_type` does not follow links: a link named `*.md` is
+    // kept (to be refused below), a folder is not.
     let mut notes: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "md"))
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_ok_and(|t| !t.is_dir()))
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
         .filter(|p| settled(p))
         .collect();
     notes.sort();
@@ -76,32 +108,30 @@ pub async fn ingest(ctx: &Ctx, author: &str) -> Result<Vec<Message>> {
     for note in notes {
         match ingest_note(ctx, author, &note).await {
             Ok(Some(message)) => {
-                move_into(&note, &dir.join("ingested"))?;
+                aside::move_into(&dir, &note, "ingested")?;
                 messages::after_send(ctx, &message);
                 sent.push(message);
             }
             Ok(None) => {
-                move_into(&note, &dir.join("ingested"))?;
+                aside::move_into(&dir, &note, "ingested")?;
             }
             Err(e) if e.code == crate::error::ErrorCode::Internal => return Err(e),
             Err(e) => {
-                let moved = move_into(&note, &dir.join("failed"))?;
-                let mut why = moved.into_os_string();
-                why.push(".error.txt");
-                std::fs::write(&why, format!("{}\n", e.message)).map_err(|io| {
-                    AppError::internal(format!(
-                        "could not write {}: {io}",
-                        Path::new(&why).display()
-                    ))
-                })?;
+                let moved = aside::move_into(&dir, &note, "failed")?;
+                aside::write_new(&dir, "failed", &format!("{moved}.error.txt"), &e.message)?;
             }
         }
     }
     Ok(sent)
 }
 
+/// Unchanged for [`SETTLE`]. A link is refused at once: it never settles into a note.
 fn settled(path: &Path) -> bool {
-    let modified = std::fs::metadata(path).and_then(|m| m.modified());
+    let meta = std::fs::symlink_metadata(path);
+    if meta.as_ref().is_ok_and(|m| m.file_type().is_symlink()) {
+        return true;
+    }
+    let modified = meta.and_then(|m| m.modified());
     modified.is_ok_and(|at| SystemTime::now().duration_since(at).unwrap_or_default() >= SETTLE)
 }
 
@@ -135,12 +165,11 @@ fn parse(text: &str) -> (Option<String>, Option<String>, String) {
 
 /// One note; `None` when it was already ingested (before a crash).
 async fn ingest_note(ctx: &Ctx, author: &str, note: &Path) -> Result<Option<Message>> {
-    let bytes = std::fs::read(note)
-        .map_err(|e| AppError::internal(format!("could not read {}: {e}", note.display())))?;
     let name = note
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    let bytes = read_note(note, &name)?;
     let digest = crate::secrets::encode_hex(
         &Sha256::new()
             .chain_update(author.as_bytes())
@@ -190,23 +219,88 @@ async fn ingest_note(ctx: &Ctx, author: &str, note: &Path) -> Result<Option<Mess
         .await
 }
 
-/// Moves `file` into `dir` (created if needed), never over another file.
-fn move_into(file: &Path, dir: &Path) -> Result<PathBuf> {
-    let failed =
-        |e: std::io::Error| AppError::internal(format!("could not move {}: {e}", file.display()));
-    std::fs::create_dir_all(dir).map_err(failed)?;
-    let name = file
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut target = dir.join(&name);
-    let mut n = 1;
-    while target.exists() {
-        target = dir.join(format!("{n}-{name}"));
-        n += 1;
+/// Reads a note that is a regular file of at most [`MAX_NOTE_BYTES`],
+/// without following a link. A refusal is a validation error (the note goes
+/// to `failed/`); an I/O failure is internal.
+fn read_note(note: &Path, name: &str) -> Result<Vec<u8>> {
+    let refuse = |reason: &str, why: String| AppError::invalid_field("file", reason, why);
+    let check = |meta: &std::fs::Metadata| -> Result<()> {
+        if meta.file_type().is_symlink() {
+            return Err(refuse(
+                "symlink",
+                format!("{name} is a symbolic link; drop the note itself"),
+            ));
+        }
+        if !meta.is_file() {
+            return Err(refuse(
+                "not_a_file",
+                format!("{name} is not a regular file"),
+            ));
+        }
+        if meta.len() > MAX_NOTE_BYTES {
+            return Err(refuse(
+                "too_long",
+                format!(
+                    "{name} is {} bytes; a note is at most {MAX_NOTE_BYTES}",
+                    meta.len()
+                ),
+            ));
+        }
+        Ok(())
+    };
+    let io =
+        |e: std::io::Error| AppError::internal(format!("could not read {}: {e}", note.display()));
+    check(&std::fs::symlink_metadata(note).map_err(io)?)?;
+    let file = open_no_follow(note).map_err(|e| {
+        if e.raw_os_error() == Some(rustix_eloop()) {
+            refuse(
+                "symlink",
+                format!("{name} is a symbolic link; drop the note itself"),
+            )
+        } else {
+            io(e)
+        }
+    })?;
+    check(&file.metadata().map_err(io)?)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_NOTE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > MAX_NOTE_BYTES {
+        return Err(refuse(
+            "too_long",
+            format!("{name} grew past {MAX_NOTE_BYTES} bytes while it was read"),
+        ));
     }
-    std::fs::rename(file, &target).map_err(failed)?;
-    Ok(target)
+    Ok(bytes)
+}
+
+/// Opens for reading without following a final symbolic link, and without
+/// waiting on a FIFO swapped in after the check.
+#[cfg(unix)]
+fn open_no_follow(path: &Path) -> std::io::Result<std::fs::File> {
+    use rustix::fs::{Mode, OFlags};
+    let fd = rustix::fs::open(
+        path,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    Ok(std::fs::File::from(fd))
+}
+
+#[cfg(unix)]
+fn rustix_eloop() -> i32 {
+    rustix::io::Errno::LOOP.raw_os_error()
+}
+
+#[cfg(not(unix))]
+fn open_no_follow(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::File::open(path)
+}
+
+#[cfg(not(unix))]
+fn rustix_eloop() -> i32 {
+    -1
 }
 
 #[cfg(test)]

@@ -7,6 +7,15 @@
 //! grouped commit shared with other senders, see `Store::write_grouped`),
 //! and reading with `peek = false` selects and marks in one transaction, so
 //! two readers never both receive the same unread message.
+//!
+//! Safe by default: an inbox holds at most [`max_unread`] unread messages
+//! (10,000 unless set per data dir); mail to a full inbox is refused with
+//! `rate_limited` (`details.reason = "inbox_full"`, field `to`) on every door
+//! — HTTP, MCP, agents' tools, the drop folder, the app — because the check
+//! is in [`insert`]. Urgent mail moves a role's next wake-up forward, but
+//! never closer than the minimum interval after its last one
+//! (`wakes::earliest_urgent_wake`): a flood of urgent mail is one model run
+//! per interval, not one per message.
 
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
@@ -17,9 +26,15 @@ use super::authors;
 use super::time::{self, parse_since, parse_stored, stored};
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
+use crate::store::meta;
 
 /// Longest message body, in bytes.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
+/// Unread messages an inbox holds unless the data dir says otherwise.
+pub const DEFAULT_MAX_UNREAD: u32 = 10_000;
+const META_MAX_UNREAD: &str = "bus_max_unread";
+/// What a sender to a full inbox is told to wait, in seconds.
+const FULL_INBOX_RETRY_SECONDS: u64 = 60;
 /// Messages one read returns unless told otherwise, and at most.
 pub const DEFAULT_LIMIT: u32 = 100;
 pub const MAX_LIMIT: u32 = 1000;
@@ -169,8 +184,61 @@ fn since_text(since: Option<&str>) -> Result<String> {
         .unwrap_or_default())
 }
 
-/// Inserts a message in the open transaction; an urgent one to a role with
-/// an agent moves its next wake-up to now (B6).
+/// The most unread messages one inbox holds in this data dir.
+pub async fn max_unread(ctx: &Ctx) -> Result<u32> {
+    ctx.store().read(unread_cap).await
+}
+
+/// Sets the most unread messages one inbox holds (1 to 10,000,000).
+pub async fn set_max_unread(ctx: &Ctx, cap: u32) -> Result<u32> {
+    if !(1..=10_000_000).contains(&cap) {
+        return Err(AppError::invalid_field(
+            "maxUnread",
+            "out_of_range",
+            format!("an inbox must hold 1 to 10,000,000 unread messages, not {cap}"),
+        ));
+    }
+    ctx.store()
+        .write(move |tx| meta::set(tx, META_MAX_UNREAD, &cap.to_string()))
+        .await?;
+    Ok(cap)
+}
+
+fn unread_cap(conn: &Connection) -> Result<u32> {
+    Ok(meta::get(conn, META_MAX_UNREAD)?
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(DEFAULT_MAX_UNREAD))
+}
+
+/// Refuses mail to an inbox already holding its cap of unread messages.
+fn check_room(conn: &Connection, to: &str) -> Result<()> {
+    let cap = unread_cap(conn)?;
+    // Kept by triggers on bus_messages (migration 0009): one row, not a count.
+    let unread: u32 = conn
+        .prepare_cached("SELECT n FROM bus_unread WHERE author_id = ?1")?
+        .query_row([to], |r| r.get(0))
+        .optional()?
+        .unwrap_or(0);
+    if unread < cap {
+        return Ok(());
+    }
+    Err(AppError::new(
+        ErrorCode::RateLimited,
+        format!(
+            "'{to}' has {cap} unread messages, as many as an inbox holds; \
+             try again once some are read"
+        ),
+    )
+    .with_details(serde_json::json!({
+        "field": "to",
+        "reason": "inbox_full",
+        "retryAfterSeconds": FULL_INBOX_RETRY_SECONDS,
+    })))
+}
+
+/// Inserts a message in the open transaction, if the recipient's inbox has
+/// room; an urgent one to a role with an agent moves its next wake-up to
+/// now, or to the end of its minimum interval between wake-ups (B6).
 pub(crate) fn insert(
     conn: &Connection,
     from: &str,
@@ -178,24 +246,28 @@ pub(crate) fn insert(
     body: &str,
     priority: Priority,
 ) -> Result<Message> {
+    check_room(conn, to)?;
     let id = uuid::Uuid::now_v7().to_string();
-    let now = stored(time::now());
-    conn.execute(
+    let at = time::now();
+    let now = stored(at);
+    // The hottest write there is: prepared once per connection.
+    conn.prepare_cached(
         "INSERT INTO bus_messages (id, from_author, to_author, body, priority, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        params![id, from, to, body, priority.as_str(), now],
-    )?;
+    )?
+    .execute(params![id, from, to, body, priority.as_str(), now])?;
     if priority == Priority::Urgent {
+        let wake_at = stored(super::wakes::earliest_urgent_wake(conn, to, at)?);
         conn.execute(
-            "UPDATE authors SET next_wake_at = ?2 WHERE id = ?1 AND agent_id IS NOT NULL",
-            params![to, now],
+            "UPDATE authors SET next_wake_at = ?2
+             WHERE id = ?1 AND agent_id IS NOT NULL
+               AND (next_wake_at IS NULL OR next_wake_at > ?2)",
+            params![to, wake_at],
         )?;
     }
-    Ok(conn.query_row(
-        &format!("SELECT {COLUMNS} FROM bus_messages WHERE id = ?1"),
-        [&id],
-        from_row,
-    )?)
+    Ok(conn
+        .prepare_cached(&format!("SELECT {COLUMNS} FROM bus_messages WHERE id = ?1"))?
+        .query_row([&id], from_row)?)
 }
 
 /// Sends `message` from `from` to `to` (ids). The sender is whoever the

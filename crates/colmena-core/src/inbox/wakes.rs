@@ -11,13 +11,22 @@
 //! data dir: a wake-up is claimed by moving `next_wake_at` forward only if it
 //! still holds the value the scheduler read, so exactly one of them runs it.
 //! An inbox with nothing unread is a wake-up without a model call.
+//!
+//! However much urgent mail arrives, a role is not woken again sooner than
+//! [`min_wake_interval`] after its last wake-up began (60 s unless set per
+//! data dir): each wake-up is a paid model run, and anyone holding a token
+//! can send urgent mail. The rule holds here, in core, for every door: an
+//! urgent message moves `next_wake_at` no earlier than the end of the
+//! interval ([`earliest_urgent_wake`]), and [`claim`] defers a wake-up that
+//! would come too soon whoever made it due. "Wake now" (a person's button,
+//! `colmena author wake`) is not mail and is not held back.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration as StdDuration;
 
 use chrono::{DateTime, Duration, Utc};
-use rusqlite::params;
+use rusqlite::{Connection, OptionalExtension, params};
 use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
@@ -27,16 +36,76 @@ use super::messages::{self, InboxQuery, Message};
 use super::time::{self, parse_stored, stored};
 use super::{Caller, drop_folder};
 use crate::ctx::{Change, Ctx};
-use crate::error::Result;
+use crate::error::{AppError, Result};
 use crate::ids::AgentId;
 use crate::runs::RunStatus;
 use crate::runtime::agent::{AgentRunOptions, run_agent_as};
+use crate::store::meta;
 
 /// Longest the scheduler sleeps between looks (drop folders are scanned
 /// this often too).
 const TICK: StdDuration = StdDuration::from_secs(2);
 /// Most messages one wake-up hands the agent; the rest wait for the next.
 const MAX_PER_WAKE: u32 = 50;
+
+/// The minimum interval between two wake-ups of one role unless the data
+/// dir says otherwise.
+pub const DEFAULT_MIN_WAKE_SECONDS: u32 = 60;
+const META_MIN_WAKE: &str = "bus_min_wake_seconds";
+
+/// The minimum interval between two wake-ups of one role, in seconds.
+pub async fn min_wake_interval(ctx: &Ctx) -> Result<u32> {
+    ctx.store().read(min_wake_seconds).await
+}
+
+/// Sets the minimum interval between two wake-ups of one role (1 s to a day).
+pub async fn set_min_wake_interval(ctx: &Ctx, seconds: u32) -> Result<u32> {
+    if !(1..=86_400).contains(&seconds) {
+        return Err(AppError::invalid_field(
+            "minWakeSeconds",
+            "out_of_range",
+            format!(
+                "the minimum interval between wake-ups must be 1 to 86400 seconds, not {seconds}"
+            ),
+        ));
+    }
+    ctx.store()
+        .write(move |tx| meta::set(tx, META_MIN_WAKE, &seconds.to_string()))
+        .await?;
+    Ok(seconds)
+}
+
+fn min_wake_seconds(conn: &Connection) -> Result<u32> {
+    Ok(meta::get(conn, META_MIN_WAKE)?
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(DEFAULT_MIN_WAKE_SECONDS))
+}
+
+/// When the last wake-up of `role` began, and the interval it must keep.
+fn last_wake(conn: &Connection, role: &str) -> Result<(Option<DateTime<Utc>>, Duration)> {
+    let last: Option<String> = conn
+        .query_row(
+            "SELECT last_wake_at FROM authors WHERE id = ?1",
+            [role],
+            |r| r.get(0),
+        )
+        .optional()?
+        .flatten();
+    let last = last.as_deref().map(parse_stored).transpose()?;
+    let gap = Duration::seconds(i64::from(min_wake_seconds(conn)?));
+    Ok((last, gap))
+}
+
+/// The soonest an urgent message arriving `now` may wake `role`: now, or
+/// the end of the minimum interval after its last wake-up.
+pub(crate) fn earliest_urgent_wake(
+    conn: &Connection,
+    role: &str,
+    now: DateTime<Utc>,
+) -> Result<DateTime<Utc>> {
+    let (last, gap) = last_wake(conn, role)?;
+    Ok(last.map_or(now, |last| (last + gap).max(now)))
+}
 
 /// Runs the scheduler until `stop` is cancelled.
 pub async fn run_scheduler(ctx: Ctx, stop: CancellationToken) {
@@ -139,6 +208,18 @@ async fn claim(ctx: &Ctx, id: &str, seen: Option<String>) -> Result<Option<Autho
                 return Ok(None);
             };
             let now = time::now();
+            // Too soon after the last wake-up, whatever made it due: wait
+            // for the end of the interval instead.
+            let (last, gap) = last_wake(tx, &id)?;
+            if let Some(last) = last
+                && last + gap > now
+            {
+                tx.execute(
+                    "UPDATE authors SET next_wake_at = ?3 WHERE id = ?1 AND next_wake_at IS ?2",
+                    params![id, seen, stored(last + gap)],
+                )?;
+                return Ok(None);
+            }
             let changed = tx.execute(
                 "UPDATE authors SET last_wake_at = ?3, next_wake_at = ?4
                  WHERE id = ?1 AND next_wake_at IS ?2 AND agent_id IS NOT NULL",
@@ -259,7 +340,7 @@ async fn record(ctx: &Ctx, id: &str, failure: Option<String>) -> Result<()> {
 pub async fn wake_now(ctx: &Ctx, id: &str) -> Result<Author> {
     let role = authors::get(ctx, id).await?;
     if role.agent_id.is_none() {
-        return Err(crate::error::AppError::precondition(format!(
+        return Err(AppError::precondition(format!(
             "'{}' has no agent to wake: it reads its inbox itself",
             role.id
         )));

@@ -1,6 +1,12 @@
 //! The shared transport: one HTTP client, timeouts, retries with backoff
 //! that honour `Retry-After`, and cancellation that drops the stream (the
 //! provider sees the connection close and stops generating).
+//!
+//! Redirects are followed only within the origin (scheme, host and port) of
+//! the provider's base URL. A redirect to another origin is not followed and
+//! ends the call with an `upstream` error (`redirect_refused`): the request
+//! carries the API key (`Authorization`, `x-api-key`), and reqwest strips
+//! only some of those headers on a cross-host redirect.
 
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -21,11 +27,52 @@ fn client() -> Result<&'static reqwest::Client> {
             reqwest::Client::builder()
                 .user_agent(concat!("colmena/", env!("CARGO_PKG_VERSION")))
                 .pool_idle_timeout(Duration::from_secs(60))
+                .redirect(same_origin_redirects())
                 .build()
                 .map_err(|e| AppError::internal(format!("cannot build the HTTP client: {e}")))
         })
         .as_ref()
         .map_err(Clone::clone)
+}
+
+/// Follows at most 5 redirects, all within the first request's origin.
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let same_origin = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| first.origin() == attempt.url().origin());
+        if !same_origin {
+            attempt.stop()
+        } else if attempt.previous().len() > 5 {
+            attempt.error("too many redirects")
+        } else {
+            attempt.follow()
+        }
+    })
+}
+
+/// The refusal of a redirect that was not followed (another origin).
+fn redirect_refused(
+    endpoint: &Endpoint,
+    status: StatusCode,
+    headers: &reqwest::header::HeaderMap,
+    from: &url::Url,
+) -> AppError {
+    let target = headers
+        .get(reqwest::header::LOCATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|location| from.join(location).ok())
+        .map(|to| to.origin().ascii_serialization())
+        .unwrap_or_else(|| "another address".to_owned());
+    upstream(
+        format!(
+            "the provider at {} redirected ({status}) to {target}; Colmena does not follow \
+             redirects to another host, so the API key is not sent there: check the base URL",
+            endpoint.base_url
+        ),
+        json!({ "reason": "redirect_refused", "status": status.as_u16() }),
+    )
 }
 
 pub(crate) fn cancelled() -> AppError {
@@ -116,6 +163,14 @@ pub(crate) async fn stream_chat(
         let status = response.status();
         if status.is_success() {
             break response;
+        }
+        if status.is_redirection() {
+            return Err(redirect_refused(
+                endpoint,
+                status,
+                response.headers(),
+                response.url(),
+            ));
         }
         if retryable(status) && attempt < options.retry.max_retries {
             let delay = retry_delay(response.headers(), attempt, options);

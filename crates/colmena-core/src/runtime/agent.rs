@@ -13,7 +13,7 @@ use crate::ctx::Ctx;
 use crate::error::{AppError, Result};
 use crate::ids::AgentId;
 use crate::inbox::cut_off::{self, WakeOf};
-use crate::llm::{self, CallOptions, ChatRequest, Message, StreamEvent, ToolSpec, Usage};
+use crate::llm::{self, CallOptions, ChatRequest, Message, StreamEvent, ToolCall, ToolSpec, Usage};
 use crate::prompt;
 use crate::runs::{self, NewRun, Run, RunKind};
 
@@ -105,6 +105,19 @@ pub(crate) async fn run_loop(
         if rc.cancel.is_cancelled() {
             return Err(crate::llm::http::cancelled());
         }
+        // Calls the model made that have no result yet: the run was stopped
+        // (a restart) while a call waited for a person, or between calls.
+        let unanswered = unanswered_calls(&state.messages);
+        if !unanswered.is_empty() {
+            for call in &unanswered {
+                if rc.cancel.is_cancelled() {
+                    return Err(crate::llm::http::cancelled());
+                }
+                answer(rc, &setup.agent, &agent_name, &mut state, call).await?;
+                runs::save_checkpoint(&rc.ctx, &rc.run_id, wrap(&state), state.usage).await?;
+            }
+            continue;
+        }
         if state.step >= MAX_STEPS {
             return Err(AppError::precondition(format!(
                 "agent '{agent_name}' stopped after {MAX_STEPS} steps without a final answer"
@@ -132,7 +145,7 @@ pub(crate) async fn run_loop(
         };
         let (run_id, agent_id_text, sink) =
             (rc.run_id.clone(), agent_name.clone(), rc.sink.clone());
-        let response = llm::chat(&setup.model.endpoint, &request, &options, &mut |event| {
+        let mut response = llm::chat(&setup.model.endpoint, &request, &options, &mut |event| {
             if let StreamEvent::Text(text) = event {
                 sink(RunEvent::TextDelta {
                     run_id: run_id.clone(),
@@ -142,6 +155,7 @@ pub(crate) async fn run_loop(
             }
         })
         .await?;
+        distinct_call_ids(&mut response.tool_calls);
         state.usage.add(response.usage);
         runs::record_step(
             &rc.ctx,
@@ -165,40 +179,84 @@ pub(crate) async fn run_loop(
             });
             return Ok((response.text, state.usage));
         }
-        for call in &response.tool_calls {
-            if rc.cancel.is_cancelled() {
-                return Err(crate::llm::http::cancelled());
-            }
-            rc.emit(RunEvent::ToolCall {
-                run_id: rc.run_id.clone(),
-                agent_id: agent_name.clone(),
-                call_id: call.id.clone(),
-                name: call.name.clone(),
-                arguments: call.arguments.clone(),
-            });
-            let outcome = tools::execute(rc, &setup.agent, call).await;
-            rc.emit(RunEvent::ToolResult {
-                run_id: rc.run_id.clone(),
-                agent_id: agent_name.clone(),
-                call_id: call.id.clone(),
-                name: call.name.clone(),
-                ok: outcome.ok,
-                output: outcome.output.clone(),
-            });
-            runs::record_step(
-                &rc.ctx,
-                &rc.run_id,
-                Some(&agent_name),
-                "tool_result",
-                json!({ "callId": call.id, "name": call.name, "arguments": call.arguments, "ok": outcome.ok, "output": outcome.output }),
-            )
-            .await?;
-            state
-                .messages
-                .push(Message::tool_result(call, outcome.for_model()));
-        }
+        // The calls are in the checkpoint before any runs: a call that waits
+        // for a person survives a restart, and a finished one is not repeated.
         runs::save_checkpoint(&rc.ctx, &rc.run_id, wrap(&state), state.usage).await?;
     }
+}
+
+/// Gives every call of one turn its own id. Some servers (local ones
+/// especially) repeat an id within a turn; results are matched to calls by
+/// id, here and by the permission gate, so a repeat would let one result —
+/// or one person's "allow" — stand for another call.
+fn distinct_call_ids(calls: &mut [ToolCall]) {
+    let mut seen = std::collections::HashSet::new();
+    for (index, call) in calls.iter_mut().enumerate() {
+        if call.id.is_empty() || !seen.insert(call.id.clone()) {
+            call.id = format!("{}#{index}", call.id);
+            seen.insert(call.id.clone());
+        }
+    }
+}
+
+/// The tool calls of the last assistant turn that have no result yet.
+fn unanswered_calls(messages: &[Message]) -> Vec<ToolCall> {
+    let Some(turn) = messages
+        .iter()
+        .rposition(|m| m.role == llm::Role::Assistant)
+    else {
+        return Vec::new();
+    };
+    let answered: Vec<&str> = messages[turn + 1..]
+        .iter()
+        .filter_map(|m| m.tool_call_id.as_deref())
+        .collect();
+    messages[turn]
+        .tool_calls
+        .iter()
+        .filter(|c| !answered.contains(&c.id.as_str()))
+        .cloned()
+        .collect()
+}
+
+/// Runs one call through the gate and the tool, streams and records it,
+/// and adds its result to the conversation.
+async fn answer(
+    rc: &RunContext,
+    agent: &Agent,
+    agent_name: &str,
+    state: &mut AgentState,
+    call: &ToolCall,
+) -> Result<()> {
+    rc.emit(RunEvent::ToolCall {
+        run_id: rc.run_id.clone(),
+        agent_id: agent_name.to_owned(),
+        call_id: call.id.clone(),
+        name: call.name.clone(),
+        arguments: call.arguments.clone(),
+    });
+    let outcome = tools::execute(rc, agent, state.step, call).await;
+    rc.emit(RunEvent::ToolResult {
+        run_id: rc.run_id.clone(),
+        agent_id: agent_name.to_owned(),
+        call_id: call.id.clone(),
+        name: call.name.clone(),
+        ok: outcome.ok,
+        denied: outcome.denied,
+        output: outcome.output.clone(),
+    });
+    runs::record_step(
+        &rc.ctx,
+        &rc.run_id,
+        Some(agent_name),
+        "tool_result",
+        json!({ "callId": call.id, "name": call.name, "arguments": call.arguments, "ok": outcome.ok, "denied": outcome.denied, "output": outcome.output }),
+    )
+    .await?;
+    state
+        .messages
+        .push(Message::tool_result(call, outcome.for_model()));
+    Ok(())
 }
 
 /// The checkpoint of a plain agent run: its state.
@@ -268,6 +326,8 @@ pub(crate) async fn run_agent_as(
         credentials: options.credentials,
         sink,
         delegates: None,
+        // A wake-up runs with nobody watching.
+        attended: author.is_none(),
         author,
     };
     let (agent_id, input) = (agent_id.clone(), input.to_owned());
@@ -307,6 +367,7 @@ pub(crate) async fn delegate(
         sink: parent.sink.clone(),
         delegates: None,
         author: None,
+        attended: parent.attended,
     };
     let (agent, input) = (agent_id.clone(), task.to_owned());
     let finished = Box::pin(drive(
@@ -360,10 +421,29 @@ pub(crate) async fn resume_agent(
         credentials: None,
         sink,
         delegates: None,
+        attended: author.is_none(),
         author,
     };
     drive(ctx, run, None, base, move |rc| async move {
         run_loop(&rc, &agent_id, state, None, &agent_checkpoint).await
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repeated_or_empty_call_ids_become_distinct() {
+        let call = |id: &str| ToolCall {
+            id: id.to_owned(),
+            name: "fs_write".to_owned(),
+            arguments: "{}".to_owned(),
+        };
+        let mut calls = vec![call("call_0"), call("call_0"), call(""), call("b")];
+        distinct_call_ids(&mut calls);
+        let ids: Vec<&str> = calls.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["call_0", "call_0#1", "#2", "b"]);
+    }
 }

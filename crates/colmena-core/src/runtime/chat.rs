@@ -79,6 +79,7 @@ async fn finish_in_conversation(
         sink,
         delegates: None,
         author: None,
+        attended: true,
     };
     let agent_for_loop = agent.clone();
     let finished = drive(ctx, run, None, base, move |rc| async move {

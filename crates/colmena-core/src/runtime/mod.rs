@@ -11,6 +11,7 @@
 pub mod agent;
 pub(crate) mod builtins;
 pub mod chat;
+pub(crate) mod sandbox;
 pub(crate) mod tools;
 
 use std::future::Future;
@@ -67,7 +68,19 @@ pub enum RunEvent {
         call_id: String,
         name: String,
         ok: bool,
+        /// The permission gate refused the call (a rule, or a person).
+        denied: bool,
         output: String,
+    },
+    /// A tool call waits for a person (the permission gate's "ask").
+    ApprovalRequested {
+        run_id: String,
+        approval: crate::permissions::approvals::Approval,
+    },
+    /// A person decided (or the run stopped waiting).
+    ApprovalDecided {
+        run_id: String,
+        approval: crate::permissions::approvals::Approval,
     },
     /// An agent's final answer within the run.
     AgentOutput {
@@ -122,6 +135,13 @@ pub(crate) struct RunContext {
     pub delegates: Option<Vec<String>>,
     /// A woken role: the bus author the run speaks as (the bus tools).
     pub author: Option<String>,
+    /// Someone can answer the permission gate's questions. Wake-ups (and
+    /// what they delegate to) are unattended: they never wait for a person.
+    pub attended: bool,
+    /// The role whose wake-up this run belongs to: the woken run's own
+    /// author, and the same role for every run it delegates to — what the
+    /// role may do unattended bounds them all.
+    pub wake_role: Option<String>,
 }
 
 impl RunContext {
@@ -255,7 +275,9 @@ where
         cancel: cancel.clone(),
         sink: base.sink,
         delegates: base.delegates,
+        wake_role: parent.map_or_else(|| base.author.clone(), |p| p.wake_role.clone()),
         author: base.author,
+        attended: parent.map_or(base.attended, |p| p.attended),
     };
     rc.emit(RunEvent::Started {
         run_id: run.id.clone(),
@@ -285,6 +307,9 @@ where
 
     let result = body(rc.clone()).await;
     heartbeat.cancel();
+    if let Err(e) = crate::permissions::approvals::close_run(ctx, &run.id).await {
+        tracing::warn!("run {}: approvals left open: {}", run.id, e.message);
+    }
     let usage_so_far = runs::get(ctx, &run.id)
         .await
         .map(|d| d.run.usage)
@@ -336,4 +361,6 @@ pub(crate) struct RunBase {
     pub sink: EventSink,
     pub delegates: Option<Vec<String>>,
     pub author: Option<String>,
+    /// See [`RunContext::attended`].
+    pub attended: bool,
 }

@@ -10,6 +10,7 @@ use super::{RunContext, builtins};
 use crate::agents::Agent;
 use crate::error::{AppError, ErrorCode, Result};
 use crate::llm::{ToolCall, ToolSpec};
+use crate::permissions::gate::{self, Verdict};
 use crate::tools;
 
 /// Longest tool output handed to the model.
@@ -58,6 +59,8 @@ pub(crate) fn specs(
 /// What a tool call produced.
 pub(crate) struct Outcome {
     pub ok: bool,
+    /// The permission gate refused it: it did not run.
+    pub denied: bool,
     pub output: String,
 }
 
@@ -65,6 +68,15 @@ impl Outcome {
     fn failed(message: impl Into<String>) -> Outcome {
         Outcome {
             ok: false,
+            denied: false,
+            output: message.into(),
+        }
+    }
+
+    fn denied(message: impl Into<String>) -> Outcome {
+        Outcome {
+            ok: false,
+            denied: true,
             output: message.into(),
         }
     }
@@ -109,7 +121,8 @@ pub(crate) fn check_arguments(schema: &Value, arguments: &Value) -> Result<()> {
     }
 }
 
-pub(crate) async fn execute(rc: &RunContext, agent: &Agent, call: &ToolCall) -> Outcome {
+/// Runs one call the model made at `step`, through the permission gate.
+pub(crate) async fn execute(rc: &RunContext, agent: &Agent, step: u32, call: &ToolCall) -> Outcome {
     let orchestrating = (rc.delegates.is_some()
         && ORCHESTRATOR_TOOLS.contains(&call.name.as_str()))
         || (rc.author.is_some() && BUS_TOOLS.contains(&call.name.as_str()));
@@ -155,9 +168,35 @@ pub(crate) async fn execute(rc: &RunContext, agent: &Agent, call: &ToolCall) -> 
             call.name, problems.message
         ));
     }
+    match gate::check(rc, agent, &call.name).await {
+        Ok(Verdict::Allow) => {}
+        Ok(Verdict::Deny(why)) => return Outcome::denied(why),
+        Ok(Verdict::Ask(_)) if call.arguments.chars().count() > gate::MAX_SHOWN_ARGUMENTS => {
+            return Outcome::denied(format!(
+                "{} was not run: its arguments are longer than {} characters, more than a person \
+                 can be shown to decide on. Make the call smaller (write long content to a file \
+                 in steps).",
+                call.name,
+                gate::MAX_SHOWN_ARGUMENTS
+            ));
+        }
+        Ok(Verdict::Ask(risk)) => match gate::ask(rc, agent, step, call, risk).await {
+            Ok(true) => {}
+            Ok(false) => {
+                return Outcome::denied(format!(
+                    "{} was not run: the person denied this call. Do not try it again; \
+                     say what you could not do, or find another way.",
+                    call.name
+                ));
+            }
+            Err(e) => return Outcome::failed(e.message),
+        },
+        Err(e) => return Outcome::failed(e.message),
+    }
     match builtins::call(rc, agent, &call.name, &arguments).await {
         Ok(output) => Outcome {
             ok: true,
+            denied: false,
             output: truncate(output),
         },
         Err(e) => Outcome::failed(truncate(e.message)),

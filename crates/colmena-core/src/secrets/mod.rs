@@ -1,7 +1,8 @@
 //! Secrets at rest: AES-256-GCM under one master key per data dir.
 //!
 //! The master key lives in the OS keychain when one answers, otherwise in a
-//! 0600 key file in the data dir. Which backend holds it is recorded in the
+//! 0600 key file in the OS config folder — never in the data dir, so what
+//! can read the store cannot also read its key ([`keyfile`]). Which backend holds it is recorded in the
 //! store the first time, and from then on it is the only place we look: if
 //! the keychain stops answering we report the vault as locked rather than
 //! make a new key (which would silently orphan every stored secret). The
@@ -17,7 +18,7 @@ pub mod keychain;
 pub mod keyfile;
 mod mask;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use aes_gcm::aead::{Aead, KeyInit, Payload};
 use aes_gcm::{Aes256Gcm, Nonce};
@@ -132,6 +133,26 @@ pub struct Vault {
 impl Vault {
     /// Finds (or, for a new data dir, creates) the master key.
     pub async fn open(data_dir: &Path, store: &Store, choice: BackendChoice) -> Result<Vault> {
+        Vault::open_in(data_dir, store, choice, None).await
+    }
+
+    /// [`Vault::open`] with the folder of key files chosen by the caller
+    /// instead of [`keyfile::key_dir`] (tests, a key on a separate device).
+    pub async fn open_with_key_dir(
+        data_dir: &Path,
+        store: &Store,
+        choice: BackendChoice,
+        key_dir: &Path,
+    ) -> Result<Vault> {
+        Vault::open_in(data_dir, store, choice, Some(key_dir.to_owned())).await
+    }
+
+    async fn open_in(
+        data_dir: &Path,
+        store: &Store,
+        choice: BackendChoice,
+        key_dir: Option<PathBuf>,
+    ) -> Result<Vault> {
         let recorded = store
             .read(|c| meta::get(c, META_BACKEND))
             .await?
@@ -148,7 +169,7 @@ impl Vault {
 
         let data_dir = data_dir.to_owned();
         let resolved =
-            tokio::task::spawn_blocking(move || resolve_key(&data_dir, recorded, choice))
+            tokio::task::spawn_blocking(move || resolve_key(&data_dir, recorded, choice, key_dir))
                 .await
                 .map_err(|e| AppError::internal(format!("opening the vault failed: {e}")))?;
 
@@ -281,9 +302,14 @@ fn resolve_key(
     data_dir: &Path,
     recorded: Option<SecretBackend>,
     choice: BackendChoice,
+    key_dir: Option<PathBuf>,
 ) -> Resolved {
     let keychain = keychain::KeychainEntry::for_data_dir(data_dir);
-    let key_file = data_dir.join(keyfile::KEY_FILE);
+    let key_file: std::result::Result<PathBuf, String> = key_dir
+        .map(Ok)
+        .unwrap_or_else(|| keyfile::key_dir(data_dir))
+        .map(|dir| keyfile::path_in(&dir, data_dir))
+        .map_err(|e| e.to_string());
     let requested = match choice {
         BackendChoice::Auto => None,
         BackendChoice::Keychain => Some(SecretBackend::Keychain),
@@ -291,7 +317,10 @@ fn resolve_key(
     };
     let location = |backend| match backend {
         SecretBackend::Keychain => keychain.describe(),
-        SecretBackend::File => key_file.display().to_string(),
+        SecretBackend::File => match &key_file {
+            Ok(path) => path.display().to_string(),
+            Err(why) => why.clone(),
+        },
     };
     let locked = |backend, note: String| {
         Resolved::Locked(SecretBackendStatus {
@@ -332,13 +361,13 @@ fn resolve_key(
                 format!("the master key is in the OS keychain, which is not answering: {e}"),
             ),
         },
-        (Some(SecretBackend::File), _) => match keyfile::load(&key_file) {
+        (Some(SecretBackend::File), _) => match file_key(data_dir, &key_file, false) {
             Ok((key, note)) => ready(SecretBackend::File, key, note),
-            Err(e) => locked(SecretBackend::File, e.to_string()),
+            Err(e) => locked(SecretBackend::File, e),
         },
-        (None, Some(SecretBackend::File)) => match new_file_key(&key_file) {
+        (None, Some(SecretBackend::File)) => match file_key(data_dir, &key_file, true) {
             Ok((key, note)) => ready(SecretBackend::File, key, note),
-            Err(e) => locked(SecretBackend::File, e.to_string()),
+            Err(e) => locked(SecretBackend::File, e),
         },
         (None, Some(SecretBackend::Keychain)) => match new_keychain_key(&keychain) {
             Ok(key) => ready(SecretBackend::Keychain, key, None),
@@ -349,7 +378,7 @@ fn resolve_key(
         },
         (None, None) => match new_keychain_key(&keychain) {
             Ok(key) => ready(SecretBackend::Keychain, key, None),
-            Err(keychain_error) => match new_file_key(&key_file) {
+            Err(keychain_error) => match file_key(data_dir, &key_file, true) {
                 Ok((key, note)) => {
                     let mut reason = format!("the OS keychain is not available ({keychain_error})");
                     if let Some(note) = note {
@@ -358,10 +387,35 @@ fn resolve_key(
                     }
                     ready(SecretBackend::File, key, Some(reason))
                 }
-                Err(e) => locked(SecretBackend::File, e.to_string()),
+                Err(e) => locked(SecretBackend::File, e),
             },
         },
     }
+}
+
+/// The key file at `key_file` — after moving one left in the data dir by an
+/// earlier version there — or, with `create`, a new one when there is none.
+fn file_key(
+    data_dir: &Path,
+    key_file: &std::result::Result<PathBuf, String>,
+    create: bool,
+) -> std::result::Result<(MasterKey, Option<String>), String> {
+    let path = key_file.clone()?;
+    if let Some(dir) = path.parent() {
+        keyfile::prepare_dir(dir).map_err(|e| e.to_string())?;
+    }
+    let moved = keyfile::adopt_legacy(data_dir, &path).map_err(|e| e.to_string())?;
+    let found = if create {
+        new_file_key(&path)
+    } else {
+        keyfile::load(&path)
+    };
+    let (key, note) = found.map_err(|e| e.to_string())?;
+    let note = match (moved, note) {
+        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+        (a, b) => a.or(b),
+    };
+    Ok((key, note))
 }
 
 /// The keychain's existing key for this data dir, or a new one stored there.
@@ -383,8 +437,12 @@ fn new_file_key(path: &Path) -> Result<(MasterKey, Option<String>), keyfile::Key
                 path: path.display().to_string(),
                 source: std::io::Error::other(e.message),
             })?;
-            keyfile::create(path, &key)?;
-            Ok((key, None))
+            match keyfile::create(path, &key) {
+                Ok(()) => Ok((key, None)),
+                // Another process starting on the same data dir made it first.
+                Err(keyfile::KeyFileError::Exists(_)) => keyfile::load(path),
+                Err(e) => Err(e),
+            }
         }
         Err(e) => Err(e),
     }
@@ -406,132 +464,4 @@ fn decode_hex(text: &str) -> Option<Vec<u8>> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::store::DB_FILE;
-
-    async fn open_file_vault(dir: &Path) -> (Store, Vault) {
-        let store = Store::open(&dir.join(DB_FILE)).unwrap();
-        let vault = Vault::open(dir, &store, BackendChoice::File).await.unwrap();
-        (store, vault)
-    }
-
-    #[tokio::test]
-    async fn sealed_secrets_open_only_in_their_own_context() {
-        let dir = tempfile::tempdir().unwrap();
-        let (_store, vault) = open_file_vault(dir.path()).await;
-        let sealed = vault
-            .seal("provider:a:api_key", b"sk-secret-value")
-            .unwrap();
-        assert!(!sealed.windows(15).any(|w| w == b"sk-secret-value"));
-        let clear = vault.open_envelope("provider:a:api_key", &sealed).unwrap();
-        assert_eq!(clear.as_slice(), b"sk-secret-value");
-        assert!(vault.open_envelope("provider:b:api_key", &sealed).is_err());
-    }
-
-    #[tokio::test]
-    async fn two_seals_of_one_secret_differ() {
-        let dir = tempfile::tempdir().unwrap();
-        let (_store, vault) = open_file_vault(dir.path()).await;
-        let a = vault.seal("c", b"same").unwrap();
-        let b = vault.seal("c", b"same").unwrap();
-        assert_ne!(a, b, "a nonce was reused");
-    }
-
-    #[cfg(unix)]
-    #[tokio::test]
-    async fn the_key_file_is_created_0600_and_reused() {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        let (store, vault) = open_file_vault(dir.path()).await;
-        let sealed = vault.seal("c", b"kept").unwrap();
-        let key_path = dir.path().join(keyfile::KEY_FILE);
-        let mode = std::fs::metadata(&key_path).unwrap().permissions().mode();
-        assert_eq!(mode & 0o777, 0o600);
-        assert_eq!(vault.status().backend, SecretBackend::File);
-        assert!(vault.status().ready);
-
-        drop(vault);
-        let again = Vault::open(dir.path(), &store, BackendChoice::Auto)
-            .await
-            .unwrap();
-        assert_eq!(
-            again.status().backend,
-            SecretBackend::File,
-            "the recorded backend wins"
-        );
-        assert_eq!(
-            again.open_envelope("c", &sealed).unwrap().as_slice(),
-            b"kept"
-        );
-    }
-
-    #[tokio::test]
-    async fn a_missing_key_file_locks_the_vault_instead_of_making_a_new_key() {
-        let dir = tempfile::tempdir().unwrap();
-        let (store, vault) = open_file_vault(dir.path()).await;
-        drop(vault);
-        std::fs::remove_file(dir.path().join(keyfile::KEY_FILE)).unwrap();
-        let locked = Vault::open(dir.path(), &store, BackendChoice::Auto)
-            .await
-            .unwrap();
-        assert!(!locked.status().ready);
-        assert!(
-            !dir.path().join(keyfile::KEY_FILE).exists(),
-            "no new key was made"
-        );
-        let err = locked.seal("c", b"x").unwrap_err();
-        assert_eq!(err.code, crate::error::ErrorCode::Precondition);
-        assert!(err.message.contains("missing"), "{}", err.message);
-    }
-
-    #[tokio::test]
-    async fn a_replaced_key_file_is_detected() {
-        let dir = tempfile::tempdir().unwrap();
-        let (store, vault) = open_file_vault(dir.path()).await;
-        drop(vault);
-        let key_path = dir.path().join(keyfile::KEY_FILE);
-        std::fs::remove_file(&key_path).unwrap();
-        keyfile::create(&key_path, &MasterKey::generate().unwrap()).unwrap();
-        let vault = Vault::open(dir.path(), &store, BackendChoice::Auto)
-            .await
-            .unwrap();
-        assert!(!vault.status().ready);
-        assert!(
-            vault
-                .status()
-                .note
-                .as_deref()
-                .unwrap_or("")
-                .contains("does not match")
-        );
-    }
-
-    #[tokio::test]
-    async fn asking_for_another_backend_than_the_recorded_one_locks() {
-        let dir = tempfile::tempdir().unwrap();
-        let (store, vault) = open_file_vault(dir.path()).await;
-        drop(vault);
-        let vault = Vault::open(dir.path(), &store, BackendChoice::Keychain)
-            .await
-            .unwrap();
-        assert!(!vault.status().ready);
-        assert_eq!(vault.status().backend, SecretBackend::File);
-        assert!(
-            vault
-                .status()
-                .note
-                .as_deref()
-                .unwrap_or("")
-                .contains(BACKEND_ENV)
-        );
-    }
-
-    #[test]
-    fn hex_round_trips() {
-        let bytes = [0u8, 1, 127, 128, 255];
-        assert_eq!(decode_hex(&encode_hex(&bytes)).unwrap(), bytes);
-        assert_eq!(decode_hex("abc"), None);
-        assert_eq!(decode_hex("zz"), None);
-    }
-}
+mod tests;

@@ -77,6 +77,10 @@ pub struct CatalogPersona {
     pub tools: Vec<String>,
     pub skills: Vec<String>,
     pub enabled: bool,
+    /// Some of its tools run programs (`cli_exec`, scheduled jobs): the first
+    /// run does not offer it checked, so nobody installs an agent that runs
+    /// commands without choosing to.
+    pub runs_programs: bool,
 }
 
 /// What seeding a set of specialists installs (a dry run, H35).
@@ -399,12 +403,16 @@ fn personas_in(conn: &Connection) -> Result<Vec<CatalogPersona>> {
     let mut out = Vec::new();
     for persona in &PERSONAS {
         let agent = agents::find(conn, &AgentId::from(persona.id))?;
+        let tools = agent.as_ref().map(|a| a.tools.clone()).unwrap_or_default();
         out.push(CatalogPersona {
+            runs_programs: tools
+                .iter()
+                .any(|t| crate::permissions::risk_of(t) == crate::permissions::Risk::Run),
             id: persona.id.to_owned(),
             name: persona.name.to_owned(),
             description: persona.description.to_owned(),
             tool_patterns: persona.tools.iter().map(|t| (*t).to_owned()).collect(),
-            tools: agent.as_ref().map(|a| a.tools.clone()).unwrap_or_default(),
+            tools,
             skills: persona.skills.iter().map(|s| (*s).to_owned()).collect(),
             enabled: agent.is_some_and(|a| a.enabled),
         });

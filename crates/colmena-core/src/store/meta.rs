@@ -5,9 +5,11 @@ use rusqlite::{Connection, OptionalExtension};
 
 use crate::error::Result;
 
+/// One fact; prepared once per connection (hot paths read limits here).
 pub fn get(conn: &Connection, key: &str) -> Result<Option<String>> {
     Ok(conn
-        .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+        .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
+        .query_row([key], |r| r.get(0))
         .optional()?)
 }
 

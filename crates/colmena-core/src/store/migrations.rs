@@ -1,12 +1,22 @@
 //! Versioned schema migrations, tracked in SQLite's `user_version`.
 //!
-//! Migrations are additive once released: a new file is appended, an old one
-//! is never edited. Each table is STRICT.
+//! Migrations are additive once released: a new file is appended to
+//! [`SCRIPTS`], an old one is never edited. Each table is STRICT.
+//!
+//! Why they are applied here and not by `rusqlite_migration::to_latest`: that
+//! reads `user_version` before opening its (deferred) transaction, so the app
+//! and `colmena serve` starting together on an old store would both decide to
+//! migrate and the second would fail on "table already exists". Here the
+//! version is re-read *inside* a `BEGIN IMMEDIATE` transaction: whoever gets
+//! the write lock first migrates, the other waits and then finds nothing to
+//! do. `rusqlite_migration` still validates the list and answers the doctor.
 
-use rusqlite::Connection;
+use std::time::Duration;
+
+use rusqlite::{Connection, TransactionBehavior};
 use rusqlite_migration::{M, Migrations};
 
-use crate::error::Result;
+use crate::error::{AppError, Result};
 
 const FOUNDATION: &str = include_str!("migrations/0001_foundation.sql");
 const CATALOG: &str = include_str!("migrations/0002_catalog.sql");
@@ -16,24 +26,115 @@ const CANVAS: &str = include_str!("migrations/0005_canvas.sql");
 const IMAGES: &str = include_str!("migrations/0006_images.sql");
 const VARIANT_LEASES: &str = include_str!("migrations/0007_variant_leases.sql");
 const ROLE_WAKES: &str = include_str!("migrations/0008_role_wakes.sql");
+const PERMISSIONS: &str = include_str!("migrations/0009_permissions.sql");
+
+/// Every migration script, in order; version N is "the first N applied".
+/// Append new ones at the end.
+const SCRIPTS: &[&str] = &[
+    FOUNDATION,
+    CATALOG,
+    RUNTIME,
+    BUS,
+    CANVAS,
+    IMAGES,
+    VARIANT_LEASES,
+    ROLE_WAKES,
+    PERMISSIONS,
+];
+
+/// How long a process starting on a store being migrated (and backed up) by
+/// another waits for the write lock, instead of the usual busy timeout.
+const MIGRATION_WAIT: Duration = Duration::from_secs(600);
 
 /// Every migration, in order. `migrations().validate()` is run by a test.
 pub fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![
-        M::up(FOUNDATION).foreign_key_check(),
-        M::up(CATALOG).foreign_key_check(),
-        M::up(RUNTIME).foreign_key_check(),
-        M::up(BUS).foreign_key_check(),
-        M::up(CANVAS).foreign_key_check(),
-        M::up(IMAGES).foreign_key_check(),
-        M::up(VARIANT_LEASES).foreign_key_check(),
-        M::up(ROLE_WAKES).foreign_key_check(),
-    ])
+    Migrations::new(
+        SCRIPTS
+            .iter()
+            .map(|sql| M::up(sql).foreign_key_check())
+            .collect(),
+    )
+}
+
+/// The schema version this build migrates to.
+pub fn latest_version() -> i64 {
+    i64::try_from(SCRIPTS.len()).unwrap_or(i64::MAX)
 }
 
 /// The schema version the file is at (the number of applied migrations).
 pub fn schema_version(conn: &Connection) -> Result<i64> {
     Ok(conn.query_row("PRAGMA user_version", [], |r| r.get(0))?)
+}
+
+/// Applies the pending migrations, if any, in one `IMMEDIATE` transaction
+/// that re-reads the version once it holds the write lock. `before(from)` runs
+/// inside that transaction, before the first change, when the store already
+/// had a schema (`from > 0`): the pre-migration backup, taken by another
+/// connection that still sees the store as it was. Returns the version
+/// migrated from, or `None` when there was nothing to do.
+pub(crate) fn apply_pending(
+    conn: &mut Connection,
+    before: impl FnOnce(i64) -> Result<()>,
+) -> Result<Option<i64>> {
+    let latest = latest_version();
+    if check_known(schema_version(conn)?, latest)? {
+        return Ok(None);
+    }
+    conn.busy_timeout(MIGRATION_WAIT)?;
+    let outcome = apply_locked(conn, latest, before);
+    conn.busy_timeout(super::BUSY_TIMEOUT)?;
+    outcome
+}
+
+fn apply_locked(
+    conn: &mut Connection,
+    latest: i64,
+    before: impl FnOnce(i64) -> Result<()>,
+) -> Result<Option<i64>> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let from = schema_version(&tx)?;
+    if check_known(from, latest)? {
+        // Another process migrated while this one waited for the lock.
+        return Ok(None);
+    }
+    if from > 0 {
+        before(from)?;
+    }
+    let first = usize::try_from(from).unwrap_or(0);
+    for (index, sql) in SCRIPTS.iter().enumerate().skip(first) {
+        tx.execute_batch(sql)
+            .map_err(|e| AppError::internal(format!("migration {} failed: {e}", index + 1)))?;
+        let violation: Option<String> = {
+            let mut check = tx.prepare("PRAGMA foreign_key_check")?;
+            let mut rows = check.query([])?;
+            match rows.next()? {
+                Some(row) => Some(row.get(0)?),
+                None => None,
+            }
+        };
+        if let Some(table) = violation {
+            return Err(AppError::internal(format!(
+                "migration {} left a broken reference in {table}",
+                index + 1
+            )));
+        }
+    }
+    tx.pragma_update(None, "user_version", latest)?;
+    tx.commit()?;
+    tracing::info!("store migrated from schema {from} to {latest}");
+    Ok(Some(from))
+}
+
+/// `true` when `version` is current; an error when it is newer than this
+/// build knows (a store written by a later Colmena).
+fn check_known(version: i64, latest: i64) -> Result<bool> {
+    if version > latest {
+        return Err(AppError::precondition(format!(
+            "the store is at schema {version}, newer than this Colmena knows ({latest}); \
+             update Colmena or restore a backup"
+        )));
+    }
+    Ok(version == latest)
 }
 
 #[cfg(test)]
@@ -98,6 +199,103 @@ mod tests {
         migrations().to_latest(&mut conn).unwrap();
         migrations().to_latest(&mut conn).unwrap();
         let version = schema_version(&conn).unwrap();
-        assert_eq!(version, 8);
+        assert_eq!(version, latest_version());
+    }
+
+    fn schema_of(conn: &Connection) -> Vec<(String, String)> {
+        let mut stmt = conn
+            .prepare("SELECT name, coalesce(sql, '') FROM sqlite_schema ORDER BY name")
+            .unwrap();
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap()
+    }
+
+    #[test]
+    fn applying_here_builds_the_schema_rusqlite_migration_builds() {
+        let mut ours = Connection::open_in_memory().unwrap();
+        let from = apply_pending(&mut ours, |_| panic!("no backup of an empty store")).unwrap();
+        assert_eq!(from, Some(0));
+        let mut theirs = Connection::open_in_memory().unwrap();
+        migrations().to_latest(&mut theirs).unwrap();
+        assert_eq!(schema_of(&ours), schema_of(&theirs));
+        assert_eq!(schema_version(&ours).unwrap(), latest_version());
+        assert_eq!(apply_pending(&mut ours, |_| Ok(())).unwrap(), None);
+    }
+
+    #[test]
+    fn the_backup_hook_runs_once_with_the_old_version_and_its_failure_changes_nothing() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrations().to_version(&mut conn, 1).unwrap();
+        let err = apply_pending(&mut conn, |from| {
+            assert_eq!(from, 1);
+            Err(AppError::internal("disk full"))
+        })
+        .unwrap_err();
+        assert_eq!(err.message, "disk full");
+        assert_eq!(schema_version(&conn).unwrap(), 1, "nothing was migrated");
+        let mut seen = Vec::new();
+        apply_pending(&mut conn, |from| {
+            seen.push(from);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen, vec![1]);
+        assert_eq!(schema_version(&conn).unwrap(), latest_version());
+    }
+
+    #[test]
+    fn a_store_newer_than_this_build_is_refused() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        conn.pragma_update(None, "user_version", latest_version() + 1)
+            .unwrap();
+        let err = apply_pending(&mut conn, |_| Ok(())).unwrap_err();
+        assert_eq!(err.code, crate::error::ErrorCode::Precondition);
+    }
+
+    /// Two connections (two processes, in effect) start together on a store
+    /// at version 1: exactly one migrates, the other finds it done.
+    #[test]
+    fn two_connections_migrating_together_both_succeed_and_one_migrates() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("race.db");
+        {
+            let mut conn = Connection::open(&path).unwrap();
+            conn.pragma_update(None, "journal_mode", "WAL").unwrap();
+            migrations().to_version(&mut conn, 1).unwrap();
+        }
+        for _ in 0..5 {
+            let barrier = std::sync::Arc::new(std::sync::Barrier::new(2));
+            let handles: Vec<_> = (0..2)
+                .map(|_| {
+                    let (path, barrier) = (path.clone(), barrier.clone());
+                    std::thread::spawn(move || {
+                        let mut conn = Connection::open(&path).unwrap();
+                        conn.busy_timeout(Duration::from_secs(10)).unwrap();
+                        barrier.wait();
+                        apply_pending(&mut conn, |_| {
+                            // A slow backup widens the window.
+                            std::thread::sleep(Duration::from_millis(50));
+                            Ok(())
+                        })
+                    })
+                })
+                .collect();
+            let outcomes: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+            let migrated = outcomes.iter().filter(|o| matches!(o, Ok(Some(_)))).count();
+            assert!(outcomes.iter().all(Result::is_ok), "{outcomes:?}");
+            assert_eq!(migrated, 1, "{outcomes:?}");
+            let conn = Connection::open(&path).unwrap();
+            assert_eq!(schema_version(&conn).unwrap(), latest_version());
+            // Back to version 1 for the next round: a fresh file.
+            drop(conn);
+            for suffix in ["", "-wal", "-shm"] {
+                let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+            }
+            let mut conn = Connection::open(&path).unwrap();
+            conn.pragma_update(None, "journal_mode", "WAL").unwrap();
+            migrations().to_version(&mut conn, 1).unwrap();
+        }
     }
 }

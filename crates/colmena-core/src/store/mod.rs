@@ -18,7 +18,14 @@
 //! `busy_timeout` makes the two take turns instead of failing. The writer
 //! thread notices such commits (SQLite's `data_version` moves only for other
 //! connections' commits) and announces them, so open views can refresh.
+//!
+//! Opening an existing store whose schema is behind first writes a backup
+//! next to it ([`backup`]), then migrates under the write lock (see
+//! [`migrations`]), so two processes starting together both come up. Every
+//! open store holds a shared lock that `colmena restore` checks ([`holders`]).
 
+pub mod backup;
+pub mod holders;
 pub mod meta;
 mod migrations;
 
@@ -31,12 +38,12 @@ use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 
 use crate::error::{AppError, Result};
 
-pub use migrations::{migrations, schema_version};
+pub use migrations::{latest_version, migrations, schema_version};
 
 /// Name of the SQLite file inside the data dir.
 pub const DB_FILE: &str = "colmena.db";
 
-const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// How often the writer looks for commits made by other processes.
 const EXTERNAL_CHECK: Duration = Duration::from_millis(750);
 const MAX_IDLE_READERS: usize = 4;
@@ -64,6 +71,8 @@ pub struct Store {
 
 struct Inner {
     path: PathBuf,
+    /// Says "this store is open" to `colmena restore` until the last handle goes.
+    _holder: std::fs::File,
     writer: Mutex<mpsc::Sender<Job>>,
     idle_readers: Mutex<Vec<Connection>>,
     external: tokio::sync::broadcast::Sender<()>,
@@ -71,13 +80,17 @@ struct Inner {
 
 impl Store {
     /// Opens (creating if needed) the store file at `path`, applies pending
-    /// migrations and starts the writer thread.
+    /// migrations (backing up an existing store first) and starts the writer
+    /// thread.
     pub fn open(path: &Path) -> Result<Store> {
+        let holder = holders::shared(path)?;
         create_private_file(path)?;
         let mut conn = Connection::open(path)?;
         configure(&conn)?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
-        migrations().to_latest(&mut conn)?;
+        migrations::apply_pending(&mut conn, |from| {
+            backup::before_migration(path, from).map(|_| ())
+        })?;
 
         let (sender, receiver) = mpsc::channel::<Job>();
         let (external, _) = tokio::sync::broadcast::channel(16);
@@ -90,6 +103,7 @@ impl Store {
         Ok(Store {
             inner: Arc::new(Inner {
                 path: path.to_owned(),
+                _holder: holder,
                 writer: Mutex::new(sender),
                 idle_readers: Mutex::new(Vec::new()),
                 external,

@@ -123,6 +123,7 @@ async fn execute(
         sink,
         delegates,
         author: None,
+        attended: true,
     };
     drive(ctx, run, None, base, move |rc| async move {
         match swarm.strategy {

@@ -58,6 +58,20 @@ pub async fn agent(ctx: &Ctx, name: &str, prompt: &str, tools: &[&str]) -> Agent
     .id
 }
 
+/// An agent whose every tool class is allowed, local network included: for
+/// tests of what the tools do, not of the permission gate.
+pub async fn trusted_agent(ctx: &Ctx, name: &str, prompt: &str, tools: &[&str]) -> AgentId {
+    let id = agent(ctx, name, prompt, tools).await;
+    let everything = colmena_core::permissions::Permissions {
+        local_network: true,
+        ..colmena_core::permissions::Permissions::allow_all()
+    };
+    colmena_core::permissions::set_agent_permissions(ctx, &id, everything)
+        .await
+        .unwrap();
+    id
+}
+
 pub fn when_system(text: &str) -> Matcher {
     Matcher {
         system_contains: Some(text.into()),

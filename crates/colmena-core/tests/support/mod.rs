@@ -3,6 +3,7 @@
 
 #![allow(dead_code, clippy::unwrap_used)]
 
+pub mod bus;
 pub mod hive;
 
 use std::path::Path;

@@ -1,6 +1,7 @@
 use clap::Subcommand;
 use colmena_core::agents::{self, Agent, AgentUpdate, NewAgent};
 use colmena_core::ids::{AgentId, ModelId};
+use colmena_core::permissions::{self, Risk, Rule};
 use colmena_core::{Ctx, Result, prompt};
 
 use colmena_core::runtime::agent::{AgentRunOptions, run_agent};
@@ -86,6 +87,24 @@ pub enum AgentCommand {
     Remove {
         id: String,
     },
+    /// Show or change what the permission gate does with each class of the
+    /// agent's tools (allow, ask, deny).
+    Permissions {
+        id: String,
+        #[arg(long, value_enum)]
+        read: Option<RuleArg>,
+        #[arg(long, value_enum)]
+        write: Option<RuleArg>,
+        #[arg(long, value_enum)]
+        run: Option<RuleArg>,
+        #[arg(long, value_enum)]
+        network: Option<RuleArg>,
+        #[arg(long, value_enum)]
+        send: Option<RuleArg>,
+        /// Let network tools reach loopback and private addresses.
+        #[arg(long)]
+        local_network: Option<bool>,
+    },
     /// Run an agent once on an input; its steps stream to stdout.
     Run {
         id: String,
@@ -98,8 +117,61 @@ pub enum AgentCommand {
     },
 }
 
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum RuleArg {
+    Allow,
+    Ask,
+    Deny,
+}
+
+impl From<RuleArg> for Rule {
+    fn from(value: RuleArg) -> Rule {
+        match value {
+            RuleArg::Allow => Rule::Allow,
+            RuleArg::Ask => Rule::Ask,
+            RuleArg::Deny => Rule::Deny,
+        }
+    }
+}
+
 pub async fn run(ctx: &Ctx, out: &Output, command: AgentCommand) -> Result<()> {
     match command {
+        AgentCommand::Permissions {
+            id,
+            read,
+            write,
+            run,
+            network,
+            send,
+            local_network,
+        } => {
+            let id = AgentId(id);
+            let mut rules = permissions::agent_permissions(ctx, &id).await?;
+            let changes = [
+                (&mut rules.read, read),
+                (&mut rules.write, write),
+                (&mut rules.run, run),
+                (&mut rules.network, network),
+                (&mut rules.send, send),
+            ];
+            let mut changed = local_network.is_some();
+            for (rule, given) in changes {
+                if let Some(given) = given {
+                    *rule = given.into();
+                    changed = true;
+                }
+            }
+            rules.local_network = local_network.unwrap_or(rules.local_network);
+            if changed {
+                rules = permissions::set_agent_permissions(ctx, &id, rules).await?;
+            }
+            out.emit(&rules, |p| {
+                for risk in Risk::ALL {
+                    println!("{:<8} {}", risk.as_str(), p.rule(risk).as_str());
+                }
+                println!("local network: {}", yes_no(p.local_network));
+            });
+        }
         AgentCommand::Run {
             id,
             input,

@@ -1,6 +1,7 @@
 use clap::Subcommand;
 use colmena_core::inbox::{self, Author, AuthorKind, AuthorUpdate, NewAuthor};
-use colmena_core::{Ctx, Result};
+use colmena_core::permissions::Risk;
+use colmena_core::{AppError, Ctx, Result};
 
 use super::output::{Output, table};
 
@@ -28,6 +29,10 @@ pub enum AuthorCommand {
         agent: Option<String>,
         #[arg(long, value_name = "MINUTES")]
         wake_every: Option<u32>,
+        /// What its wake-ups may do with nobody watching where the agent
+        /// asks: write, run, network, send (comma-separated; "" for none).
+        #[arg(long, value_delimiter = ',', num_args = 0..)]
+        unattended: Option<Vec<String>>,
     },
     /// A new token (printed once); the old one stops working.
     RotateToken { id: String },
@@ -35,6 +40,22 @@ pub enum AuthorCommand {
     Remove { id: String },
     /// Wake a role now and wait for it to finish.
     Wake { id: String },
+}
+
+fn risks(list: &[String]) -> Result<Vec<Risk>> {
+    list.iter()
+        .map(|r| r.trim())
+        .filter(|r| !r.is_empty())
+        .map(|r| {
+            Risk::parse(r).ok_or_else(|| {
+                AppError::invalid_field(
+                    "unattended",
+                    "unknown_risk",
+                    format!("'{r}' is not a class: use write, run, network or send"),
+                )
+            })
+        })
+        .collect()
 }
 
 fn when(at: Option<chrono::DateTime<chrono::Utc>>) -> String {
@@ -87,6 +108,7 @@ pub async fn run(ctx: &Ctx, out: &Output, command: AuthorCommand) -> Result<()> 
                 name,
                 agent_id: agent,
                 wake_interval_minutes: wake_every,
+                unattended: None,
             };
             let created = inbox::authors::create(ctx, input).await?;
             out.emit(&created, |c| {
@@ -110,10 +132,12 @@ pub async fn run(ctx: &Ctx, out: &Output, command: AuthorCommand) -> Result<()> 
             id,
             agent,
             wake_every,
+            unattended,
         } => {
             let input = AuthorUpdate {
                 agent_id: agent,
                 wake_interval_minutes: wake_every,
+                unattended: unattended.map(|list| risks(&list)).transpose()?,
             };
             let author = inbox::authors::update(ctx, &id, input).await?;
             out.emit(&author, |a| print_table(std::slice::from_ref(a)));

@@ -2,7 +2,9 @@
 //! and prints its result; no rule lives here.
 
 mod agent;
+mod approval;
 mod author;
+mod backup;
 mod canvas;
 mod chat;
 mod conversation;
@@ -102,12 +104,20 @@ pub enum Command {
     /// Runs of agents and swarms: history, resume, cancel.
     #[command(subcommand)]
     Runs(runs::RunsCommand),
+    /// Tool calls waiting for a person: list, allow, deny.
+    #[command(subcommand)]
+    Approval(approval::ApprovalCommand),
     /// Bus authors: roles and people, their tokens and wake-ups.
     #[command(subcommand)]
     Author(author::AuthorCommand),
     /// Bus messages: send, read an inbox, sent, delete.
     #[command(subcommand)]
     Message(message::MessageCommand),
+    /// Write a consistent copy of the store, while it is in use.
+    Backup(backup::BackupArgs),
+    /// Replace the store with a backup (Colmena and `colmena serve` closed);
+    /// the replaced store is kept in the backups folder.
+    Restore(backup::RestoreArgs),
     /// Serve the bus over HTTP headless, waking roles, until SIGTERM.
     Serve(serve::ServeArgs),
     /// Canvases: items, variants, rounds, exports, presets, sources.
@@ -121,9 +131,17 @@ pub enum Command {
 }
 
 pub async fn run(cli: Cli) -> Result<()> {
-    let ctx = Ctx::open(OpenOptions::from_env(cli.data_dir.as_deref())?).await?;
+    let options = OpenOptions::from_env(cli.data_dir.as_deref())?;
     let out = output::Output { json: cli.json };
-    match cli.command {
+    // These work on the store file, without opening the workspace.
+    let command = match cli.command {
+        Command::Backup(args) => return backup::backup(&options, &out, args),
+        Command::Restore(args) => return backup::restore(options, &out, args).await,
+        command => command,
+    };
+    let ctx = Ctx::open(options).await?;
+    match command {
+        Command::Backup(_) | Command::Restore(_) => Ok(()),
         Command::Doctor => doctor::run(&ctx, &out).await,
         Command::Provider(command) => provider::run(&ctx, &out, command).await,
         Command::Model(command) => model::run(&ctx, &out, command).await,
@@ -179,6 +197,7 @@ pub async fn run(cli: Cli) -> Result<()> {
         Command::Chat(args) => chat::run(&ctx, &out, args).await,
         Command::Conversation(command) => conversation::run(&ctx, &out, command).await,
         Command::Runs(command) => runs::run(&ctx, &out, command).await,
+        Command::Approval(command) => approval::run(&ctx, &out, command).await,
         Command::Author(command) => author::run(&ctx, &out, command).await,
         Command::Message(command) => message::run(&ctx, &out, command).await,
         Command::Serve(args) => serve::run(&ctx, &out, args).await,

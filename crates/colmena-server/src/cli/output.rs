@@ -82,6 +82,8 @@ pub fn exit_status(code: ErrorCode) -> u8 {
         ErrorCode::Precondition => 8,
         ErrorCode::Upstream => 9,
         ErrorCode::Cancelled => 10,
+        ErrorCode::RateLimited => 11,
+        ErrorCode::Busy => 12,
     }
 }
 

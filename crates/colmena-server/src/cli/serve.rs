@@ -1,11 +1,20 @@
 //! `colmena serve`: the bus headless (SPEC X1) — the HTTP API, the wake-up
 //! scheduler and the drop folders — until SIGTERM or Ctrl-C.
+//!
+//! Safe by default: loopback only unless `--allow-remote`; then only the
+//! `Host` names given with `--allowed-host` (and the address bound, when it
+//! is a specific one) are answered besides the loopback ones, and without
+//! `--tls-cert`/`--tls-key` a warning says tokens cross the network in
+//! clear. The limits (timeouts, connections, per-token rate) have flags
+//! for operators and load tests; the defaults are `http::ServerConfig`'s.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::Args;
 use colmena_core::{AppError, Ctx, Result};
-use colmena_server::http;
+use colmena_server::http::{self, ServerConfig, Tls};
 use tokio_util::sync::CancellationToken;
 
 use super::output::Output;
@@ -18,9 +27,63 @@ pub struct ServeArgs {
     /// Listen on an address other machines can reach.
     #[arg(long)]
     allow_remote: bool,
+    /// A host name (or address) clients use to reach this server, accepted
+    /// in `Host` and `Origin` besides the loopback names. Repeatable.
+    #[arg(long = "allowed-host", value_name = "NAME", requires = "allow_remote")]
+    allowed_hosts: Vec<String>,
+    /// Serve HTTPS with this PEM certificate chain (with --tls-key).
+    #[arg(long, value_name = "PEM", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The PEM private key of --tls-cert.
+    #[arg(long, value_name = "PEM", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// Seconds a client has to send a request's head (and a connection may
+    /// sit idle).
+    #[arg(long, default_value_t = 10, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=3600))]
+    header_timeout: u64,
+    /// Seconds from a request's head to its answer, body read included.
+    #[arg(long, default_value_t = 120, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=86400))]
+    request_timeout: u64,
+    /// Connections open at once; more wait.
+    #[arg(long, default_value_t = 512, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=65536))]
+    max_connections: u64,
+    /// Requests handled at once; more are answered 503 busy.
+    #[arg(long, default_value_t = 256, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=65536))]
+    max_in_flight: u64,
+    /// Requests per second each token may make, sustained (0: no limit).
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    rate_limit: u32,
+    /// Requests a token may make in a burst above --rate-limit.
+    #[arg(long, default_value_t = 100, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    rate_burst: u32,
     /// Do not wake roles here (another process does).
     #[arg(long)]
     no_scheduler: bool,
+}
+
+impl ServeArgs {
+    fn config(&self, bound: SocketAddr) -> Result<ServerConfig> {
+        let tls = match (&self.tls_cert, &self.tls_key) {
+            (Some(cert), Some(key)) => Some(Tls::load(cert, key)?),
+            _ => None,
+        };
+        let mut allowed_hosts = self.allowed_hosts.clone();
+        // An address literal cannot be rebound by DNS: the address bound on
+        // purpose is a name clients may use.
+        if !bound.ip().is_loopback() && !bound.ip().is_unspecified() {
+            allowed_hosts.push(bound.ip().to_string());
+        }
+        Ok(ServerConfig {
+            header_timeout: Duration::from_secs(self.header_timeout),
+            request_timeout: Duration::from_secs(self.request_timeout),
+            max_connections: usize::try_from(self.max_connections).unwrap_or(usize::MAX),
+            max_in_flight: usize::try_from(self.max_in_flight).unwrap_or(usize::MAX),
+            rate_per_second: f64::from(self.rate_limit),
+            rate_burst: self.rate_burst,
+            allowed_hosts,
+            tls,
+        })
+    }
 }
 
 pub async fn run(ctx: &Ctx, out: &Output, args: ServeArgs) -> Result<()> {
@@ -28,6 +91,26 @@ pub async fn run(ctx: &Ctx, out: &Output, args: ServeArgs) -> Result<()> {
     let addr = listener
         .local_addr()
         .map_err(|e| AppError::internal(format!("no local address: {e}")))?;
+    let config = args.config(addr)?;
+    let scheme = if config.tls.is_some() {
+        "https"
+    } else {
+        "http"
+    };
+    if args.allow_remote && !addr.ip().is_loopback() {
+        if config.tls.is_none() {
+            eprintln!(
+                "warning: serving other machines over plain HTTP: tokens and messages cross \
+                 the network in clear. Pass --tls-cert and --tls-key to serve HTTPS."
+            );
+        }
+        if config.allowed_hosts.is_empty() {
+            eprintln!(
+                "warning: only loopback Host names are accepted; pass --allowed-host NAME \
+                 for each name other machines use to reach this server."
+            );
+        }
+    }
     let stop = CancellationToken::new();
     if !args.no_scheduler {
         let (ctx, stop) = (ctx.clone(), stop.clone());
@@ -37,11 +120,11 @@ pub async fn run(ctx: &Ctx, out: &Output, args: ServeArgs) -> Result<()> {
     if out.json {
         println!(
             "{}",
-            serde_json::json!({ "listening": format!("http://{addr}") })
+            serde_json::json!({ "listening": format!("{scheme}://{addr}") })
         );
     } else {
         println!(
-            "colmena bus listening on http://{addr} (data: {})",
+            "colmena bus listening on {scheme}://{addr} (data: {})",
             ctx.data_dir().display()
         );
     }
@@ -50,7 +133,7 @@ pub async fn run(ctx: &Ctx, out: &Output, args: ServeArgs) -> Result<()> {
         wait_for_signal().await;
         signalled.cancel();
     };
-    http::serve(ctx.clone(), listener, shutdown).await?;
+    http::serve_with(ctx.clone(), listener, config, shutdown).await?;
     stop.cancel();
     eprintln!("colmena bus stopped");
     Ok(())

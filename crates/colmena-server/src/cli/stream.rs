@@ -112,10 +112,32 @@ fn human(screen: &mut Screen, out: &mut impl Write, event: &RunEvent) {
             let _ = writeln!(out, "  → {name} {}", shorten(arguments, 100));
         }
         RunEvent::ToolResult {
-            name, ok, output, ..
+            name,
+            ok,
+            denied,
+            output,
+            ..
         } => {
-            let mark = if *ok { "←" } else { "✗" };
+            let mark = match (ok, denied) {
+                (true, _) => "←",
+                (false, true) => "⊘",
+                (false, false) => "✗",
+            };
             let _ = writeln!(out, "  {mark} {name}: {}", shorten(output, 100));
+        }
+        RunEvent::ApprovalRequested { approval, .. } => {
+            line_break(screen, out);
+            let _ = writeln!(
+                out,
+                "  ? {} asks to run {} {} — allow it in the app, or: colmena approval allow {} (or deny)",
+                approval.agent_id,
+                approval.tool,
+                shorten(&approval.arguments, 100),
+                approval.id
+            );
+        }
+        RunEvent::ApprovalDecided { approval, .. } => {
+            let _ = writeln!(out, "  {} {}", approval.tool, approval.status.as_str());
         }
         RunEvent::AgentOutput { .. } => line_break(screen, out),
         RunEvent::Error {

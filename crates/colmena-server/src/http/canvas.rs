@@ -10,7 +10,7 @@
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Extension, Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -19,13 +19,14 @@ use colmena_core::canvas::items::CanvasItem;
 use colmena_core::canvas::sources::Source;
 use colmena_core::canvas::variants::Round;
 use colmena_core::contracts::{self, canvas};
-use colmena_core::{AppError, Ctx};
+use colmena_core::{AppError, Caller, Ctx};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::errors::Failure;
-use super::routes::caller;
 
+/// The routes; every one needs a token (`auth::require_token` is layered
+/// on by the caller).
 pub fn routes() -> Router<Ctx> {
     Router::new()
         .route("/api/sessions/activity", get(activity))
@@ -44,10 +45,9 @@ pub struct ActivityQuery {
 
 async fn activity(
     State(ctx): State<Ctx>,
-    headers: HeaderMap,
+    Extension(me): Extension<Caller>,
     Query(query): Query<ActivityQuery>,
 ) -> Result<Json<Vec<Activity>>, Failure> {
-    let me = caller(&ctx, &headers).await?;
     let limit = query
         .limit
         .map(|l| {
@@ -74,10 +74,11 @@ async fn activity(
 async fn add_item(
     State(ctx): State<Ctx>,
     Path(id): Path<String>,
+    Extension(me): Extension<Caller>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<CanvasItem>), Failure> {
-    let me = caller(&ctx, &headers).await?;
+    super::routes::json_content_type(&headers)?;
     let mut fields = match json_body(body)? {
         Value::Object(fields) => fields,
         _ => {
@@ -97,9 +98,8 @@ async fn add_item(
 async fn regenerate(
     State(ctx): State<Ctx>,
     Path((id, vid)): Path<(String, String)>,
-    headers: HeaderMap,
+    Extension(me): Extension<Caller>,
 ) -> Result<Json<Round>, Failure> {
-    let me = caller(&ctx, &headers).await?;
     let input = canvas::VariantRef {
         session_id: id,
         variant_id: vid,
@@ -110,9 +110,8 @@ async fn regenerate(
 async fn refresh_source(
     State(ctx): State<Ctx>,
     Path(id): Path<String>,
-    headers: HeaderMap,
+    Extension(me): Extension<Caller>,
 ) -> Result<(StatusCode, Json<Source>), Failure> {
-    let me = caller(&ctx, &headers).await?;
     let input = canvas::SourceRefresh { source_id: id };
     let source = canvas::refresh_source(&ctx, &me, input).await?;
     Ok((StatusCode::ACCEPTED, Json(source)))

@@ -1,9 +1,9 @@
-//! The HTTP door (SPEC B3, X1): the REST bus exactly as seed 003 gives it.
+//! The HTTP door (SPEC B3, X1): the REST bus exactly as seed 003 gives it,
+//! the canvas REST routes, and MCP over `/mcp`.
 //!
-//! Each route authenticates the bearer token, calls one core function in
-//! `colmena_core::inbox` and maps its error code to a status; who may do
-//! what is decided in core, from the token's author. Errors are the
-//! boundary type `{code, message, details}` as JSON.
+//! Each route calls one core function and maps its error code to a status;
+//! who may do what is decided in core, from the token's author. Errors are
+//! the boundary type `{code, message, details}` as JSON, always.
 //!
 //! | route | core |
 //! |---|---|
@@ -12,12 +12,26 @@
 //! | `GET /author/{id}/sent` | `messages::sent` |
 //! | `DELETE /message/{id}` | `messages::delete` |
 //! | `GET /openapi.json` | the API described |
+//!
+//! Safe by default (the issue "Safe by default", item 4). Outermost first:
+//! [`listener`] (header timeout, connection cap, TLS), then for every
+//! request [`errors::json_errors`] (JSON error bodies, nothing internal in a
+//! 5xx), a panic caught as a 500, [`guard`] (`Host`, `Origin`, requests in
+//! flight, request timeout), then per route [`auth`] (token, then the
+//! token's rate limit) before any body is read. Limits and defaults are in
+//! [`ServerConfig`].
 
+mod auth;
 mod canvas;
+mod config;
 mod errors;
+mod guard;
+mod listener;
 mod mcp;
 mod openapi;
+mod ratelimit;
 mod routes;
+mod tls;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -28,28 +42,49 @@ use axum::routing::{delete, get, post};
 use colmena_core::{AppError, Ctx, ErrorCode, Result};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
+use tower_http::catch_panic::CatchPanicLayer;
 
+pub use config::ServerConfig;
 pub use openapi::{PATHS as API_PATHS, document as openapi_document};
+pub use tls::Tls;
 
 /// Largest request body read at all (message bodies have their own, smaller
 /// limit in core, with a clear error).
 pub(crate) const MAX_REQUEST_BYTES: usize = 1024 * 1024;
 
-/// The router over `ctx`. `stop` ends the MCP sessions; `loopback_only`
-/// says the server listens on loopback (so `/mcp` checks `Host`).
-pub fn router(ctx: Ctx, stop: CancellationToken, loopback_only: bool) -> Router {
-    Router::new()
-        .merge(mcp::routes(ctx.clone(), stop, loopback_only))
+/// The router over `ctx` with `config`'s limits. `stop` ends the MCP
+/// sessions.
+pub fn router(ctx: Ctx, stop: CancellationToken, config: &ServerConfig) -> Router {
+    let gatekeeper = auth::Gatekeeper::new(
+        ctx.clone(),
+        ratelimit::RateLimiter::new(config.rate_per_second, config.rate_burst),
+    );
+    let bus = Router::new()
         .merge(canvas::routes())
         .route("/author/{id}/message-to/{to_id}", post(routes::send))
         .route("/author/{id}/inbox", get(routes::inbox))
         .route("/author/{id}/sent", get(routes::sent))
         .route("/message/{id}", delete(routes::delete))
+        .route_layer(axum::middleware::from_fn_with_state(
+            gatekeeper.clone(),
+            auth::require_token,
+        ));
+    let guard = guard::Guard::new(
+        &config.allowed_hosts,
+        config.max_in_flight,
+        config.request_timeout,
+    );
+    Router::new()
+        .merge(mcp::routes(gatekeeper, stop))
+        .merge(bus)
         .route("/openapi.json", get(routes::openapi))
         .route("/health", get(routes::health))
         .fallback(routes::unknown_route)
         .layer(DefaultBodyLimit::max(MAX_REQUEST_BYTES))
         .with_state(ctx)
+        .layer(axum::middleware::from_fn_with_state(guard, guard::check))
+        .layer(CatchPanicLayer::new())
+        .layer(axum::middleware::from_fn(errors::json_errors))
 }
 
 /// Binds `addr`; an address other than loopback needs `allow_remote` (the
@@ -78,21 +113,30 @@ pub async fn bind(addr: SocketAddr, allow_remote: bool) -> Result<TcpListener> {
     })
 }
 
-/// Serves until `shutdown` completes; requests in flight are finished first.
+/// Serves with the default limits until `shutdown` completes; requests in
+/// flight are finished first.
 pub async fn serve(
     ctx: Ctx,
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<()> {
-    let loopback_only = listener.local_addr().is_ok_and(|a| a.ip().is_loopback());
+    serve_with(ctx, listener, ServerConfig::default(), shutdown).await
+}
+
+/// Serves with `config`'s limits until `shutdown` completes.
+pub async fn serve_with(
+    ctx: Ctx,
+    listener: TcpListener,
+    config: ServerConfig,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<()> {
     let stop = CancellationToken::new();
     let sessions = stop.clone();
     let shutdown = async move {
         shutdown.await;
         sessions.cancel();
     };
-    axum::serve(listener, router(ctx, stop, loopback_only))
-        .with_graceful_shutdown(shutdown)
-        .await
-        .map_err(|e| AppError::internal(format!("the HTTP server stopped: {e}")))
+    let app = router(ctx, stop, &config);
+    listener::run(listener, app, &config, shutdown).await;
+    Ok(())
 }

@@ -1,14 +1,15 @@
-//! The handlers: parse, authenticate, call core in one line, answer.
+//! The handlers: parse, call core in one line, answer. The caller was
+//! authenticated (and rate-limited) by `auth::require_token` before the
+//! handler runs, so nothing here reads a body for an unknown client.
 
 use std::collections::HashMap;
 
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{Extension, Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use colmena_core::canvas::Client;
 use colmena_core::inbox::{
     self, Caller, InboxQuery, Message, MessageReceipt, SendMessage, SentQuery,
 };
@@ -16,29 +17,6 @@ use colmena_core::{AppError, Ctx, ErrorCode};
 use serde_json::json;
 
 use super::errors::Failure;
-
-/// The bearer token of a request, or 401.
-pub(super) fn bearer(headers: &HeaderMap) -> Result<&str, Failure> {
-    headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| {
-            v.strip_prefix("Bearer ")
-                .or_else(|| v.strip_prefix("bearer "))
-        })
-        .ok_or_else(|| {
-            Failure::from(AppError::new(
-                ErrorCode::Unauthorized,
-                "an Authorization: Bearer <token> header is required",
-            ))
-        })
-}
-
-/// The author whose token the request carries, or 401.
-pub(super) async fn caller(ctx: &Ctx, headers: &HeaderMap) -> Result<Caller, Failure> {
-    let token = bearer(headers)?;
-    Ok(Caller::from_token(ctx, token, Client::Http).await?)
-}
 
 /// The query string as pairs; a key given twice is a 400.
 fn query_pairs(raw: Option<String>) -> Result<HashMap<String, String>, Failure> {
@@ -83,13 +61,52 @@ fn limit(pairs: &HashMap<String, String>) -> Result<Option<u32>, Failure> {
         .transpose()
 }
 
+/// A JSON body's `Content-Type`: JSON (`application/json`, `…+json`), none,
+/// or the form type `curl -d` sends by default (the README's examples);
+/// anything else is 415.
+pub(super) fn json_content_type(headers: &HeaderMap) -> Result<(), Failure> {
+    let Some(value) = headers.get(header::CONTENT_TYPE) else {
+        return Ok(());
+    };
+    let essence = value
+        .to_str()
+        .ok()
+        .and_then(|v| v.split(';').next())
+        .map(|v| v.trim().to_ascii_lowercase())
+        .unwrap_or_default();
+    if essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
+        || essence == "application/x-www-form-urlencoded"
+    {
+        return Ok(());
+    }
+    Err(Failure::with_status(
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        AppError::invalid_field(
+            "contentType",
+            "unsupported_media_type",
+            "the body must be JSON (Content-Type: application/json)",
+        ),
+    ))
+}
+
+/// A message as the REST route takes it: exactly these fields.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SendBody {
+    body: String,
+    #[serde(default)]
+    priority: Option<String>,
+}
+
 pub async fn send(
     State(ctx): State<Ctx>,
     Path((id, to_id)): Path<(String, String)>,
+    Extension(caller): Extension<Caller>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<MessageReceipt>), Failure> {
-    let caller = caller(&ctx, &headers).await?;
+    json_content_type(&headers)?;
     let body = body.map_err(|e| {
         let error = AppError::invalid_field(
             "body",
@@ -98,7 +115,7 @@ pub async fn send(
         );
         Failure::with_status(e.status(), error)
     })?;
-    let message: SendMessage = serde_json::from_slice(&body).map_err(|e| {
+    let message: SendBody = serde_json::from_slice(&body).map_err(|e| {
         if e.is_data() {
             Failure::from(AppError::invalid_field(
                 "body",
@@ -115,6 +132,10 @@ pub async fn send(
             )
         }
     })?;
+    let message = SendMessage {
+        body: message.body,
+        priority: message.priority,
+    };
     let sent = inbox::messages::send(&ctx, &caller, &id, &to_id, message).await?;
     Ok((
         StatusCode::CREATED,
@@ -129,9 +150,8 @@ pub async fn inbox(
     State(ctx): State<Ctx>,
     Path(id): Path<String>,
     RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    Extension(caller): Extension<Caller>,
 ) -> Result<Json<Vec<Message>>, Failure> {
-    let caller = caller(&ctx, &headers).await?;
     let pairs = query_pairs(raw)?;
     let query = InboxQuery {
         since: pairs.get("since").cloned(),
@@ -149,9 +169,8 @@ pub async fn sent(
     State(ctx): State<Ctx>,
     Path(id): Path<String>,
     RawQuery(raw): RawQuery,
-    headers: HeaderMap,
+    Extension(caller): Extension<Caller>,
 ) -> Result<Json<Vec<Message>>, Failure> {
-    let caller = caller(&ctx, &headers).await?;
     let pairs = query_pairs(raw)?;
     let query = SentQuery {
         since: pairs.get("since").cloned(),
@@ -176,9 +195,8 @@ fn query_error(e: AppError) -> Failure {
 pub async fn delete(
     State(ctx): State<Ctx>,
     Path(id): Path<String>,
-    headers: HeaderMap,
+    Extension(caller): Extension<Caller>,
 ) -> Result<StatusCode, Failure> {
-    let caller = caller(&ctx, &headers).await?;
     let me = caller.speaks_as(&ctx).to_owned();
     inbox::messages::delete(&ctx, &caller, &me, &id).await?;
     Ok(StatusCode::NO_CONTENT)

@@ -33,3 +33,30 @@ pub fn ok_json(cmd: &mut Command) -> Value {
     );
     serde_json::from_slice(&out.stdout).expect("json on stdout")
 }
+
+/// A fresh workspace in a temporary data dir, opened in this process
+/// (the in-process server tests).
+pub async fn workspace() -> (tempfile::TempDir, colmena_core::Ctx) {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = colmena_core::Ctx::open(colmena_core::OpenOptions {
+        data_dir: dir.path().to_owned(),
+        secret_backend: colmena_core::secrets::BackendChoice::File,
+    })
+    .await
+    .unwrap();
+    (dir, ctx)
+}
+
+/// A new bus author called `name`: its id and its token.
+pub async fn author(ctx: &colmena_core::Ctx, name: &str) -> (String, String) {
+    let made = colmena_core::inbox::authors::create(
+        ctx,
+        colmena_core::inbox::NewAuthor {
+            name: name.into(),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    (made.author.id, made.token)
+}

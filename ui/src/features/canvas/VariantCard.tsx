@@ -3,7 +3,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { ChevronLeft, ChevronRight, Copy, FileDown, History, Sparkles, Square, Trash2 } from "lucide-react";
 
-import { canvasApi, pickSaveFile, type ApiError, type CanvasDetail, type CanvasEvent, type Exported, type Round, type Variant } from "../../api";
+import { canvasApi, desktopApi, type ApiError, type CanvasDetail, type CanvasEvent, type Exported, type Round, type Variant } from "../../api";
 import { Banner } from "../../components/Banner";
 import { Button, IconButton } from "../../components/Button";
 import { errorText } from "../../app/errorText";
@@ -52,9 +52,12 @@ export function VariantCard({
   const exportTo = useMutation<Exported | null, ApiError, "file" | "clipboard">({
     mutationFn: async (target) => {
       if (target === "file") {
-        const path = await pickSaveFile(t("canvas.exportTitle"), `${canvas.name ?? variant.presetId}.md`);
-        if (!path) return null;
-        return canvasApi.exportVariant({ canvasId: canvas.id, variantId: variant.id, target: "file", path });
+        return desktopApi.exportVariantToFile({
+          canvasId: canvas.id,
+          variantId: variant.id,
+          title: t("canvas.exportTitle"),
+          fileName: `${canvas.name ?? variant.presetId}.md`,
+        });
       }
       const done = await canvasApi.exportVariant({ canvasId: canvas.id, variantId: variant.id, target: "clipboard" });
       await navigator.clipboard?.writeText(done.markdown);

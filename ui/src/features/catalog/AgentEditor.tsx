@@ -4,13 +4,14 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { FileText, Trash2 } from "lucide-react";
 
-import { api, type Agent, type ApiError } from "../../api";
+import { api, type Agent, type ApiError, type Permissions } from "../../api";
 import { Banner } from "../../components/Banner";
 import { Button } from "../../components/Button";
 import { Field } from "../../components/Field";
 import { Switch } from "../../components/Switch";
 import { errorText, fieldErrorText } from "../../app/errorText";
 import { PatternPreview } from "./PatternPreview";
+import { DEFAULT_PERMISSIONS, PermissionsFields } from "./PermissionsFields";
 import { PromptPreviewDialog } from "./PromptPreviewDialog";
 import { catalogKeys, enabledModelsQuery, parsePatterns, skillsQuery } from "./queries";
 
@@ -35,6 +36,7 @@ export function AgentEditor({ agent, onSaved, onDeleted }: AgentEditorProps) {
   const [modelId, setModelId] = useState(agent?.modelId ?? "");
   const [patterns, setPatterns] = useState(agent?.toolPatterns.join(", ") ?? "");
   const [chosenSkills, setChosenSkills] = useState<string[]>(agent?.skills ?? []);
+  const [permissions, setPermissions] = useState<Permissions>(agent?.permissions ?? DEFAULT_PERMISSIONS);
   const [previewing, setPreviewing] = useState(false);
 
   const refresh = () => {
@@ -54,9 +56,10 @@ export function AgentEditor({ agent, onSaved, onDeleted }: AgentEditorProps) {
           clearModel: !modelId,
           tools,
           skills: chosenSkills,
+          permissions,
         });
       }
-      return api.createAgent({ name, description, systemPrompt, modelId: modelId || null, tools, skills: chosenSkills });
+      return api.createAgent({ name, description, systemPrompt, modelId: modelId || null, tools, skills: chosenSkills, permissions });
     },
     onSuccess: (saved) => {
       refresh();
@@ -178,6 +181,7 @@ export function AgentEditor({ agent, onSaved, onDeleted }: AgentEditorProps) {
           </p>
         )}
       </fieldset>
+      <PermissionsFields value={permissions} onChange={setPermissions} />
       <footer className="editor-foot">
         {agent && !agent.persona && (
           <Button variant="ghost" icon={<Trash2 size={15} />} busy={remove.isPending} onClick={() => remove.mutate()} data-testid="delete-agent">

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { BookOpen, FolderOpen, Plus } from "lucide-react";
 
-import { api, pickFolder, type ApiError, type Skill } from "../../api";
+import { api, desktopApi, type ApiError, type Skill } from "../../api";
 import { Banner } from "../../components/Banner";
 import { Button } from "../../components/Button";
 import { ListItem } from "../../components/ListItem";
@@ -20,18 +20,19 @@ export function SkillsPanel() {
   const list = skills.data ?? [];
   const current = selected === "new" ? undefined : list.find((s) => s.id === selected) ?? (selected === null ? list[0] : undefined);
 
-  const importFrom = useMutation<Skill, ApiError, string>({
-    mutationFn: (path) => api.importSkill(path),
-    onSuccess: (skill) => {
-      void client.invalidateQueries({ queryKey: catalogKeys.skills });
-      void client.invalidateQueries({ queryKey: catalogKeys.diskSkills });
-      setSelected(skill.id);
-    },
-  });
-  const chooseFolder = async () => {
-    const path = await pickFolder(t("skills.pickFolder"));
-    if (path) importFrom.mutate(path);
+  const onImported = (skill: Skill | null) => {
+    if (!skill) return;
+    void client.invalidateQueries({ queryKey: catalogKeys.skills });
+    void client.invalidateQueries({ queryKey: catalogKeys.diskSkills });
+    setSelected(skill.id);
   };
+  // A folder listed here is imported by its listed path; any other one is
+  // chosen in the folder picker the backend opens.
+  const importFrom = useMutation<Skill | null, ApiError, string | null>({
+    mutationFn: (path) => (path ? api.importSkill(path) : desktopApi.importSkillFolder(t("skills.pickFolder"))),
+    onSuccess: onImported,
+  });
+  const chooseFolder = () => importFrom.mutate(null);
   const notImported = (disk.data ?? []).filter((d) => !d.imported || d.error);
 
   return (
@@ -41,7 +42,7 @@ export function SkillsPanel() {
           <Button variant="primary" icon={<Plus size={16} />} onClick={() => setSelected("new")} data-testid="new-skill">
             {t("skills.new")}
           </Button>
-          <Button icon={<FolderOpen size={16} />} onClick={() => void chooseFolder()} busy={importFrom.isPending}>
+          <Button icon={<FolderOpen size={16} />} onClick={chooseFolder} busy={importFrom.isPending}>
             {t("skills.import")}
           </Button>
         </div>

@@ -6,7 +6,7 @@ import { useEffect, useRef, useState } from "react";
 import type { FormEvent } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
-import { Archive, Pencil, RotateCcw, Send, Square, Trash2, Wrench, X } from "lucide-react";
+import { Archive, Pencil, RotateCcw, Send, Square, Trash2, X } from "lucide-react";
 
 import { runtimeApi, toApiError, type ApiError, type Conversation } from "../../api";
 import { errorText } from "../../app/errorText";
@@ -15,7 +15,10 @@ import { Button, IconButton } from "../../components/Button";
 import { Markdown } from "../../components/Markdown";
 import { Spinner } from "../../components/Spinner";
 import { historyQuery, runtimeKeys } from "../runs/queries";
+import type { ToolEntry } from "../runs/runState";
+import { ToolEntryView } from "../runs/ToolEntry";
 import { useRun, type RunStarter } from "../runs/useRun";
+import { useWatchRunView } from "../runs/watched";
 
 interface ChatThreadProps {
   conversation: Conversation;
@@ -38,6 +41,7 @@ export function ChatThread({ conversation, names, onGone }: ChatThreadProps) {
   const bottom = useRef<HTMLDivElement>(null);
   const agentLabel = conversation.agentId ? names[conversation.agentId] ?? conversation.agentId : "—";
   const running = run.view.phase === "running";
+  useWatchRunView(run.view);
 
   const refresh = () => {
     void client.invalidateQueries({ queryKey: runtimeKeys.history(conversation.id) });
@@ -48,6 +52,9 @@ export function ChatThread({ conversation, names, onGone }: ChatThreadProps) {
   const answered = run.view.runId !== null && messages.some((m) => m.runId === run.view.runId && m.role === "assistant");
   const streamed = run.view.members.some((m) => m.entries.length > 0);
   const showStream = !answered && (running || (run.view.phase !== "idle" && streamed));
+  // The tools the last run called stay listed above its stored answer.
+  const toolsOfRun: ToolEntry[] = run.view.members.flatMap((m) => m.entries.filter((e): e is ToolEntry => e.kind === "tool"));
+  const answerOfRun = messages.findLast((m) => m.runId === run.view.runId && m.role === "assistant")?.id;
   // The message just sent shows at once, until the history has it.
   const showSending = sending !== null && messages.length <= sending.before;
 
@@ -161,6 +168,13 @@ export function ChatThread({ conversation, names, onGone }: ChatThreadProps) {
         {messages.map((m) => (
           <div key={m.id} className={`message message-${m.role}`} data-testid={`message-${m.role}`}>
             {m.role === "assistant" && <span className="message-who">{m.agentId ? names[m.agentId] ?? m.agentId : agentLabel}</span>}
+            {m.id === answerOfRun && toolsOfRun.length > 0 && (
+              <div className="chat-tools">
+                {toolsOfRun.map((entry) => (
+                  <ToolEntryView key={entry.callId} entry={entry} agentName={agentLabel} />
+                ))}
+              </div>
+            )}
             {m.role === "assistant" ? <Markdown source={m.content} /> : <p>{m.content}</p>}
           </div>
         ))}
@@ -177,10 +191,9 @@ export function ChatThread({ conversation, names, onGone }: ChatThreadProps) {
                 entry.kind === "text" ? (
                   <p key={`${member.agentId}-${i}`} className={running ? "live" : ""}>{entry.text}</p>
                 ) : (
-                  <p key={`${member.agentId}-${i}`} className="tool-chip">
-                    <Wrench size={12} aria-hidden="true" /> <span className="mono">{entry.name}</span>
-                    {entry.ok === undefined ? <Spinner size={10} /> : entry.ok ? null : <span className="tool-failed-mark">{t("runs.toolFailed")}</span>}
-                  </p>
+                  <div key={`${member.agentId}-${i}`} className="chat-tools">
+                    <ToolEntryView entry={entry} agentName={agentLabel} />
+                  </div>
                 ),
               ),
             )}

@@ -4,7 +4,7 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { Copy, KeyRound } from "lucide-react";
 
-import { inboxApi, type ApiError, type Author, type AuthorWithToken } from "../../api";
+import { inboxApi, type ApiError, type Author, type AuthorWithToken, type Risk } from "../../api";
 import { Banner } from "../../components/Banner";
 import { Button } from "../../components/Button";
 import { Dialog } from "../../components/Dialog";
@@ -12,6 +12,9 @@ import { Field } from "../../components/Field";
 import { errorText, fieldErrorText } from "../../app/errorText";
 import { agentsQuery } from "../catalog/queries";
 import { useAgentName } from "../catalog/agentName";
+
+/** What a role's wake-ups may do with nobody watching, where its agent asks. */
+const UNATTENDED: Risk[] = ["write", "run", "network", "send"];
 
 /** A bearer token, shown once: copy it now. */
 export function TokenPanel({ token, onDone }: { token: string; onDone(): void }) {
@@ -49,13 +52,14 @@ export function RoleDialog({ role, onClose, onCreated }: { role?: Author; onClos
   const [name, setName] = useState(role?.name ?? "");
   const [agentId, setAgentId] = useState(role?.agentId ?? "");
   const [every, setEvery] = useState(String(role?.wakeIntervalMinutes ?? 30));
+  const [unattended, setUnattended] = useState<Risk[]>(role?.unattended ?? ["send"]);
   const [created, setCreated] = useState<AuthorWithToken | null>(null);
   const minutes = agentId ? Number.parseInt(every, 10) : null;
   const save = useMutation<Author | AuthorWithToken, ApiError>({
     mutationFn: () =>
       role
-        ? inboxApi.updateAuthor(role.id, { agentId: agentId || null, wakeIntervalMinutes: minutes })
-        : inboxApi.createAuthor({ name, agentId: agentId || null, wakeIntervalMinutes: minutes }),
+        ? inboxApi.updateAuthor(role.id, { agentId: agentId || null, wakeIntervalMinutes: minutes, unattended })
+        : inboxApi.createAuthor({ name, agentId: agentId || null, wakeIntervalMinutes: minutes, unattended }),
     onSuccess: (saved) => {
       if ("token" in saved) {
         setCreated(saved);
@@ -109,6 +113,25 @@ export function RoleDialog({ role, onClose, onCreated }: { role?: Author; onClos
               data-testid="role-every"
             />
           </Field>
+          {agentId && (
+            <fieldset className="field rules-box" data-testid="role-unattended">
+              <legend className="field-label">{t("permissions.unattended.title")}</legend>
+              <p className="field-hint">{t("permissions.unattended.hint")}</p>
+              <div className="check-grid">
+                {UNATTENDED.map((risk) => (
+                  <label key={risk} className="check">
+                    <input
+                      type="checkbox"
+                      checked={unattended.includes(risk)}
+                      onChange={(e) => setUnattended((list) => (e.target.checked ? [...list, risk] : list.filter((r) => r !== risk)))}
+                      data-testid={`unattended-${risk}`}
+                    />
+                    <span>{t(`permissions.risk.${risk}`)}</span>
+                  </label>
+                ))}
+              </div>
+            </fieldset>
+          )}
           {general && <Banner tone="danger">{general}</Banner>}
           <div className="dialog-actions">
             <Button onClick={onClose}>{t("common.cancel")}</Button>

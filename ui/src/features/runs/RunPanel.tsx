@@ -1,5 +1,5 @@
 import { useTranslation } from "react-i18next";
-import { Check, CircleDashed, Crown, Square, TriangleAlert, Wrench } from "lucide-react";
+import { Check, CircleDashed, Crown, Square, TriangleAlert } from "lucide-react";
 
 import type { ApiError } from "../../api";
 import { errorText } from "../../app/errorText";
@@ -8,7 +8,9 @@ import { Banner } from "../../components/Banner";
 import { Button } from "../../components/Button";
 import { Markdown } from "../../components/Markdown";
 import { Spinner } from "../../components/Spinner";
+import { ToolEntryView } from "./ToolEntry";
 import type { Entry, MemberProgress, RunPhase, RunView } from "./runState";
+import { useWatchRunView } from "./watched";
 
 export interface ExpectedMember {
   agentId: string;
@@ -42,6 +44,7 @@ export function RunPanel({ view, refusal, expected = [], names = {}, onCancel, c
   ];
   const error = refusal ?? (view.error ? toApiError(view.error) : null);
   const running = view.phase === "running";
+  useWatchRunView(view);
 
   return (
     <section className="run-panel" aria-live="polite" data-testid="run-panel" data-phase={view.phase}>
@@ -126,7 +129,7 @@ function MemberLane({
       </header>
       <div className="lane-body">
         {member?.entries.map((entry, i) => (
-          <EntryView key={i} entry={entry} live={shownStatus === "working" && i === member.entries.length - 1} />
+          <EntryView key={i} entry={entry} agentName={name} live={shownStatus === "working" && i === member.entries.length - 1} />
         ))}
         {member?.error && <p className="lane-error">{member.error.message}</p>}
         {!member && <p className="muted small">{t("runs.member.notYet")}</p>}
@@ -135,33 +138,9 @@ function MemberLane({
   );
 }
 
-function EntryView({ entry, live }: { entry: Entry; live: boolean }) {
-  const { t } = useTranslation();
+function EntryView({ entry, live, agentName }: { entry: Entry; live: boolean; agentName: string }) {
   if (entry.kind === "text") {
     return <p className={live ? "lane-text live" : "lane-text"}>{entry.text}</p>;
   }
-  const target = delegateTarget(entry.name, entry.arguments);
-  return (
-    <details className={entry.ok === false ? "tool-entry tool-failed" : "tool-entry"} data-testid="tool-entry">
-      <summary>
-        <Wrench size={12} aria-hidden="true" />
-        <span className="mono">{entry.name}</span>
-        {target && <span className="muted">{t("runs.delegatedTo", { agent: target })}</span>}
-        {entry.ok === undefined && <Spinner size={10} />}
-        {entry.ok === false && <span className="tool-failed-mark">{t("runs.toolFailed")}</span>}
-      </summary>
-      <pre className="mono">{entry.arguments}</pre>
-      {entry.output !== undefined && <pre className="mono tool-output">{entry.output}</pre>}
-    </details>
-  );
-}
-
-function delegateTarget(name: string, args: string): string | null {
-  if (name !== "delegate_task") return null;
-  try {
-    const parsed = JSON.parse(args) as { agent_id?: unknown };
-    return typeof parsed.agent_id === "string" ? parsed.agent_id : null;
-  } catch {
-    return null;
-  }
+  return <ToolEntryView entry={entry} agentName={agentName} />;
 }

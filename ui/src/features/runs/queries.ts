@@ -9,7 +9,10 @@ export const runtimeKeys = {
   conversations: ["conversations"] as const,
   history: (id: string) => ["conversations", "history", id] as const,
   defaultModel: ["models", "default"] as const,
+  approvals: ["approvals"] as const,
 };
+
+export const approvalsQuery = queryOptions({ queryKey: runtimeKeys.approvals, queryFn: runtimeApi.pendingApprovals });
 
 export const swarmsQuery = queryOptions({ queryKey: runtimeKeys.swarms, queryFn: runtimeApi.listSwarms });
 export const resumableQuery = queryOptions({ queryKey: runtimeKeys.resumable, queryFn: runtimeApi.resumableRuns });
@@ -33,7 +36,8 @@ export const historyQuery = (id: string) =>
 export function invalidateRuntimeFor(client: QueryClient, change: Change) {
   const keys: Record<string, readonly (readonly string[])[]> = {
     swarms: [runtimeKeys.swarms],
-    runs: [runtimeKeys.runs, runtimeKeys.conversations],
+    runs: [runtimeKeys.runs, runtimeKeys.conversations, runtimeKeys.approvals],
+    approvals: [runtimeKeys.approvals],
     conversations: [runtimeKeys.conversations],
     models: [runtimeKeys.defaultModel],
     agents: [runtimeKeys.swarms],

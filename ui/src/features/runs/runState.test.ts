@@ -18,7 +18,7 @@ describe("a streamed run folded from its events", () => {
       { type: "agent_step", runId: "child", agentId: "investigadora", step: 1 },
       { type: "text_delta", runId: "child", agentId: "investigadora", text: "Facts." },
       { type: "agent_output", runId: "child", agentId: "investigadora", text: "Facts." },
-      { type: "tool_result", runId: "top", agentId: "jefa", callId: "c1", name: "delegate_task", ok: true, output: "Facts." },
+      { type: "tool_result", runId: "top", agentId: "jefa", callId: "c1", name: "delegate_task", ok: true, denied: false, output: "Facts." },
       { type: "agent_step", runId: "top", agentId: "jefa", step: 2 },
       { type: "text_delta", runId: "top", agentId: "jefa", text: "Done." },
     ]);
@@ -31,11 +31,43 @@ describe("a streamed run folded from its events", () => {
     const jefa = view.members[0];
     expect(jefa?.entries).toEqual([
       { kind: "text", text: "I will ask." },
-      { kind: "tool", callId: "c1", name: "delegate_task", arguments: "{}", ok: true, output: "Facts." },
+      { kind: "tool", callId: "c1", name: "delegate_task", arguments: "{}", ok: true, denied: false, output: "Facts." },
       { kind: "text", text: "Done." },
     ]);
     expect(jefa?.step).toBe(2);
     expect(memberText(jefa!)).toBe("I will ask.\n\nDone.");
+  });
+
+  it("a call that waits for the person carries its approval until the gate's answer arrives", () => {
+    const approval = {
+      id: "ap1",
+      runId: "r",
+      agentId: "eng",
+      callId: "c9",
+      tool: "cli_exec",
+      arguments: '{"command":"ls"}',
+      risk: "run",
+      status: "pending",
+      forRun: false,
+      decidedBy: null,
+      createdAt: "2026-12-01T10:00:00Z",
+      decidedAt: null,
+    } as const;
+    const asking = run([
+      { type: "started", runId: "r", kind: "agent", targetId: "eng" },
+      { type: "agent_step", runId: "r", agentId: "eng", step: 1 },
+      { type: "tool_call", runId: "r", agentId: "eng", callId: "c9", name: "cli_exec", arguments: '{"command":"ls"}' },
+      { type: "approval_requested", runId: "r", approval },
+    ]);
+    const waiting = asking.members[0]?.entries[0];
+    expect(waiting).toMatchObject({ kind: "tool", callId: "c9", approval: { status: "pending" } });
+    expect(waiting && "ok" in waiting ? waiting.ok : undefined).toBeUndefined();
+    const denied = [
+      { type: "approval_decided", runId: "r", approval: { ...approval, status: "denied", decidedBy: "me" } },
+      { type: "tool_result", runId: "r", agentId: "eng", callId: "c9", name: "cli_exec", ok: false, denied: true, output: "cli_exec was not run" },
+    ] as const satisfies RunEvent[];
+    const after = denied.reduce(applyRunEvent, asking);
+    expect(after.members[0]?.entries[0]).toMatchObject({ ok: false, denied: true, approval: { status: "denied" } });
   });
 
   it("a new step starts a new paragraph even without a tool call", () => {

@@ -2,7 +2,7 @@
 // working, what each member wrote and which tools it called, and how the
 // run ended. A pure reducer, so the run panel, the chat and the tests share it.
 
-import type { AppError, RunEvent, RunStatus, Usage } from "../../api";
+import type { AppError, Approval, RunEvent, RunStatus, Usage } from "../../api";
 
 export interface TextEntry {
   kind: "text";
@@ -16,7 +16,11 @@ export interface ToolEntry {
   arguments: string;
   /** Absent until the result arrives. */
   ok?: boolean;
+  /** The permission gate refused it: it did not run. */
+  denied?: boolean;
   output?: string;
+  /** The question put to the person, while it waits and after. */
+  approval?: Approval;
 }
 
 export type Entry = TextEntry | ToolEntry;
@@ -106,9 +110,18 @@ export function applyRunEvent(view: RunView, event: RunEvent): RunView {
       return withMember(view, event.agentId, (m) => {
         const at = m.entries.findLastIndex((e) => e.kind === "tool" && e.callId === event.callId);
         if (at < 0) return m;
-        const entries = m.entries.map((e, i) => (i === at ? { ...e, ok: event.ok, output: event.output } : e));
+        const entries = m.entries.map((e, i) => (i === at ? { ...e, ok: event.ok, denied: event.denied, output: event.output } : e));
         return { ...m, entries };
       });
+    case "approval_requested":
+    case "approval_decided": {
+      const { approval } = event;
+      return withMember(view, approval.agentId, (m) => {
+        const at = m.entries.findLastIndex((e) => e.kind === "tool" && e.callId === approval.callId);
+        if (at < 0) return m;
+        return { ...m, entries: m.entries.map((e, i) => (i === at ? { ...e, approval } : e)) };
+      });
+    }
     case "agent_output":
       return withMember(view, event.agentId, (m) => ({ ...m, status: "done", output: event.text }));
     case "error": {

@@ -12,11 +12,12 @@ import { catalogKeys } from "../catalog/queries";
 import { PersonaCard } from "./PersonaCard";
 
 /** The first screen of a new workspace: which specialists to install
- * (SPEC H32). All are offered checked; "start empty" installs none. */
+ * (SPEC H32). All are offered checked except those that run programs
+ * (chosen only on purpose); "start empty" installs none. */
 export function FirstRunScreen({ status }: { status: SetupStatus }) {
   const { t } = useTranslation();
   const client = useQueryClient();
-  const [chosen, setChosen] = useState<string[]>(status.personas.map((p) => p.id));
+  const [chosen, setChosen] = useState<string[]>(status.personas.filter((p) => !p.runsPrograms).map((p) => p.id));
   const settled = useDebounced(chosen, 150);
   const plan = useQuery({ queryKey: ["seed-plan", ...settled], queryFn: () => api.planSeed(settled) });
   const apply = useMutation<SetupStatus, ApiError, string[]>({

@@ -78,7 +78,15 @@ pub(crate) async fn call(
         "web_fetch" => {
             let (max_bytes, timeout) =
                 (args["max_bytes"].as_u64(), args["timeout_seconds"].as_u64());
-            web::fetch(&text(args, "url"), max_bytes, timeout, &rc.cancel).await
+            web::fetch(
+                &text(args, "url"),
+                max_bytes,
+                timeout,
+                // The agent's grant, read fresh: a change applies to the next call.
+                crate::permissions::local_network_allowed(ctx, &agent.id).await?,
+                &rc.cancel,
+            )
+            .await
         }
         "fs_list" | "fs_read" | "fs_write" | "fs_search" | "fs_move" | "fs_delete" => {
             files::call(&files::workspace(ctx, &agent.id)?, name, args)

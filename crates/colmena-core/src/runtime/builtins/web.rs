@@ -1,5 +1,11 @@
 //! `web_fetch`: a page or file over HTTP(S), size- and time-limited, turned
 //! into readable text (scripts, styles and tags removed, entities decoded).
+//!
+//! Every request goes through [`NetGuard`]: the addresses a host resolves
+//! to, and every redirect hop, are checked before anything is connected to,
+//! so text an agent read cannot point it at this computer, the local network
+//! or a cloud metadata service — unless the user allowed that agent local
+//! network access.
 
 use std::time::Duration;
 
@@ -7,24 +13,12 @@ use futures_util::StreamExt;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{AppError, ErrorCode, Result};
+use crate::net_guard::NetGuard;
 
 const DEFAULT_MAX_BYTES: u64 = 1024 * 1024;
 const HARD_MAX_BYTES: u64 = 5 * 1024 * 1024;
 const DEFAULT_TIME_LIMIT: u64 = 20;
 const HARD_TIME_LIMIT: u64 = 60;
-
-fn client(time_limit: Duration) -> Result<reqwest::Client> {
-    reqwest::Client::builder()
-        .user_agent(concat!(
-            "colmena/",
-            env!("CARGO_PKG_VERSION"),
-            " (web_fetch)"
-        ))
-        .timeout(time_limit)
-        .redirect(reqwest::redirect::Policy::limited(5))
-        .build()
-        .map_err(|e| AppError::internal(format!("cannot build the HTTP client: {e}")))
-}
 
 /// `url` parsed, if it is http or https (the only schemes fetched).
 pub(crate) fn http_url(url: &str) -> Result<url::Url> {
@@ -41,7 +35,21 @@ pub(crate) fn http_url(url: &str) -> Result<url::Url> {
     Ok(parsed)
 }
 
+/// The `web_fetch` tool; `allow_local_network` is the agent's grant.
 pub async fn fetch(
+    url: &str,
+    max_bytes: Option<u64>,
+    timeout_seconds: Option<u64>,
+    allow_local_network: bool,
+    cancel: &CancellationToken,
+) -> Result<String> {
+    let guard = NetGuard::system(allow_local_network);
+    fetch_with(&guard, url, max_bytes, timeout_seconds, cancel).await
+}
+
+/// [`fetch`] through a given guard (tests inject resolver and connector).
+pub(crate) async fn fetch_with(
+    guard: &NetGuard,
     url: &str,
     max_bytes: Option<u64>,
     timeout_seconds: Option<u64>,
@@ -57,7 +65,7 @@ pub async fn fetch(
             .clamp(1, HARD_TIME_LIMIT),
     );
     let (status, content_type, body, truncated) =
-        download(&parsed, limit, time_limit, cancel).await?;
+        download(guard, &parsed, limit, time_limit, cancel).await?;
     let text = String::from_utf8_lossy(&body);
     let readable = if content_type.contains("html") || text.trim_start().starts_with('<') {
         html_to_text(&text)
@@ -75,6 +83,7 @@ pub async fn fetch(
 
 /// Downloads at most `limit` bytes of `parsed` within `time_limit`.
 async fn download(
+    guard: &NetGuard,
     parsed: &url::Url,
     limit: u64,
     time_limit: Duration,
@@ -82,11 +91,7 @@ async fn download(
 ) -> Result<(reqwest::StatusCode, String, Vec<u8>, bool)> {
     let url = parsed.as_str();
     let work = async {
-        let response = client(time_limit)?
-            .get(parsed.clone())
-            .send()
-            .await
-            .map_err(|e| AppError::new(ErrorCode::Upstream, format!("cannot fetch {url}: {e}")))?;
+        let response = guard.get(parsed, time_limit).await?;
         let status = response.status();
         let content_type = response
             .headers()
@@ -126,10 +131,15 @@ async fn download(
 
 /// A page or feed's bytes with the default limits (source refreshes); a
 /// status other than success is an error.
+///
+/// Sources are registered by the user, not by agents, so the local network
+/// is allowed (a feed served on this computer or the LAN); metadata,
+/// multicast and the other never-local classes stay refused.
 pub(crate) async fn fetch_raw(url: &str) -> Result<Vec<u8>> {
     let parsed = http_url(url)?;
     let time_limit = Duration::from_secs(DEFAULT_TIME_LIMIT);
     let (status, _, body, _) = download(
+        &NetGuard::system(true),
         &parsed,
         HARD_MAX_BYTES,
         time_limit,
@@ -294,6 +304,27 @@ pub fn html_to_text(html: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn web_fetch_refuses_local_addresses_unless_allowed() {
+        let cancel = CancellationToken::new();
+        let err = fetch("http://127.0.0.1:9/", None, Some(1), false, &cancel)
+            .await
+            .unwrap_err();
+        assert_eq!(err.code, ErrorCode::Forbidden);
+        assert_eq!(
+            err.details.as_ref().map(|d| d["reason"].clone()),
+            Some(serde_json::json!("loopback_address"))
+        );
+        let err = fetch("http://169.254.169.254/", None, Some(1), true, &cancel)
+            .await
+            .unwrap_err();
+        assert_eq!(err.code, ErrorCode::Forbidden, "metadata stays refused");
+        let err = fetch("file:///etc/passwd", None, None, true, &cancel)
+            .await
+            .unwrap_err();
+        assert_eq!(err.code, ErrorCode::Validation);
+    }
 
     #[test]
     fn pages_become_readable_text() {

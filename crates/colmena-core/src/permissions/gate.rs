@@ -1,0 +1,210 @@
+//! The gate every tool call passes, whatever door started the run (chat,
+//! swarm, canvas, a role's wake-up, an outside client).
+
+use super::approvals::{self, ApprovalStatus, Request};
+use super::{Risk, Rule, permissions_in, risk_of, unattended_in};
+use crate::agents::Agent;
+use crate::error::Result;
+use crate::llm::ToolCall;
+use crate::runtime::{RunContext, RunEvent};
+
+/// The longest arguments (characters of the model's JSON) a call that asks
+/// may have: the person sees them whole, or the call is refused — a long
+/// argument could push what matters out of sight.
+pub(crate) const MAX_SHOWN_ARGUMENTS: usize = super::approvals::MAX_ARGUMENTS_CHARS;
+
+/// What happens to one call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    Allow,
+    /// Refused; the text says why, for the model and the run's record.
+    Deny(String),
+    /// A person must decide.
+    Ask(Risk),
+}
+
+/// The gate's decision from the agent's rule, whether someone watches the
+/// run, and what the woken role may do unattended.
+///
+/// With nobody watching, the role's grant is the ceiling: a class other
+/// than reading runs only when the role was allowed it for its wake-ups —
+/// whatever the agent's own rule (set, perhaps, for the person's chats) and
+/// whichever agent the wake-up delegated to. The agent's "deny" always holds.
+pub(crate) fn judge(
+    tool: &str,
+    agent: &str,
+    rule: Rule,
+    attended: bool,
+    role: Option<(&str, &[Risk])>,
+) -> Verdict {
+    let risk = risk_of(tool);
+    match rule {
+        Rule::Deny => Verdict::Deny(format!(
+            "{tool} was not run: agent '{agent}' is not allowed to use tools that {}. \
+             A person can change that in the agent's permissions.",
+            risk.described()
+        )),
+        Rule::Allow if attended || risk == Risk::Read => Verdict::Allow,
+        Rule::Ask if attended => Verdict::Ask(risk),
+        Rule::Allow | Rule::Ask => match role {
+            Some((_, allowed)) if allowed.contains(&risk) => Verdict::Allow,
+            Some((role, _)) => Verdict::Deny(format!(
+                "{tool} was not run: this is an unattended wake-up of role '{role}', which may not \
+                 use tools that {} with nobody watching, and nobody is there to ask. A person can \
+                 allow this for the role's wake-ups in the Inbox.",
+                risk.described()
+            )),
+            None => Verdict::Deny(format!(
+                "{tool} was not run: nobody watches this run, and agent '{agent}' may not use \
+                 tools that {} unattended.",
+                risk.described()
+            )),
+        },
+    }
+}
+
+/// The verdict for `call` in this run, read fresh from the store (a rule
+/// changed mid-run applies to the next call).
+pub(crate) async fn check(rc: &RunContext, agent: &Agent, tool: &str) -> Result<Verdict> {
+    let (agent_id, author, run_id, tool_name) = (
+        agent.id.to_string(),
+        rc.wake_role.clone(),
+        rc.run_id.clone(),
+        tool.to_owned(),
+    );
+    let attended = rc.attended;
+    rc.ctx
+        .store()
+        .read(move |conn| {
+            let rule = permissions_in(conn, &agent_id)?.rule(risk_of(&tool_name));
+            if rule == Rule::Ask
+                && approvals::allowed_for_run(conn, &run_id, &agent_id, &tool_name)?
+            {
+                return Ok(Verdict::Allow);
+            }
+            let unattended = match &author {
+                Some(role) => unattended_in(conn, role)?,
+                None => Vec::new(),
+            };
+            let role = author.as_deref().map(|r| (r, unattended.as_slice()));
+            Ok(judge(&tool_name, &agent_id, rule, attended, role))
+        })
+        .await
+}
+
+/// Asks a person and waits for the answer: true when allowed.
+pub(crate) async fn ask(
+    rc: &RunContext,
+    agent: &Agent,
+    step: u32,
+    call: &ToolCall,
+    risk: Risk,
+) -> Result<bool> {
+    let approval = approvals::request(
+        &rc.ctx,
+        Request {
+            run_id: &rc.run_id,
+            agent_id: agent.id.as_str(),
+            step,
+            call_id: &call.id,
+            tool: &call.name,
+            arguments: &call.arguments,
+            risk,
+        },
+    )
+    .await?;
+    if approval.status == ApprovalStatus::Pending {
+        rc.emit(RunEvent::ApprovalRequested {
+            run_id: rc.run_id.clone(),
+            approval: approval.clone(),
+        });
+    }
+    let decided = approvals::wait(&rc.ctx, &approval.id, &rc.cancel).await?;
+    rc.emit(RunEvent::ApprovalDecided {
+        run_id: rc.run_id.clone(),
+        approval: decided.clone(),
+    });
+    Ok(decided.status == ApprovalStatus::Allowed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attended_runs_ask_and_unattended_ones_are_refused_unless_the_role_allows_the_class() {
+        assert_eq!(
+            judge("cli_exec", "eng", Rule::Ask, true, None),
+            Verdict::Ask(Risk::Run)
+        );
+        let refused = judge(
+            "cli_exec",
+            "eng",
+            Rule::Ask,
+            false,
+            Some(("dev", &[Risk::Send])),
+        );
+        assert!(
+            matches!(&refused, Verdict::Deny(why) if why.contains("unattended") && why.contains("dev")),
+            "{refused:?}"
+        );
+        assert_eq!(
+            judge(
+                "send_message",
+                "eng",
+                Rule::Ask,
+                false,
+                Some(("dev", &[Risk::Send]))
+            ),
+            Verdict::Allow
+        );
+        assert!(matches!(
+            judge("cli_exec", "eng", Rule::Ask, false, None),
+            Verdict::Deny(_)
+        ));
+    }
+
+    #[test]
+    fn unattended_the_roles_grant_bounds_even_an_agent_that_allows() {
+        assert_eq!(
+            judge("fs_write", "a", Rule::Allow, true, None),
+            Verdict::Allow
+        );
+        // Allowed for the person's chats is not allowed with nobody watching.
+        assert!(matches!(
+            judge("cli_exec", "a", Rule::Allow, false, Some(("r", &[Risk::Send]))),
+            Verdict::Deny(why) if why.contains("unattended")
+        ));
+        assert!(matches!(
+            judge("cli_exec", "a", Rule::Allow, false, None),
+            Verdict::Deny(_)
+        ));
+        assert_eq!(
+            judge(
+                "cli_exec",
+                "a",
+                Rule::Allow,
+                false,
+                Some(("r", &[Risk::Run]))
+            ),
+            Verdict::Allow
+        );
+        // Reading needs no grant; "deny" holds whoever watches.
+        assert_eq!(
+            judge("fs_read", "a", Rule::Allow, false, None),
+            Verdict::Allow
+        );
+        for attended in [true, false] {
+            assert!(matches!(
+                judge(
+                    "fs_write",
+                    "a",
+                    Rule::Deny,
+                    attended,
+                    Some(("r", &[Risk::Write]))
+                ),
+                Verdict::Deny(_)
+            ));
+        }
+    }
+}

@@ -1,0 +1,209 @@
+//! The permission gate (issue "Safe by default"): before a tool runs, the
+//! gate decides whether it may, from the tool's risk class and the agent's
+//! rule for that class.
+//!
+//! Why classes and not tools: a person can answer "may this agent write
+//! files?" once; "may it call `fs_move`?" for forty tools they cannot. Why
+//! "ask": text an agent reads (a message, a page, another agent's answer)
+//! can talk it into calling anything it has, so what writes, runs, reaches
+//! the network or sends is shown to a person before it happens. Runs nobody
+//! watches (role wake-ups, later cron) never wait for a person: where the
+//! rule says "ask" they are refused, unless the user allowed that class for
+//! that role's wake-ups.
+
+pub mod approvals;
+pub(crate) mod gate;
+mod store;
+
+use serde::{Deserialize, Serialize};
+
+pub use store::{agent_permissions, role_unattended, set_agent_permissions, set_role_unattended};
+pub(crate) use store::{
+    local_network_allowed, permissions_in, unattended_in, write_permissions, write_unattended,
+};
+
+/// What a tool can do to the world outside Colmena's own store.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, specta::Type,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Risk {
+    /// Reads, or changes only Colmena's own records (memories, artifacts,
+    /// notices to the person): nothing outside.
+    Read,
+    /// Writes, moves or deletes files, or commits.
+    Write,
+    /// Runs programs.
+    Run,
+    /// Reaches the network.
+    Network,
+    /// Sends messages to others.
+    Send,
+}
+
+impl Risk {
+    pub const ALL: [Risk; 5] = [
+        Risk::Read,
+        Risk::Write,
+        Risk::Run,
+        Risk::Network,
+        Risk::Send,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Risk::Read => "read",
+            Risk::Write => "write",
+            Risk::Run => "run",
+            Risk::Network => "network",
+            Risk::Send => "send",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Risk> {
+        Risk::ALL.into_iter().find(|r| r.as_str() == text)
+    }
+
+    /// What the class means, as a person reads it in a refusal.
+    pub fn described(self) -> &'static str {
+        match self {
+            Risk::Read => "reads",
+            Risk::Write => "writes files",
+            Risk::Run => "runs programs",
+            Risk::Network => "reaches the network",
+            Risk::Send => "sends messages",
+        }
+    }
+}
+
+/// The risk class of a tool, by name. A tool this build does not know (an
+/// MCP or endpoint tool of a later release) counts as reaching the network.
+pub fn risk_of(tool: &str) -> Risk {
+    class_of(tool).unwrap_or(Risk::Network)
+}
+
+/// The class of a tool this build knows.
+fn class_of(tool: &str) -> Option<Risk> {
+    Some(match tool {
+        "fs_write" | "fs_move" | "fs_delete" | "git_commit" => Risk::Write,
+        "cli_exec" => Risk::Run,
+        "send_message" => Risk::Send,
+        "web_fetch" | "web_search" | "web_extract" => Risk::Network,
+        t if t.starts_with("browser_") => Risk::Network,
+        t if t.starts_with("cron_") => Risk::Run,
+        "delegate_task" | "list_agents" | "search_catalog" | "load_skill" | "memory_search"
+        | "memory_read" | "memory_write" | "notify_user" | "read_inbox" | "list_sent"
+        | "fs_list" | "fs_read" | "fs_search" | "git_status" | "git_diff" | "git_log"
+        | "doc_outline" | "doc_stats" | "image_metadata" | "image_transform" => Risk::Read,
+        t if t.starts_with("data_") => Risk::Read,
+        _ => return None,
+    })
+}
+
+/// What the gate does with a class of calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum Rule {
+    Allow,
+    Ask,
+    Deny,
+}
+
+impl Rule {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rule::Allow => "allow",
+            Rule::Ask => "ask",
+            Rule::Deny => "deny",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Rule> {
+        [Rule::Allow, Rule::Ask, Rule::Deny]
+            .into_iter()
+            .find(|r| r.as_str() == text)
+    }
+}
+
+/// An agent's rule per risk class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct Permissions {
+    pub read: Rule,
+    pub write: Rule,
+    pub run: Rule,
+    pub network: Rule,
+    pub send: Rule,
+    /// Network tools may reach loopback, private and link-local addresses.
+    #[serde(default)]
+    pub local_network: bool,
+}
+
+impl Default for Permissions {
+    /// Read tools allowed; everything that writes, runs, reaches the
+    /// network or sends asks first.
+    fn default() -> Permissions {
+        Permissions {
+            read: Rule::Allow,
+            write: Rule::Ask,
+            run: Rule::Ask,
+            network: Rule::Ask,
+            send: Rule::Ask,
+            local_network: false,
+        }
+    }
+}
+
+impl Permissions {
+    /// Everything allowed (tests, and agents a user trusts fully).
+    pub fn allow_all() -> Permissions {
+        Permissions {
+            read: Rule::Allow,
+            write: Rule::Allow,
+            run: Rule::Allow,
+            network: Rule::Allow,
+            send: Rule::Allow,
+            local_network: false,
+        }
+    }
+
+    pub fn rule(&self, risk: Risk) -> Rule {
+        match risk {
+            Risk::Read => self.read,
+            Risk::Write => self.write,
+            Risk::Run => self.run,
+            Risk::Network => self.network,
+            Risk::Send => self.send,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_catalog_tool_has_a_class_and_acting_tools_are_not_read() {
+        for tool in crate::tools::catalog::BUILTIN_TOOLS {
+            assert!(class_of(tool.name).is_some(), "{} has no class", tool.name);
+        }
+        for acting in ["fs_write", "fs_move", "fs_delete", "git_commit", "cli_exec"] {
+            assert_ne!(risk_of(acting), Risk::Read, "{acting} acts on the world");
+        }
+        assert_eq!(risk_of("cli_exec"), Risk::Run);
+        assert_eq!(risk_of("fs_write"), Risk::Write);
+        assert_eq!(risk_of("send_message"), Risk::Send);
+        assert_eq!(risk_of("web_fetch"), Risk::Network);
+        assert_eq!(risk_of("mcp__github__create_issue"), Risk::Network);
+    }
+
+    #[test]
+    fn the_defaults_allow_reading_and_ask_for_the_rest() {
+        let p = Permissions::default();
+        assert_eq!(p.rule(Risk::Read), Rule::Allow);
+        for risk in [Risk::Write, Risk::Run, Risk::Network, Risk::Send] {
+            assert_eq!(p.rule(risk), Rule::Ask, "{risk:?}");
+        }
+        assert!(!p.local_network);
+    }
+}

@@ -1,0 +1,149 @@
+//! Where the rules live: one row per agent that left the defaults, and the
+//! classes each role's unattended wake-ups may use.
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::{Permissions, Risk, Rule};
+use crate::ctx::{Change, Ctx};
+use crate::error::{AppError, Result};
+use crate::ids::AgentId;
+use crate::inbox::authors::{self, AuthorKind};
+
+fn rule(text: String) -> Rule {
+    // The CHECK constraint admits only the three words; a row edited by hand
+    // into something else asks, the safe reading.
+    Rule::parse(&text).unwrap_or(Rule::Ask)
+}
+
+/// An agent's rules (the defaults when it has none stored).
+pub(crate) fn permissions_in(conn: &Connection, agent: &str) -> Result<Permissions> {
+    let row = conn
+        .query_row(
+            "SELECT read, write, run, network, send, local_network FROM agent_permissions WHERE agent_id = ?1",
+            [agent],
+            |r| {
+                Ok(Permissions {
+                    read: rule(r.get(0)?),
+                    write: rule(r.get(1)?),
+                    run: rule(r.get(2)?),
+                    network: rule(r.get(3)?),
+                    send: rule(r.get(4)?),
+                    local_network: r.get(5)?,
+                })
+            },
+        )
+        .optional()?;
+    Ok(row.unwrap_or_default())
+}
+
+pub(crate) fn write_permissions(conn: &Connection, agent: &str, p: &Permissions) -> Result<()> {
+    conn.execute(
+        "INSERT INTO agent_permissions (agent_id, read, write, run, network, send, local_network)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+         ON CONFLICT (agent_id) DO UPDATE SET read = ?2, write = ?3, run = ?4, network = ?5,
+             send = ?6, local_network = ?7",
+        params![
+            agent,
+            p.read.as_str(),
+            p.write.as_str(),
+            p.run.as_str(),
+            p.network.as_str(),
+            p.send.as_str(),
+            p.local_network
+        ],
+    )?;
+    Ok(())
+}
+
+/// Whether the user let `agent`'s network tools reach this computer and its
+/// local network (loopback, private and link-local addresses).
+pub(crate) async fn local_network_allowed(ctx: &Ctx, agent: &AgentId) -> Result<bool> {
+    let id = agent.to_string();
+    ctx.store()
+        .read(move |conn| Ok(permissions_in(conn, &id)?.local_network))
+        .await
+}
+
+pub async fn agent_permissions(ctx: &Ctx, agent: &AgentId) -> Result<Permissions> {
+    Ok(crate::agents::get(ctx, agent).await?.permissions)
+}
+
+/// Replaces an agent's rules.
+pub async fn set_agent_permissions(
+    ctx: &Ctx,
+    agent: &AgentId,
+    permissions: Permissions,
+) -> Result<Permissions> {
+    let id = agent.clone();
+    ctx.store()
+        .write(move |tx| {
+            crate::agents::require(tx, &id)?;
+            write_permissions(tx, id.as_str(), &permissions)?;
+            tx.execute(
+                "UPDATE agents SET updated_at = ?2 WHERE id = ?1",
+                params![id, chrono::Utc::now()],
+            )?;
+            Ok(())
+        })
+        .await?;
+    ctx.changed(Change::Agents);
+    Ok(permissions)
+}
+
+/// The classes a role's unattended wake-ups may use where its agent asks.
+pub(crate) fn unattended_in(conn: &Connection, author: &str) -> Result<Vec<Risk>> {
+    let mut stmt =
+        conn.prepare("SELECT risk FROM role_unattended WHERE author_id = ?1 ORDER BY risk")?;
+    let rows = stmt.query_map([author], |r| r.get::<_, String>(0))?;
+    let mut risks: Vec<Risk> = rows
+        .collect::<rusqlite::Result<Vec<_>>>()?
+        .iter()
+        .filter_map(|r| Risk::parse(r))
+        .collect();
+    risks.sort();
+    Ok(risks)
+}
+
+pub(crate) fn write_unattended(conn: &Connection, author: &str, risks: &[Risk]) -> Result<()> {
+    conn.execute("DELETE FROM role_unattended WHERE author_id = ?1", [author])?;
+    for risk in risks {
+        conn.execute(
+            "INSERT OR IGNORE INTO role_unattended (author_id, risk) VALUES (?1, ?2)",
+            params![author, risk.as_str()],
+        )?;
+    }
+    Ok(())
+}
+
+pub async fn role_unattended(ctx: &Ctx, author: &str) -> Result<Vec<Risk>> {
+    let id = author.to_owned();
+    ctx.store()
+        .read(move |conn| {
+            authors::require(conn, &id)?;
+            unattended_in(conn, &id)
+        })
+        .await
+}
+
+/// Replaces the classes a role's unattended wake-ups may use. People are
+/// always attended: only roles have this.
+pub async fn set_role_unattended(ctx: &Ctx, author: &str, risks: Vec<Risk>) -> Result<Vec<Risk>> {
+    let id = author.to_owned();
+    let saved = ctx
+        .store()
+        .write(move |tx| {
+            let author = authors::require(tx, &id)?;
+            if author.kind != AuthorKind::Role {
+                return Err(AppError::invalid_field(
+                    "unattended",
+                    "not_a_role",
+                    format!("'{id}' is a person: only roles have unattended wake-ups"),
+                ));
+            }
+            write_unattended(tx, &id, &risks)?;
+            unattended_in(tx, &id)
+        })
+        .await?;
+    ctx.changed(Change::Authors);
+    Ok(saved)
+}

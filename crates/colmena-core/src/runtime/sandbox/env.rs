@@ -1,0 +1,38 @@
+//! The environment of a sandboxed program: an allow-list, built from
+//! nothing. The app's own variables (`COLMENA_*`, provider keys, tokens,
+//! `SSH_AUTH_SOCK`, the desktop session's) never reach it.
+
+use std::path::Path;
+
+/// The only `PATH` a sandboxed program sees: system folders only.
+pub(crate) const PATH: &str = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin";
+
+/// Names a caller may add beyond the base set (the git tools' `GIT_*`).
+fn extra_allowed(name: &str) -> bool {
+    name.starts_with("GIT_") && !name.contains("SSH") && name != "GIT_ASKPASS"
+}
+
+/// The whole environment for a program run in `workspace` with `tmp` as its
+/// temporary folder, plus the allowed `extra` variables.
+pub(crate) fn allowed(
+    workspace: &Path,
+    tmp: &Path,
+    extra: &[(String, String)],
+) -> Vec<(String, String)> {
+    let mut env = vec![
+        ("PATH".to_owned(), PATH.to_owned()),
+        ("HOME".to_owned(), workspace.display().to_string()),
+        ("PWD".to_owned(), workspace.display().to_string()),
+        ("LANG".to_owned(), "C.UTF-8".to_owned()),
+        ("LC_ALL".to_owned(), "C.UTF-8".to_owned()),
+        ("TERM".to_owned(), "dumb".to_owned()),
+        ("TMPDIR".to_owned(), tmp.display().to_string()),
+    ];
+    env.extend(
+        extra
+            .iter()
+            .filter(|(name, _)| extra_allowed(name))
+            .cloned(),
+    );
+    env
+}

@@ -1,0 +1,39 @@
+//! The launcher's command line, shared by the app (which writes it) and by
+//! `colmena-sandbox` (which reads it; `src/bin/colmena-sandbox.rs` includes
+//! this file by path, so both sides always agree).
+//!
+//! `colmena-sandbox [--landlock] [--no-network] [--ro DIR]… [--rw DIR]… [--limit NAME=N]… -- PROGRAM ARG…`
+
+/// Confine the file system with Landlock before running the program.
+pub const LANDLOCK: &str = "--landlock";
+/// No sockets at all (the git tools); without it only Unix sockets are refused.
+pub const NO_NETWORK: &str = "--no-network";
+/// A file or folder the program may read and execute (not write).
+pub const READ: &str = "--ro";
+/// A file or folder the program may read, write, create in and delete from.
+pub const WRITE: &str = "--rw";
+/// A resource limit, `NAME=N`, one of [`LIMITS`].
+pub const LIMIT: &str = "--limit";
+/// Everything after it is the program and its arguments.
+pub const END: &str = "--";
+
+/// The resource limits the launcher knows: CPU seconds, address space,
+/// largest file written, processes of the user, open files (bytes for `as`
+/// and `fsize`).
+#[allow(dead_code)]
+pub const LIMITS: [&str; 5] = ["cpu", "as", "fsize", "nproc", "nofile"];
+
+/// The oldest Landlock the sandbox accepts: ABI 6 (Linux 6.12), the first
+/// that confines truncation, signals and abstract sockets. Older kernels
+/// use bubblewrap.
+#[cfg(target_os = "linux")]
+pub const MIN_ABI: landlock::ABI = landlock::ABI::V6;
+
+/// The launcher's exit status when it could not set the sandbox up; its
+/// standard error then starts with [`ERROR_PREFIX`].
+pub const SETUP_FAILED: u8 = 125;
+/// The launcher's exit status when the program could not be executed.
+#[allow(dead_code)]
+pub const EXEC_FAILED: u8 = 127;
+/// How the launcher's own messages start.
+pub const ERROR_PREFIX: &str = "colmena-sandbox: ";

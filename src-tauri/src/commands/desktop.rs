@@ -1,0 +1,158 @@
+//! Commands that need the desktop itself: native dialogs, the system
+//! browser, the UI preferences file.
+//!
+//! Why here: paths for exports and skill imports come from the native dialog
+//! opened on this side, never from a string the web view sends, so a
+//! compromised page cannot name a file to write or a folder to read. The
+//! web view only asks ("export this variant", "import a folder") and gets
+//! `null` back when the person cancels.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use colmena_core::canvas::exports::{self, ExportRequest, ExportTarget, Exported};
+use colmena_core::skills::{self, Skill};
+use colmena_core::{AppError, Ctx};
+use serde::{Deserialize, Serialize};
+use tauri::{AppHandle, Runtime, State};
+use tauri_plugin_dialog::{DialogExt, FilePath};
+use tokio::sync::oneshot;
+
+use super::canvas::me;
+use crate::{ui_prefs, window};
+
+/// Which variant to export; the file is chosen in the save dialog.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportToFile {
+    pub canvas_id: String,
+    pub variant_id: String,
+    #[serde(default)]
+    pub round_id: Option<String>,
+    /// The dialog's title (translated by the UI).
+    pub title: String,
+    /// The name offered in the dialog; only its last component is used.
+    pub file_name: String,
+}
+
+/// Where a dialog sends the person's choice (`None`: cancelled).
+type Answer = oneshot::Sender<Option<FilePath>>;
+
+/// The native dialogs, held in the app's state so that commands need not
+/// name the runtime (tauri-specta exports only non-generic commands).
+#[derive(Clone)]
+pub struct Dialogs {
+    save_markdown: Arc<dyn Fn(String, String, Answer) + Send + Sync>,
+    pick_folder: Arc<dyn Fn(String, Answer) + Send + Sync>,
+}
+
+impl Dialogs {
+    pub fn new<R: Runtime>(app: AppHandle<R>) -> Dialogs {
+        let saver = app.clone();
+        Dialogs {
+            save_markdown: Arc::new(move |title, file_name, answer| {
+                saver
+                    .dialog()
+                    .file()
+                    .set_title(title)
+                    .set_file_name(file_name)
+                    .add_filter("Markdown", &["md"])
+                    .save_file(move |path| {
+                        let _ = answer.send(path);
+                    });
+            }),
+            pick_folder: Arc::new(move |title, answer| {
+                app.dialog()
+                    .file()
+                    .set_title(title)
+                    .pick_folder(move |path| {
+                        let _ = answer.send(path);
+                    });
+            }),
+        }
+    }
+
+    async fn save_markdown(&self, title: String, file_name: String) -> Option<PathBuf> {
+        let (answer, receiver) = oneshot::channel();
+        (self.save_markdown)(title, file_name, answer);
+        chosen(receiver).await
+    }
+
+    async fn pick_folder(&self, title: String) -> Option<PathBuf> {
+        let (answer, receiver) = oneshot::channel();
+        (self.pick_folder)(title, answer);
+        chosen(receiver).await
+    }
+}
+
+/// Waits for a dialog answered on the UI thread; `None` when cancelled.
+async fn chosen(receiver: oneshot::Receiver<Option<FilePath>>) -> Option<PathBuf> {
+    receiver
+        .await
+        .ok()
+        .flatten()
+        .and_then(|p| p.into_path().ok())
+}
+
+/// Opens the save dialog, then writes the variant's markdown where the
+/// person chose; `None` when they cancelled.
+#[tauri::command]
+#[specta::specta]
+pub async fn export_variant_to_file(
+    dialogs: State<'_, Dialogs>,
+    ctx: State<'_, Ctx>,
+    request: ExportToFile,
+) -> Result<Option<Exported>, AppError> {
+    let name = Path::new(&request.file_name).file_name().map_or_else(
+        || "export.md".to_owned(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let Some(path) = dialogs.save_markdown(request.title, name).await else {
+        return Ok(None);
+    };
+    let export = ExportRequest {
+        canvas_id: request.canvas_id,
+        variant_id: request.variant_id,
+        round_id: request.round_id,
+        format: None,
+        target: ExportTarget::File,
+        path: Some(path),
+    };
+    exports::export_variant(&ctx, &me(&ctx), export)
+        .await
+        .map(Some)
+}
+
+/// Opens the folder picker, then imports the skill in the chosen folder;
+/// `None` when the person cancelled.
+#[tauri::command]
+#[specta::specta]
+pub async fn import_skill_folder(
+    dialogs: State<'_, Dialogs>,
+    ctx: State<'_, Ctx>,
+    title: String,
+) -> Result<Option<Skill>, AppError> {
+    match dialogs.pick_folder(title).await {
+        Some(folder) => skills::import_from_disk(&ctx, &folder).await.map(Some),
+        None => Ok(None),
+    }
+}
+
+/// Opens an `http`/`https` link in the system browser.
+#[tauri::command]
+#[specta::specta]
+pub async fn open_link(url: String) -> Result<(), AppError> {
+    window::open_in_browser(&window::external_link(&url)?)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn read_ui_prefs(ctx: State<'_, Ctx>) -> Result<ui_prefs::UiPrefs, AppError> {
+    Ok(ui_prefs::read(ctx.data_dir()))
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn write_ui_prefs(ctx: State<'_, Ctx>, prefs: ui_prefs::UiPrefs) -> Result<(), AppError> {
+    ui_prefs::write(ctx.data_dir(), &prefs)
+}

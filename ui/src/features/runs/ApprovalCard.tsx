@@ -1,0 +1,53 @@
+// One tool call that waits for the person: what the agent wants to do, with
+// its arguments as the model wrote them, and the three answers. The same
+// card sits inline in a run panel or a chat, and in the app-wide stack for
+// runs nobody is looking at.
+
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useTranslation } from "react-i18next";
+import { Check, CheckCheck, ShieldAlert, X } from "lucide-react";
+
+import { runtimeApi, type ApiError, type Approval, type Decision } from "../../api";
+import { errorText } from "../../app/errorText";
+import { Button } from "../../components/Button";
+import { runtimeKeys } from "./queries";
+
+function pretty(args: string): string {
+  try {
+    return JSON.stringify(JSON.parse(args), null, 2);
+  } catch {
+    return args;
+  }
+}
+
+export function ApprovalCard({ approval, agentName }: { approval: Approval; agentName?: string }) {
+  const { t } = useTranslation();
+  const client = useQueryClient();
+  const decide = useMutation<Approval, ApiError, Decision>({
+    mutationFn: (decision) => runtimeApi.decideApproval(approval.id, decision),
+    onSettled: () => void client.invalidateQueries({ queryKey: runtimeKeys.approvals }),
+  });
+  const who = agentName ?? approval.agentId;
+  return (
+    <div className="approval-card" role="group" aria-label={t("approvals.asks", { agent: who, tool: approval.tool })} data-testid="approval-card" data-tool={approval.tool}>
+      <header>
+        <ShieldAlert size={15} aria-hidden="true" />
+        <strong>{t("approvals.asks", { agent: who, tool: approval.tool })}</strong>
+        <span className={`risk-badge risk-${approval.risk}`}>{t(`permissions.risk.${approval.risk}`)}</span>
+      </header>
+      <pre className="mono approval-args" data-testid="approval-arguments">{pretty(approval.arguments)}</pre>
+      {decide.error && <p className="field-error">{errorText(t, decide.error)}</p>}
+      <div className="approval-actions">
+        <Button size="sm" variant="primary" icon={<Check size={13} />} busy={decide.isPending && decide.variables === "allow_once"} onClick={() => decide.mutate("allow_once")} data-testid="approval-allow-once">
+          {t("approvals.allowOnce")}
+        </Button>
+        <Button size="sm" variant="secondary" icon={<CheckCheck size={13} />} busy={decide.isPending && decide.variables === "allow_run"} onClick={() => decide.mutate("allow_run")} data-testid="approval-allow-run">
+          {t("approvals.allowRun")}
+        </Button>
+        <Button size="sm" variant="danger" icon={<X size={13} />} busy={decide.isPending && decide.variables === "deny"} onClick={() => decide.mutate("deny")} data-testid="approval-deny">
+          {t("approvals.deny")}
+        </Button>
+      </div>
+    </div>
+  );
+}
