@@ -1,7 +1,7 @@
 //! Agents, tools, skills, the code of ethics and the setup of catalog
 //! specialists: one line each over `colmena-core`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use colmena_core::agents::{self, Agent, AgentUpdate, NewAgent};
 use colmena_core::ethics::{self, EthicsDraft, EthicsRule};
@@ -133,17 +133,8 @@ pub async fn delete_skill(ctx: State<'_, Ctx>, id: String) -> Result<(), AppErro
 #[tauri::command]
 #[specta::specta]
 pub async fn import_skill(ctx: State<'_, Ctx>, path: PathBuf) -> Result<Skill, AppError> {
-    // Only a folder this side listed (`list_disk_skills`); any other folder
-    // comes from the native picker (`import_skill_folder`).
-    let listed = folders::list_disk_skills(&ctx).await?;
-    if !listed.iter().any(|d| Path::new(&d.path) == path) {
-        return Err(AppError::invalid_field(
-            "path",
-            "not_listed",
-            "choose the folder in the import dialog",
-        ));
-    }
-    skills::import_from_disk(&ctx, &path).await
+    // Any other folder comes from the native picker (`import_skill_folder`).
+    folders::import_listed(&ctx, &path).await
 }
 
 #[tauri::command]

@@ -186,7 +186,6 @@ pub async fn run_swarm(
         user_id: Some(caller.user.clone()),
         ..SwarmRunOptions::default()
     };
-    swarms::get(ctx, &input.swarm_id).await?;
     let (sink, running) = reporter(ctx, progress, cancel);
     let work = swarms::run::run(ctx, &input.swarm_id, &input.prompt, options, sink);
     until_cancelled(work, cancel, || stop(ctx, &running)).await

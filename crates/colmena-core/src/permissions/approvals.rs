@@ -20,8 +20,8 @@ use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
 use crate::runs::{self, RunStatus};
 
-/// Longest argument text kept with an approval (the model's JSON); a call
-/// with longer arguments is refused before it asks (`gate::MAX_SHOWN_ARGUMENTS`).
+/// Longest argument text an approval shows (the model's JSON); a call with
+/// longer arguments is refused before it asks (`gate::pass`).
 pub(crate) const MAX_ARGUMENTS_CHARS: usize = 20_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -117,14 +117,20 @@ fn find(conn: &Connection, id: &str) -> Result<Option<Approval>> {
 
 /// The approval of one call: the run, the agent in it (a swarm's members
 /// share their run), the model turn and the call's id.
-fn find_call(conn: &Connection, ask: &Request<'_>) -> Result<Option<Approval>> {
+fn find_call(
+    conn: &Connection,
+    run_id: &str,
+    agent_id: &str,
+    step: u32,
+    call_id: &str,
+) -> Result<Option<Approval>> {
     Ok(conn
         .query_row(
             &format!(
                 "SELECT {COLUMNS} FROM tool_approvals
                  WHERE run_id = ?1 AND agent_id = ?2 AND step = ?3 AND call_id = ?4"
             ),
-            params![ask.run_id, ask.agent_id, ask.step, ask.call_id],
+            params![run_id, agent_id, step, call_id],
             from_row,
         )
         .optional()?)
@@ -198,8 +204,8 @@ pub(crate) struct Request<'a> {
 /// Records the question (or finds it again, for a resumed run) and
 /// announces it. Returns the approval as it stands.
 pub(crate) async fn request(ctx: &Ctx, ask: Request<'_>) -> Result<Approval> {
-    let arguments: String = ask.arguments.chars().take(MAX_ARGUMENTS_CHARS).collect();
-    let (run_id, agent_id, call_id, tool, risk, step) = (
+    let (arguments, run_id, agent_id, call_id, tool, risk, step) = (
+        ask.arguments.to_owned(),
         ask.run_id.to_owned(),
         ask.agent_id.to_owned(),
         ask.call_id.to_owned(),
@@ -210,16 +216,7 @@ pub(crate) async fn request(ctx: &Ctx, ask: Request<'_>) -> Result<Approval> {
     let (approval, created) = ctx
         .store()
         .write(move |tx| {
-            let key = Request {
-                run_id: &run_id,
-                agent_id: &agent_id,
-                step,
-                call_id: &call_id,
-                tool: &tool,
-                arguments: "",
-                risk,
-            };
-            if let Some(existing) = find_call(tx, &key)? {
+            if let Some(existing) = find_call(tx, &run_id, &agent_id, step, &call_id)? {
                 return Ok((existing, false));
             }
             let id = uuid::Uuid::now_v7().to_string();

@@ -1,17 +1,12 @@
 //! The gate every tool call passes, whatever door started the run (chat,
 //! swarm, canvas, a role's wake-up, an outside client).
 
-use super::approvals::{self, ApprovalStatus, Request};
+use super::approvals::{self, ApprovalStatus, MAX_ARGUMENTS_CHARS, Request};
 use super::{Risk, Rule, permissions_in, risk_of, unattended_in};
 use crate::agents::Agent;
 use crate::error::Result;
 use crate::llm::ToolCall;
 use crate::runtime::{RunContext, RunEvent};
-
-/// The longest arguments (characters of the model's JSON) a call that asks
-/// may have: the person sees them whole, or the call is refused — a long
-/// argument could push what matters out of sight.
-pub(crate) const MAX_SHOWN_ARGUMENTS: usize = super::approvals::MAX_ARGUMENTS_CHARS;
 
 /// What happens to one call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,7 +60,7 @@ pub(crate) fn judge(
 
 /// The verdict for `call` in this run, read fresh from the store (a rule
 /// changed mid-run applies to the next call).
-pub(crate) async fn check(rc: &RunContext, agent: &Agent, tool: &str) -> Result<Verdict> {
+async fn check(rc: &RunContext, agent: &Agent, tool: &str) -> Result<Verdict> {
     let (agent_id, author, run_id, tool_name) = (
         agent.id.to_string(),
         rc.wake_role.clone(),
@@ -92,8 +87,50 @@ pub(crate) async fn check(rc: &RunContext, agent: &Agent, tool: &str) -> Result<
         .await
 }
 
+/// What the gate finally says about one call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Passage {
+    Run,
+    /// Refused; the text says why, for the model and the run's record.
+    Refused(String),
+}
+
+/// Whether `call` (made by the model at `step`) may run: the rule's verdict,
+/// and where the rule asks, the person's answer.
+pub(crate) async fn pass(
+    rc: &RunContext,
+    agent: &Agent,
+    step: u32,
+    call: &ToolCall,
+) -> Result<Passage> {
+    let risk = match check(rc, agent, &call.name).await? {
+        Verdict::Allow => return Ok(Passage::Run),
+        Verdict::Deny(why) => return Ok(Passage::Refused(why)),
+        Verdict::Ask(risk) => risk,
+    };
+    // The person sees the arguments whole, or the call is refused: a long
+    // argument could push what matters out of sight.
+    if call.arguments.chars().count() > MAX_ARGUMENTS_CHARS {
+        return Ok(Passage::Refused(format!(
+            "{} was not run: its arguments are longer than {MAX_ARGUMENTS_CHARS} characters, \
+             more than a person can be shown to decide on. Make the call smaller (write long \
+             content to a file in steps).",
+            call.name
+        )));
+    }
+    if ask(rc, agent, step, call, risk).await? {
+        Ok(Passage::Run)
+    } else {
+        Ok(Passage::Refused(format!(
+            "{} was not run: the person denied this call. Do not try it again; say what you \
+             could not do, or find another way.",
+            call.name
+        )))
+    }
+}
+
 /// Asks a person and waits for the answer: true when allowed.
-pub(crate) async fn ask(
+async fn ask(
     rc: &RunContext,
     agent: &Agent,
     step: u32,

@@ -10,7 +10,7 @@ use super::{RunContext, builtins};
 use crate::agents::Agent;
 use crate::error::{AppError, ErrorCode, Result};
 use crate::llm::{ToolCall, ToolSpec};
-use crate::permissions::gate::{self, Verdict};
+use crate::permissions::gate::{self, Passage};
 use crate::tools;
 
 /// Longest tool output handed to the model.
@@ -168,29 +168,9 @@ pub(crate) async fn execute(rc: &RunContext, agent: &Agent, step: u32, call: &To
             call.name, problems.message
         ));
     }
-    match gate::check(rc, agent, &call.name).await {
-        Ok(Verdict::Allow) => {}
-        Ok(Verdict::Deny(why)) => return Outcome::denied(why),
-        Ok(Verdict::Ask(_)) if call.arguments.chars().count() > gate::MAX_SHOWN_ARGUMENTS => {
-            return Outcome::denied(format!(
-                "{} was not run: its arguments are longer than {} characters, more than a person \
-                 can be shown to decide on. Make the call smaller (write long content to a file \
-                 in steps).",
-                call.name,
-                gate::MAX_SHOWN_ARGUMENTS
-            ));
-        }
-        Ok(Verdict::Ask(risk)) => match gate::ask(rc, agent, step, call, risk).await {
-            Ok(true) => {}
-            Ok(false) => {
-                return Outcome::denied(format!(
-                    "{} was not run: the person denied this call. Do not try it again; \
-                     say what you could not do, or find another way.",
-                    call.name
-                ));
-            }
-            Err(e) => return Outcome::failed(e.message),
-        },
+    match gate::pass(rc, agent, step, call).await {
+        Ok(Passage::Run) => {}
+        Ok(Passage::Refused(why)) => return Outcome::denied(why),
         Err(e) => return Outcome::failed(e.message),
     }
     match builtins::call(rc, agent, &call.name, &arguments).await {

@@ -158,6 +158,22 @@ pub fn read_folder(folder: &Path) -> Result<(SkillFile, String)> {
     Ok((skill, path.display().to_string()))
 }
 
+/// Imports the skill in `path`, which must be one of the folders
+/// [`list_disk_skills`] lists: a door that cannot vouch for a path (the
+/// window, whose page could be made to name any folder) imports only what
+/// the workspace itself found; other folders come from a native picker.
+pub async fn import_listed(ctx: &Ctx, path: &Path) -> Result<super::Skill> {
+    let listed = list_disk_skills(ctx).await?;
+    if !listed.iter().any(|d| Path::new(&d.path) == path) {
+        return Err(AppError::invalid_field(
+            "path",
+            "not_listed",
+            "choose the folder in the import dialog",
+        ));
+    }
+    super::import_from_disk(ctx, path).await
+}
+
 /// Every skill folder in every skills folder, with what is wrong with it.
 pub async fn list_disk_skills(ctx: &Ctx) -> Result<Vec<DiskSkill>> {
     let folders = list_folders(ctx).await?;
