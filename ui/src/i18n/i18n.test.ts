@@ -1,9 +1,6 @@
 import { describe, expect, it } from "vitest";
 
-import en from "./locales/en.json";
-import es from "./locales/es.json";
-
-type Catalog = { [key: string]: string | Catalog };
+import { en, es, type Catalog } from "./catalogs";
 
 function flatten(catalog: Catalog, prefix = ""): Map<string, string> {
   const out = new Map<string, string>();

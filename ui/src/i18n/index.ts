@@ -4,8 +4,7 @@
 import i18n from "i18next";
 import { initReactI18next } from "react-i18next";
 
-import en from "./locales/en.json";
-import es from "./locales/es.json";
+import { en, es } from "./catalogs";
 
 export const resources = { en: { translation: en }, es: { translation: es } } as const;
 
