@@ -10,6 +10,8 @@ APT_PACKAGES=(
   build-essential pkg-config libssl-dev file patchelf
   # Running and driving the real window headless
   xvfb xauth webkit2gtk-driver imagemagick xdotool
+  # Emoji in the window (agent names, notices, markdown) instead of empty boxes
+  fonts-noto-color-emoji
   # A real Secret Service for the keychain tests
   gnome-keyring dbus dbus-x11
   # Inspecting the .rpm installer

@@ -37,7 +37,7 @@ CANVAS_TOOLS = {
     "session_add_variant", "session_update_variant", "session_remove_variant",
     "session_select_round", "session_generate_variant", "session_generate_all",
     "session_variant_rounds", "session_export_variant", "session_save_preset",
-    "session_list_sources",
+    "session_list_sources", "session_write_round",
 }
 BUS_TOOLS = {"send_message", "read_inbox", "list_sent"}
 HIVE_TOOLS = {
@@ -135,6 +135,10 @@ async def main(config):
             "sessionId": sid, "variantId": v1, "format": "markdown",
         }), "export")
         expect(rounds[0]["output"].strip() in exported["markdown"], f"export: {exported}")
+        mine = ok(await client.call_tool("session_write_round", {
+            "sessionId": sid, "variantId": v1, "text": "1/ Mi versión, a mano.",
+        }), "write_round")
+        expect(mine["byHand"] is True and mine["index"] == 2, f"write_round: {mine}")
         preset = ok(await client.call_tool("session_save_preset", {
             "name": "Hilo serio", "prompt": "Tono serio", "typeTag": "thread",
         }), "save_preset")

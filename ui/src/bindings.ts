@@ -23,6 +23,13 @@ export const commands = {
 	renameModel: (id: ModelId, newName: string) => __TAURI_INVOKE<Model_Serialize>("rename_model", { id, newName }),
 	deleteModel: (id: ModelId) => __TAURI_INVOKE<null>("delete_model", { id }),
 	agentsUsingModel: (id: ModelId) => __TAURI_INVOKE<AgentRef[]>("agents_using_model", { id }),
+	/**  The model servers running on this machine's usual ports (the first run). */
+	detectLocalServers: () => __TAURI_INVOKE<LocalServer_Serialize[]>("detect_local_servers"),
+	connectModel: (input: ConnectModel_Deserialize) => __TAURI_INVOKE<Connected_Serialize>("connect_model", { input }),
+	/**  "Test connection": the model's one-line answer streams over `on_event`. */
+	testConnection: (id: ModelId, onEvent: Channel<CheckEvent>) => __TAURI_INVOKE<ConnectionCheck>("test_connection", { id, onEvent }),
+	/**  The first run's sample canvas, in the window's `language`. */
+	openSampleCanvas: (language: string) => __TAURI_INVOKE<CanvasDetail_Serialize>("open_sample_canvas", { language }),
 	listAgents: () => __TAURI_INVOKE<Agent_Serialize[]>("list_agents"),
 	createAgent: (input: NewAgent_Deserialize) => __TAURI_INVOKE<Agent_Serialize>("create_agent", { input }),
 	updateAgent: (id: AgentId, input: AgentUpdate_Deserialize) => __TAURI_INVOKE<Agent_Serialize>("update_agent", { id, input }),
@@ -137,6 +144,7 @@ export const commands = {
 	removeVariant: (id: string) => __TAURI_INVOKE<null>("remove_variant", { id }),
 	selectRound: (id: string, index: number) => __TAURI_INVOKE<Variant_Serialize>("select_round", { id, index }),
 	variantRounds: (id: string) => __TAURI_INVOKE<Round[]>("variant_rounds", { id }),
+	writeRound: (id: string, text: string) => __TAURI_INVOKE<Round>("write_round", { id, text }),
 	generateVariant: (id: string, onEvent: Channel<CanvasEvent_Deserialize>) => __TAURI_INVOKE<Round>("generate_variant", { id, onEvent }),
 	generateAll: (canvas: string, onEvent: Channel<CanvasEvent_Deserialize>) => __TAURI_INVOKE<GenerateAllOutcome_Serialize>("generate_all", { canvas, onEvent }),
 	cancelGeneration: (id: string) => __TAURI_INVOKE<boolean>("cancel_generation", { id }),
@@ -182,6 +190,22 @@ export type Activity_Deserialize = {
 	tool: string,
 	detail: string,
 	createdAt: string,
+	/**
+	 *  The canvas's name now; for a deleted canvas, the name this line
+	 *  gave it (create, rename, delete), if any. None when unnamed.
+	 */
+	canvasName?: string | null,
+	/**
+	 *  The variant's preset (`x-thread`, `custom`, `user-saved`, …) for the
+	 *  operations on one variant.
+	 */
+	presetId?: string | null,
+	/**  The round, counted from 1: the one generated or the one shown. */
+	round?: number | null,
+	/**  The model that wrote a generated round. */
+	model?: string | null,
+	/**  How many: variants generated at once, items removed or fetched. */
+	count?: number | null,
 };
 
 export type Activity_Serialize = {
@@ -193,6 +217,22 @@ export type Activity_Serialize = {
 	tool: string,
 	detail: string,
 	createdAt: string,
+	/**
+	 *  The canvas's name now; for a deleted canvas, the name this line
+	 *  gave it (create, rename, delete), if any. None when unnamed.
+	 */
+	canvasName: string | null,
+	/**
+	 *  The variant's preset (`x-thread`, `custom`, `user-saved`, …) for the
+	 *  operations on one variant.
+	 */
+	presetId: string | null,
+	/**  The round, counted from 1: the one generated or the one shown. */
+	round: number | null,
+	/**  The model that wrote a generated round. */
+	model: string | null,
+	/**  How many: variants generated at once, items removed or fetched. */
+	count: number | null,
 };
 
 export type Agent = Agent_Serialize | Agent_Deserialize;
@@ -610,6 +650,9 @@ export type ChatMessage_Serialize = {
 	createdAt: string,
 };
 
+/**  What streams while the model answers. */
+export type CheckEvent = { type: "delta"; text: string };
+
 /**
  *  Who asked, as the seed names clients (`ui`, `claude-code`, …; MCP
  *  clients by their declared name), plus the command line.
@@ -637,6 +680,33 @@ export type ClientConfig = {
 	endpoint: string,
 };
 
+/**  Input of [`connect`]. */
+export type ConnectModel = ConnectModel_Serialize | ConnectModel_Deserialize;
+
+/**  Input of [`connect`]. */
+export type ConnectModel_Deserialize = {
+	/**  The provider's name (`LM Studio`, `OpenAI`). */
+	name: string,
+	/**  `openai_compatible`, `anthropic` or `ollama`. */
+	kind: string,
+	baseUrl?: string | null,
+	apiKey?: string | null,
+	/**  The provider-side model names to add; the first is the one to test. */
+	models: string[],
+};
+
+/**  Input of [`connect`]. */
+export type ConnectModel_Serialize = {
+	/**  The provider's name (`LM Studio`, `OpenAI`). */
+	name: string,
+	/**  `openai_compatible`, `anthropic` or `ollama`. */
+	kind: string,
+	baseUrl: string | null,
+	apiKey: string | null,
+	/**  The provider-side model names to add; the first is the one to test. */
+	models: string[],
+};
+
 /**  What to write a configuration for. */
 export type ConnectRequest = ConnectRequest_Serialize | ConnectRequest_Deserialize;
 
@@ -658,6 +728,33 @@ export type ConnectRequest_Serialize = {
 	author: string | null,
 	/**  Mint a new token for the author (its previous one stops working). */
 	mintToken: boolean,
+};
+
+/**  What [`connect`] made or found. */
+export type Connected = Connected_Serialize | Connected_Deserialize;
+
+/**  What [`connect`] made or found. */
+export type Connected_Deserialize = {
+	provider: Provider_Deserialize,
+	/**  The requested models, in the order asked (existing ones included). */
+	models: Model_Deserialize[],
+};
+
+/**  What [`connect`] made or found. */
+export type Connected_Serialize = {
+	provider: Provider_Serialize,
+	/**  The requested models, in the order asked (existing ones included). */
+	models: Model_Serialize[],
+};
+
+/**  A connection that answered. */
+export type ConnectionCheck = {
+	modelId: ModelId,
+	/**  The whole answer, as streamed. */
+	text: string,
+	latencyMs: number,
+	/**  It became the workspace's default model with this test. */
+	becameDefault: boolean,
 };
 
 export type Conversation = Conversation_Serialize | Conversation_Deserialize;
@@ -990,6 +1087,36 @@ export type ListOptions_Serialize = {
 	includeArchived: boolean,
 	/**  Attach each conversation's latest run (one more query each). */
 	withRuns: boolean,
+};
+
+/**  A server that answered, with the models it serves. */
+export type LocalServer = LocalServer_Serialize | LocalServer_Deserialize;
+
+/**  Which local server answered. */
+export type LocalServerKind = "ollama" | "lm_studio" | "llama_cpp";
+
+/**  A server that answered, with the models it serves. */
+export type LocalServer_Deserialize = {
+	kind: LocalServerKind,
+	name: string,
+	providerKind: ProviderKind,
+	/**  What a provider for it is configured with. */
+	baseUrl: string,
+	models: string[],
+	/**  The provider that already points at it, if one does. */
+	providerId?: ProviderId | null,
+};
+
+/**  A server that answered, with the models it serves. */
+export type LocalServer_Serialize = {
+	kind: LocalServerKind,
+	name: string,
+	providerKind: ProviderKind,
+	/**  What a provider for it is configured with. */
+	baseUrl: string,
+	models: string[],
+	/**  The provider that already points at it, if one does. */
+	providerId: ProviderId | null,
 };
 
 export type McpTransport = 
@@ -1538,6 +1665,11 @@ export type Round = {
 	/**  Who asked for it (`ui`, `cli`, `claude-code`, …). */
 	client: string,
 	generatedAt: string,
+	/**
+	 *  Written (edited) by a person rather than generated by a model: no
+	 *  provider, model, tokens or latency.
+	 */
+	byHand: boolean,
 };
 
 /**  What the gate does with a class of calls. */
@@ -2212,6 +2344,8 @@ export type Variant_Deserialize = {
 	roundCount: number,
 	/**  The active round's text, for showing the variant at a glance. */
 	activeOutput?: string | null,
+	/**  Whether the active round was written by hand (see [`write_round`]). */
+	activeByHand: boolean,
 	modelId?: string | null,
 	/**  Whether it has its own API key (never the key itself). */
 	hasApiKey: boolean,
@@ -2235,6 +2369,8 @@ export type Variant_Serialize = {
 	roundCount: number,
 	/**  The active round's text, for showing the variant at a glance. */
 	activeOutput: string | null,
+	/**  Whether the active round was written by hand (see [`write_round`]). */
+	activeByHand: boolean,
 	modelId: string | null,
 	/**  Whether it has its own API key (never the key itself). */
 	hasApiKey: boolean,

@@ -7,6 +7,11 @@ import "./styles/app.css";
 import "./styles/runtime.css";
 import "./styles/inbox.css";
 import "./styles/canvas.css";
+import "./styles/undo.css";
+import "./styles/swarms.css";
+import "./styles/forms.css";
+import "./styles/onboarding.css";
+import "./styles/names.css";
 import "./i18n";
 
 import { defaultLanguage, openPrefs, type PrefsStore } from "./api/prefs";

@@ -6,7 +6,11 @@
 //! - a model used by agents cannot be deleted, and the error names the
 //!   agents (H20);
 //! - renaming changes the id and re-points every agent in one transaction:
-//!   it happens whole or not at all (H21).
+//!   it happens whole or not at all (H21);
+//! - the first working model becomes the default: while no default is set,
+//!   a model created enabled, or one whose connection test answers
+//!   (`providers::check`), is made the default in the same transaction — so
+//!   adding a provider never leaves agents on "no model" (issue 12).
 
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
@@ -59,7 +63,7 @@ pub struct ModelFilter {
     pub enabled_only: bool,
 }
 
-const META_DEFAULT_MODEL: &str = "default_model";
+pub(crate) const META_DEFAULT_MODEL: &str = "default_model";
 
 /// The model agents without one of their own use.
 pub async fn default_model(ctx: &Ctx) -> Result<Option<ModelId>> {
@@ -68,6 +72,15 @@ pub async fn default_model(ctx: &Ctx) -> Result<Option<ModelId>> {
 
 pub(crate) fn default_model_in(conn: &Connection) -> Result<Option<ModelId>> {
     Ok(crate::store::meta::get(conn, META_DEFAULT_MODEL)?.map(ModelId))
+}
+
+/// Makes `id` the default when none is set; true if it did.
+pub(crate) fn adopt_if_no_default(conn: &Connection, id: &ModelId) -> Result<bool> {
+    if default_model_in(conn)?.is_some() {
+        return Ok(false);
+    }
+    crate::store::meta::set(conn, META_DEFAULT_MODEL, id.as_str())?;
+    Ok(true)
 }
 
 /// Sets (or clears) the workspace's default model; it must exist.
@@ -179,6 +192,9 @@ pub async fn create(ctx: &Ctx, input: NewModel) -> Result<Model> {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
                 params![id, provider.id, name, label, provider.enabled, !provider.enabled, now],
             )?;
+                if provider.enabled {
+                    adopt_if_no_default(tx, &id)?;
+                }
                 require(tx, &id)
             })
             .await?;

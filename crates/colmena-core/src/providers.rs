@@ -8,11 +8,16 @@
 //! - switching a provider off switches its models off; switching it back on
 //!   restores the models that were on before (H19);
 //! - a provider whose models are used by agents cannot be deleted: deleting
-//!   it would delete those models under the agents (H20);
+//!   it would delete those models under the agents (H20); deleting one whose
+//!   model is the default clears the default rather than leave it dangling;
 //! - moving a provider that has a key to another origin (scheme, host and
 //!   port) needs the key again in the same update, as browsers ask for
 //!   credentials again on another site: otherwise whoever can edit the base
 //!   URL could send the stored key to a server of their choosing.
+
+pub mod check;
+pub mod connect;
+pub mod detect;
 
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
@@ -408,6 +413,12 @@ pub async fn delete(ctx: &Ctx, id: &ProviderId) -> Result<()> {
                 )
                 .with_details(json!({ "agents": names })));
             }
+            // The default model cannot point at a model deleted with its provider.
+            tx.execute(
+                "DELETE FROM meta WHERE key = ?2
+                   AND value IN (SELECT id FROM models WHERE provider_id = ?1)",
+                params![id, crate::models::META_DEFAULT_MODEL],
+            )?;
             tx.execute("DELETE FROM providers WHERE id = ?1", [&id])?;
             Ok(())
         })

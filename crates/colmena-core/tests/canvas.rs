@@ -918,3 +918,133 @@ async fn c10_a_feed_is_refreshed_and_its_items_selected_as_snapshots() {
     assert_eq!(listed[0].status, "error");
     assert!(listed[0].error.as_deref().unwrap().contains("not an RSS"));
 }
+
+fn reason(err: &colmena_core::AppError) -> Option<&str> {
+    err.details.as_ref()?.get("reason")?.as_str()
+}
+
+#[tokio::test]
+async fn a_round_written_by_hand_is_appended_marked_and_shown() {
+    let (ws, _llm) = hive(vec![Rule::text("Primera versión.").repeat()]).await;
+    let ctx = &ws.ctx;
+    let c = canvas::create(ctx, &me(ctx), Some("A mano".into()))
+        .await
+        .unwrap();
+    let v = variants::add_variant(ctx, &me(ctx), &c.id, variant("custom", "Un hilo"))
+        .await
+        .unwrap();
+    let generated = generate::generate_variant(ctx, &me(ctx), &v.id, no_events())
+        .await
+        .unwrap();
+    assert!(!generated.by_hand, "a model's round is not by hand");
+    let mut changes = ctx.subscribe();
+
+    let mine = variants::write_round(ctx, &me(ctx), &v.id, "Mi **versión**, corregida.")
+        .await
+        .unwrap();
+    assert!(mine.by_hand);
+    assert_eq!(
+        (mine.index, mine.output.as_str()),
+        (1, "Mi **versión**, corregida.")
+    );
+    assert_eq!((mine.provider.as_str(), mine.model.as_str()), ("", ""));
+    assert_eq!(mine.prompt_snapshot, "Un hilo");
+    assert_eq!(mine.client, "ui");
+    assert!(
+        std::iter::from_fn(|| changes.try_recv().ok()).any(|c| c == colmena_core::Change::Canvases),
+        "the write was announced"
+    );
+
+    // Appended: the generated round is still there, unchanged; the new one is shown.
+    let rounds = variants::variant_rounds(ctx, &me(ctx), &v.id)
+        .await
+        .unwrap();
+    assert_eq!(rounds.len(), 2);
+    assert_eq!(rounds[0], generated);
+    assert_eq!(
+        rounds.iter().map(|r| r.by_hand).collect::<Vec<_>>(),
+        [false, true]
+    );
+    let now = canvas::get(ctx, &me(ctx), &c.id)
+        .await
+        .unwrap()
+        .variants
+        .remove(0);
+    assert_eq!((now.active_round, now.status), (1, VariantStatus::Done));
+    assert_eq!(
+        now.active_output.as_deref(),
+        Some("Mi **versión**, corregida.")
+    );
+    let log = activity::recent(ctx, &me(ctx), Some(c.id.clone()), None)
+        .await
+        .unwrap();
+    assert_eq!(log[0].tool, "session.write_round", "{log:?}");
+
+    // Selecting the older round back does not lose the hand-written one.
+    variants::select_round(ctx, &me(ctx), &v.id, 0)
+        .await
+        .unwrap();
+    assert_eq!(
+        variants::variant_rounds(ctx, &me(ctx), &v.id)
+            .await
+            .unwrap()
+            .len(),
+        2
+    );
+}
+
+#[tokio::test]
+async fn a_round_by_hand_is_refused_empty_too_long_unchanged_or_not_yours() {
+    let (ws, _llm) = hive(vec![Rule::text("Hola.").repeat()]).await;
+    let ctx = &ws.ctx;
+    let c = canvas::create(ctx, &me(ctx), None).await.unwrap();
+    let v = variants::add_variant(ctx, &me(ctx), &c.id, variant("custom", "Saluda"))
+        .await
+        .unwrap();
+    generate::generate_variant(ctx, &me(ctx), &v.id, no_events())
+        .await
+        .unwrap();
+
+    let empty = variants::write_round(ctx, &me(ctx), &v.id, "  \n ")
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (empty.code, empty.field(), reason(&empty)),
+        (ErrorCode::Validation, Some("text"), Some("required"))
+    );
+    let long = "x".repeat(variants::MAX_ROUND_TEXT + 1);
+    let too_long = variants::write_round(ctx, &me(ctx), &v.id, &long)
+        .await
+        .unwrap_err();
+    assert_eq!(reason(&too_long), Some("too_long"));
+    let same = variants::write_round(ctx, &me(ctx), &v.id, "Hola.")
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (same.field(), reason(&same)),
+        (Some("text"), Some("unchanged"))
+    );
+
+    colmena_core::users::create(ctx, "Beto").await.unwrap();
+    let beto = Caller {
+        user: "beto".into(),
+        author: None,
+        client: Client::Ui,
+    };
+    let theirs = variants::write_round(ctx, &beto, &v.id, "Lo escribo yo")
+        .await
+        .unwrap_err();
+    assert_eq!(theirs.code, ErrorCode::NotFound);
+    let missing = variants::write_round(ctx, &me(ctx), "no-such-variant", "Texto")
+        .await
+        .unwrap_err();
+    assert_eq!(missing.code, ErrorCode::NotFound);
+    assert_eq!(
+        variants::variant_rounds(ctx, &me(ctx), &v.id)
+            .await
+            .unwrap()
+            .len(),
+        1,
+        "nothing refused was written"
+    );
+}

@@ -11,6 +11,12 @@
 //!
 //! A script is a list of [`Rule`]s: the first one whose [`Matcher`] fits the
 //! request (and is not used up) answers it.
+//!
+//! It also lists its models the way local servers do — `GET /v1/models`
+//! (OpenAI-compatible: LM Studio, llama.cpp server) and `GET /api/tags`
+//! (Ollama) — so the app's detection of a local server can be tested
+//! against it: the script's `models`, else the models its rules match on,
+//! else [`DEFAULT_MODEL`].
 
 mod wire;
 
@@ -24,7 +30,7 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
+use axum::routing::{get, post};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -163,10 +169,39 @@ impl Rule {
     }
 }
 
-/// A script file for the binary: `{"rules": [...]}`.
+/// The model a script without `models` (or rules naming one) lists.
+pub const DEFAULT_MODEL: &str = "scripted-model";
+
+/// A script: `{"rules": [...]}`. The binary's script file may also say
+/// which models to list (`"models": [...]`, see [`ScriptedLlm::start_listing`]).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Script {
     pub rules: Vec<Rule>,
+}
+
+impl Script {
+    /// What `/v1/models` and `/api/tags` list: `models` when given, else the
+    /// distinct models the rules match on, else [`DEFAULT_MODEL`].
+    pub fn listed_models(&self, models: &[String]) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        let source: Vec<String> = if models.is_empty() {
+            self.rules
+                .iter()
+                .filter_map(|r| r.when.model.clone())
+                .collect()
+        } else {
+            models.to_vec()
+        };
+        for name in source {
+            if !name.trim().is_empty() && !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        if names.is_empty() {
+            names.push(DEFAULT_MODEL.to_owned());
+        }
+        names
+    }
 }
 
 /// What the server received.
@@ -179,6 +214,7 @@ pub struct RecordedRequest {
 
 #[derive(Default)]
 struct Shared {
+    models: Vec<String>,
     rules: Mutex<Vec<(Rule, bool)>>,
     requests: Mutex<Vec<RecordedRequest>>,
     disconnects: AtomicUsize,
@@ -203,7 +239,19 @@ impl ScriptedLlm {
     }
 
     pub async fn start_on(addr: SocketAddr, script: Script) -> std::io::Result<ScriptedLlm> {
-        let shared = Arc::new(Shared::default());
+        ScriptedLlm::start_listing(addr, script, &[]).await
+    }
+
+    /// Starts on `addr`, listing `models` (empty: see [`Script::listed_models`]).
+    pub async fn start_listing(
+        addr: SocketAddr,
+        script: Script,
+        models: &[String],
+    ) -> std::io::Result<ScriptedLlm> {
+        let shared = Arc::new(Shared {
+            models: script.listed_models(models),
+            ..Shared::default()
+        });
         {
             let mut rules = shared
                 .rules
@@ -267,7 +315,10 @@ impl ScriptedLlm {
 }
 
 pub fn router_for(script: Script) -> Router {
-    let shared = Arc::new(Shared::default());
+    let shared = Arc::new(Shared {
+        models: script.listed_models(&[]),
+        ..Shared::default()
+    });
     if let Ok(mut rules) = shared.rules.lock() {
         rules.extend(script.rules.into_iter().map(|r| (r, false)));
     }
@@ -280,7 +331,38 @@ fn router(shared: Arc<Shared>) -> Router {
         .route("/chat/completions", post(openai))
         .route("/v1/messages", post(anthropic))
         .route("/api/chat", post(ollama))
+        .route("/v1/models", get(openai_models))
+        .route("/models", get(openai_models))
+        .route("/api/tags", get(ollama_tags))
         .with_state(shared)
+}
+
+/// `GET /v1/models` as OpenAI-compatible servers answer it.
+async fn openai_models(State(shared): State<Arc<Shared>>) -> Response {
+    let data: Vec<Value> = shared
+        .models
+        .iter()
+        .map(|m| serde_json::json!({ "id": m, "object": "model", "owned_by": "scripted" }))
+        .collect();
+    axum::Json(serde_json::json!({ "object": "list", "data": data })).into_response()
+}
+
+/// `GET /api/tags` as Ollama answers it.
+async fn ollama_tags(State(shared): State<Arc<Shared>>) -> Response {
+    let models: Vec<Value> = shared
+        .models
+        .iter()
+        .map(|m| {
+            serde_json::json!({
+                "name": m,
+                "model": m,
+                "modified_at": "2026-01-01T00:00:00Z",
+                "size": 0,
+                "details": { "format": "gguf", "family": "scripted" }
+            })
+        })
+        .collect();
+    axum::Json(serde_json::json!({ "models": models })).into_response()
 }
 
 async fn openai(state: State<Arc<Shared>>, headers: HeaderMap, body: String) -> Response {

@@ -1,9 +1,20 @@
 //! `colmena-scripted-llm --port PORT --script FILE`: the scripted provider as
-//! a process, for the end-to-end tests and manual runs of the app.
+//! a process, for the end-to-end tests and manual runs of the app. The script
+//! file is `{"rules": [...], "models": [...]}`; `models` (optional) is what
+//! it lists at `/v1/models` and `/api/tags`.
 
 use std::net::SocketAddr;
 
 use colmena_scripted_llm::{Script, ScriptedLlm};
+use serde::Deserialize;
+
+#[derive(Default, Deserialize)]
+struct ScriptFile {
+    #[serde(flatten)]
+    script: Script,
+    #[serde(default)]
+    models: Vec<String>,
+}
 
 #[tokio::main]
 async fn main() {
@@ -22,8 +33,8 @@ async fn main() {
             }
         }
     }
-    let script = match script_path {
-        None => Script::default(),
+    let file: ScriptFile = match script_path {
+        None => ScriptFile::default(),
         Some(path) => {
             let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
                 eprintln!("cannot read {path}: {e}");
@@ -36,7 +47,7 @@ async fn main() {
         }
     };
     let addr = SocketAddr::from(([127, 0, 0, 1], port));
-    let server = ScriptedLlm::start_on(addr, script)
+    let server = ScriptedLlm::start_listing(addr, file.script, &file.models)
         .await
         .unwrap_or_else(|e| {
             eprintln!("cannot listen on {addr}: {e}");

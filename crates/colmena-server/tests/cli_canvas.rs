@@ -1,7 +1,7 @@
 //! The canvas through the `colmena` binary (SPEC C9, X3): a canvas scripted
 //! from the shell end to end — items, two variants, generation streamed to
-//! stdout, rounds, an older round selected, an export written to a file —
-//! and another user's canvas out of reach.
+//! stdout, rounds, an older round selected, an export written to a file,
+//! rounds written by hand — and another user's canvas out of reach.
 
 #![allow(clippy::unwrap_used)]
 
@@ -146,6 +146,45 @@ fn c9_a_canvas_is_scripted_end_to_end_from_the_cli() {
     ] {
         assert!(tools.contains(&tool), "{tool} missing from {tools:?}");
     }
+
+    // A round written by hand, from an argument and from a file: appended,
+    // marked, shown; an empty one is refused.
+    let mine = ok_json(colmena(d).args([
+        "canvas",
+        "write-round",
+        &thread,
+        "--text",
+        "1/ Lo escribo yo.",
+    ]));
+    assert_eq!(
+        (mine["byHand"].as_bool(), mine["index"].as_u64()),
+        (Some(true), Some(3)),
+        "{mine}"
+    );
+    let draft = d.join("borrador.md");
+    std::fs::write(&draft, "1/ Y lo corrijo.\n").unwrap();
+    let file_round = ok_json(colmena(d).args([
+        "canvas",
+        "write-round",
+        &thread,
+        "--file",
+        draft.to_str().unwrap(),
+    ]));
+    assert_eq!(file_round["output"], "1/ Y lo corrijo.\n");
+    let rounds = ok_json(colmena(d).args(["canvas", "rounds", &thread]));
+    let by_hand: Vec<bool> = rounds
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["byHand"].as_bool().unwrap())
+        .collect();
+    assert_eq!(by_hand, [false, false, false, true, true]);
+    let table = run(colmena(d).args(["canvas", "rounds", &thread]));
+    assert!(String::from_utf8_lossy(&table.stdout).contains("by hand"));
+    let out = run(colmena(d).args(["canvas", "write-round", &thread, "--text", " "]));
+    assert_eq!(out.status.code(), Some(4), "validation");
+    let out = run(colmena(d).args(["canvas", "write-round", &thread]));
+    assert!(!out.status.success(), "the text or a file is required");
 
     // Another user does not see it; bad input is refused with its code.
     ok_json(colmena(d).args(["memory", "--user", "beto", "list"]));

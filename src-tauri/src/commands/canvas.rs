@@ -160,6 +160,12 @@ pub async fn select_round(
 
 #[tauri::command]
 #[specta::specta]
+pub async fn write_round(ctx: State<'_, Ctx>, id: String, text: String) -> Result<Round, AppError> {
+    variants::write_round(&ctx, &me(&ctx), &id, &text).await
+}
+
+#[tauri::command]
+#[specta::specta]
 pub async fn variant_rounds(ctx: State<'_, Ctx>, id: String) -> Result<Vec<Round>, AppError> {
     variants::variant_rounds(&ctx, &me(&ctx), &id).await
 }

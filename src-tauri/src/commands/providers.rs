@@ -1,8 +1,14 @@
+use std::sync::Arc;
+
 use colmena_core::ids::{ModelId, ProviderId};
 use colmena_core::models::{self, AgentRef, Model, ModelFilter, NewModel};
+use colmena_core::providers::check::{self, CheckEvent, CheckSink, ConnectionCheck};
+use colmena_core::providers::connect::{self, ConnectModel, Connected};
+use colmena_core::providers::detect::{self, LocalServer};
 use colmena_core::providers::{self, NewProvider, Provider, ProviderKindInfo, ProviderUpdate};
 use colmena_core::{AppError, Ctx};
 use tauri::State;
+use tauri::ipc::Channel;
 
 #[tauri::command]
 #[specta::specta]
@@ -121,4 +127,39 @@ pub async fn set_default_model(
     id: Option<ModelId>,
 ) -> Result<Option<ModelId>, AppError> {
     models::set_default_model(&ctx, id).await
+}
+
+/// The model servers running on this machine's usual ports (the first run).
+#[tauri::command]
+#[specta::specta]
+pub async fn detect_local_servers(ctx: State<'_, Ctx>) -> Result<Vec<LocalServer>, AppError> {
+    detect::detect_local_servers(&ctx).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn connect_model(
+    ctx: State<'_, Ctx>,
+    input: ConnectModel,
+) -> Result<Connected, AppError> {
+    connect::connect(&ctx, input).await
+}
+
+/// "Test connection": the model's one-line answer streams over `on_event`.
+#[tauri::command]
+#[specta::specta]
+pub async fn test_connection(
+    ctx: State<'_, Ctx>,
+    id: ModelId,
+    on_event: Channel<CheckEvent>,
+) -> Result<ConnectionCheck, AppError> {
+    check::test_connection(&ctx, &id, check_sink(on_event)).await
+}
+
+fn check_sink(channel: Channel<CheckEvent>) -> CheckSink {
+    Arc::new(move |event| {
+        if let Err(e) = channel.send(event) {
+            tracing::debug!("the window stopped listening to a connection test: {e}");
+        }
+    })
 }

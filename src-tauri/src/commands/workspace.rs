@@ -1,4 +1,6 @@
+use colmena_core::canvas::{Caller, CanvasDetail};
 use colmena_core::doctor::{self, WorkspaceInfo};
+use colmena_core::setup::sample;
 use colmena_core::{AppError, Ctx};
 use tauri::State;
 
@@ -7,4 +9,14 @@ use tauri::State;
 #[specta::specta]
 pub async fn workspace_info(ctx: State<'_, Ctx>) -> Result<WorkspaceInfo, AppError> {
     doctor::workspace_info(&ctx).await
+}
+
+/// The first run's sample canvas, in the window's `language`.
+#[tauri::command]
+#[specta::specta]
+pub async fn open_sample_canvas(
+    ctx: State<'_, Ctx>,
+    language: String,
+) -> Result<CanvasDetail, AppError> {
+    sample::open_sample_canvas(&ctx, &Caller::ui(&ctx), &language).await
 }

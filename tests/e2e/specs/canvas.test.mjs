@@ -199,6 +199,14 @@ test("a canvas: items (one dropped), two variants generated with the text stream
   await browser.waitUntil(async () => (await (await card.$(byTestId("variant-output"))).getText()).includes("Bees pollinate three of every four food crops."), {
     timeout: 10_000,
   });
+  // The window's events can trail the store: wait for every card to say done.
+  await browser.waitUntil(
+    async () => {
+      for (const v of variants) if ((await (await el(`variant-${v.id}`)).getAttribute("data-status")) !== "done") return false;
+      return true;
+    },
+    { timeout: 20_000, timeoutMsg: "a card never said done" },
+  );
   await shot(browser, "canvas-generated");
 });
 
@@ -258,9 +266,10 @@ test("the Console shows what the canvas did and the export count", async () => {
   await click("nav-console");
   const feed = await el("now-feed");
   await feed.waitForDisplayed({ timeout: 10_000 });
-  const text = await feed.getText();
+  // The feed reads as sentences; each line keeps its operation in `data-tool`.
+  const tools = await browser.execute(() => [...document.querySelectorAll('[data-testid="activity-line"]')].map((l) => l.dataset.tool));
   for (const tool of ["session.export_variant", "session.select_round", "session.generate_variant", "session.generate_all", "session.add_item"]) {
-    assert.ok(text.includes(tool), `${tool} missing from the feed`);
+    assert.ok(tools.includes(tool), `${tool} missing from the feed: ${tools}`);
   }
   assert.equal(await (await el("kpi-exports-value")).getText(), "1");
   await shot(browser, "console");

@@ -1,6 +1,7 @@
 // The catalog and memory in the real window: the first-run choice of
-// specialists, an agent whose tool glob expands live (and the error for a
-// glob that matches nothing), skills with a markdown preview, tools, and
+// specialists, an agent whose tools are picked as chips, a tool glob (the
+// advanced mode) that expands live (and the error for a glob that matches
+// nothing), skills as named toggles and with a markdown preview, tools, and
 // memory searched as you type.
 
 import assert from "node:assert/strict";
@@ -29,6 +30,10 @@ const typeInto = (selector, text) => fillField(browser, selector, text);
 
 test("the first run offers the eight specialists and installs the chosen ones", async () => {
   await el("first-run").then((e) => e.waitForDisplayed({ timeout: 15_000 }));
+  // Connecting a model comes first; the specialists are the next step.
+  const skipConnect = await el("connect-skip");
+  if (await skipConnect.isExisting()) await skipConnect.click();
+  await browser.$('[data-testid^="persona-"]').waitForDisplayed({ timeout: 15_000 });
   const cards = await browser.$$('[data-testid^="persona-"]');
   assert.equal(cards.length, 8);
   await shot(browser, "first-run-light-en");
@@ -36,9 +41,32 @@ test("the first run offers the eight specialists and installs the chosen ones", 
   await el("tab-agents").then((e) => e.waitForDisplayed());
 });
 
+test("tools are picked as chips from the catalog, skills as named toggles", async () => {
+  await click("new-agent");
+  await typeInto("#agent-name", "Lectora");
+  const box = await browser.$("#agent-tools");
+  await box.click();
+  await box.setValue("fetch");
+  await el("suggest-web_fetch").then((e) => e.waitForDisplayed({ timeout: 10_000 }));
+  await shot(browser, "agent-tool-suggestions");
+  await browser.keys("Enter");
+  await el("tool-chip-web_fetch").then((e) => e.waitForDisplayed());
+  const research = await el("skill-toggle-web-research");
+  assert.match(await research.getText(), /Web research/);
+  await research.scrollIntoView({ block: "center" });
+  await research.click();
+  assert.equal(await research.getAttribute("aria-checked"), "true");
+  await shot(browser, "agent-chips-and-skills");
+  await click("save-agent");
+  await el("agent-lectora").then((e) => e.waitForDisplayed());
+  await browser.waitUntil(async () => (await el("save-bar-status").then((e) => e.getText())) === "All changes saved");
+  assert.equal(await el("tool-chip-web_fetch").then((e) => e.isExisting()), true);
+});
+
 test("an agent's tool glob expands as you type; a glob that matches nothing is refused next to the field", async () => {
   await click("new-agent");
   await typeInto("#agent-name", "Diseño");
+  await click("tools-advanced");
   await typeInto("#agent-tools", "image_*, web_fetch");
   const expansion = await el("expansion-image_*");
   await expansion.waitForDisplayed({ timeout: 10_000 });

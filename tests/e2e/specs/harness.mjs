@@ -144,11 +144,19 @@ export async function shot(browser, name) {
   return path;
 }
 
-/** The first-run screen: choose `keep` specialists (ids) and install, or
- * start with none when `keep` is empty. */
+/** The first run: skip "connect a model", choose `keep` specialists (ids)
+ * and install (or start with none when `keep` is empty), then skip the
+ * sample canvas — the state every spec starts from: no provider, no canvas,
+ * the chosen specialists. */
 export async function completeFirstRun(browser, keep = null) {
   const screen = await browser.$(byTestId("first-run"));
   await screen.waitForDisplayed({ timeout: 15_000 });
+  // The first step renders with the screen (its status is loaded before).
+  const skipConnect = await browser.$(byTestId("connect-skip"));
+  if (await skipConnect.isExisting()) {
+    await skipConnect.click();
+    await browser.$('[data-testid^="persona-"]').waitForDisplayed({ timeout: 15_000 });
+  }
   if (keep === null) {
     await browser.$(byTestId("install-specialists")).click();
   } else if (keep.length === 0) {
@@ -161,6 +169,12 @@ export async function completeFirstRun(browser, keep = null) {
     }
     await browser.$(byTestId("install-specialists")).click();
   }
+  const shown = (id) => browser.$(byTestId(id)).isDisplayed().catch(() => false);
+  await browser.waitUntil(async () => (await shown("sample-skip")) || !(await shown("first-run")), {
+    timeout: 15_000,
+    timeoutMsg: "the first run neither offered the sample canvas nor closed",
+  });
+  if (await shown("sample-skip")) await clickTestId(browser, "sample-skip");
   await waitGone(browser, byTestId("first-run"), 15_000);
 }
 

@@ -1,9 +1,11 @@
 // Swarms, runs and chat in the real window, against the scripted provider
 // (a real HTTP server speaking the OpenAI streaming format): a hierarchical
-// swarm built on the graph and run while it streams; the app SIGKILLed in
-// the middle of a run and the run resumed on the next start; a chat with an
-// agent; and bad input — a swarm refused on save, a member deleted after,
-// a provider that refuses the key, tool arguments that break the schema.
+// swarm built on the graph — which cannot be saved without an orchestrator
+// until its one-click fix — and run from its Run tab while its graph lights
+// the member at work; the app SIGKILLed in the middle of a run and the run
+// resumed on the next start; a chat with an agent; and bad input — a member
+// deleted after the swarm was saved, a provider that refuses the key, tool
+// arguments that break the schema.
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -22,7 +24,8 @@ let provider;
  * agents that show what goes wrong. */
 function script() {
   const press = JSON.parse(readFileSync(join(repo, "tests/fixtures/press-swarm.json"), "utf8"));
-  for (const rule of press.rules) rule.delayMs = 90;
+  // Slow enough to watch the graph light up member by member.
+  for (const rule of press.rules) rule.delayMs = 120;
   press.rules.push(
     { when: { model: "refused" }, reply: { type: "error", status: 401, message: "Incorrect API key provided" }, repeat: true },
     {
@@ -95,27 +98,105 @@ async function laneStatus(agentId) {
   return (await el(`lane-${agentId}`)).getAttribute("data-status");
 }
 
-test("a hierarchical swarm is built on the graph; saving refuses it without an orchestrator", async () => {
+/** The run graph at one instant: each node's state and the live hand-offs. */
+function graphNow() {
+  return browser.execute(() => {
+    const graph = document.querySelector('[data-testid="run-graph"]');
+    if (!graph) return null;
+    const nodes = {};
+    for (const node of graph.querySelectorAll('[data-testid^="node-"][data-state]')) {
+      nodes[node.getAttribute("data-testid").slice(5)] = node.getAttribute("data-state");
+    }
+    const edgeId = (e) => e.getAttribute("data-id") ?? (e.getAttribute("data-testid") ?? "").replace(/^rf__edge-/, "");
+    const active = [...graph.querySelectorAll(".react-flow__edge.edge-run-active")].map(edgeId);
+    const dots = graph.querySelectorAll(".edge-dot").length;
+    return { nodes, active, dots };
+  });
+}
+
+/** Words of palette names the layout split across lines ("Investigad / ora"). */
+function wordsBrokenInPalette() {
+  return browser.execute(() => {
+    const broken = [];
+    for (const name of document.querySelectorAll(".palette-name")) {
+      const text = name.firstChild;
+      if (!text || text.nodeType !== Node.TEXT_NODE) continue;
+      let at = 0;
+      for (const word of text.textContent.split(" ")) {
+        if (word) {
+          const range = document.createRange();
+          range.setStart(text, at);
+          range.setEnd(text, at + word.length);
+          const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+          if (lines.size > 1) broken.push(word);
+        }
+        at += word.length + 1;
+      }
+    }
+    return broken;
+  });
+}
+
+async function setTheme(theme) {
+  const current = await browser.execute(() => document.documentElement.dataset.theme);
+  if (current !== theme) await click("quick-theme");
+  await browser.waitUntil(async () => (await browser.execute(() => document.documentElement.dataset.theme)) === theme);
+}
+
+async function setLanguage(lang) {
+  await click(`quick-lang-${lang}`);
+  await browser.waitUntil(async () => (await browser.execute(() => document.documentElement.lang)) === lang);
+}
+
+test("the palette wraps agent names only between words", async () => {
   await click("nav-swarms");
   await click("new-swarm");
+  await el("palette-investigadora").then((e) => e.waitForDisplayed({ timeout: 10_000 }));
+  // Lines are measured in the app's own font.
+  await browser.waitUntil(() => browser.execute(() => document.fonts.status === "loaded"), { timeout: 10_000 });
+  assert.deepEqual(await wordsBrokenInPalette(), []);
+});
+
+test("a hierarchical swarm without an orchestrator cannot be saved; the fix makes it valid and it saves", async () => {
   await typeInto("#swarm-name", "Prensa");
   await click("strategy-hierarchical");
   await dragOntoGraph("jefa", 0, -120);
   await el("node-jefa").then((e) => e.waitForDisplayed({ timeout: 10_000 }));
   await click("add-investigadora");
   await click("add-redactora");
-  // The first member became the orchestrator; take the crown away and save.
+  // The first member became the orchestrator; take the crown away.
   await click("lead-jefa");
-  await click("save-swarm");
-  const error = await el("error-members");
-  await error.waitForDisplayed({ timeout: 10_000 });
-  assert.match(await error.getText(), /orchestrator/i);
-  await shot(browser, "swarm-builder-refused");
+  const save = await el("save-swarm");
+  await browser.waitUntil(async () => !(await save.isEnabled()), { timeout: 10_000, timeoutMsg: "Save stayed on without an orchestrator" });
+  assert.match(await el("save-blocked").then((e) => e.getText()), /Can.t save yet: a hierarchical swarm needs an orchestrator\./);
+  // The graph says it cannot run: a notice, and only greyed, dashed edges — nothing reaches the result.
+  assert.match(await el("graph-not-runnable").then((e) => e.getText()), /Can.t run as drawn: a hierarchical swarm needs an orchestrator\./);
+  const edgeKinds = () =>
+    browser.execute(() =>
+      [...document.querySelectorAll('[data-testid="swarm-canvas"] .react-flow__edge')].map((e) => `${e.getAttribute("data-id") ?? e.getAttribute("data-testid")} ${e.getAttribute("class")}`),
+    );
+  // React Flow draws an edge once both its nodes are measured.
+  await browser.waitUntil(async () => (await edgeKinds()).length === 3, { timeout: 10_000, timeoutMsg: "the graph never drew its edges" });
+  const drawn = await edgeKinds();
+  await shot(browser, "swarm-builder-not-runnable");
+  assert.equal(drawn.filter((e) => /edge-unrunnable/.test(e)).length, 3, drawn.join("\n"));
+  assert.equal(drawn.filter((e) => /edge-flow|edge-delegates/.test(e)).length, 0, drawn.join("\n"));
+  const fix = await el("fix-swarm");
+  assert.equal(await fix.getText(), "Make Jefa orchestrator");
+  await setTheme("dark");
+  await setLanguage("es");
+  assert.equal(await fix.getText(), "Hacer orquestador a Jefa");
+  await shot(browser, "swarm-builder-not-runnable-es-dark");
+  await setLanguage("en");
+  await setTheme("light");
 
-  await click("lead-jefa");
+  await click("fix-swarm");
+  await browser.waitUntil(async () => save.isEnabled(), { timeout: 10_000, timeoutMsg: "the fix did not make the swarm valid" });
+  assert.equal(await el("lead-jefa").then((e) => e.getAttribute("aria-pressed")), "true");
+  await waitGone(browser, byTestId("graph-not-runnable"));
+  assert.equal((await edgeKinds()).filter((e) => /edge-unrunnable/.test(e)).length, 0);
   await click("save-swarm");
   await el("swarm-prensa").then((e) => e.waitForDisplayed({ timeout: 10_000 }));
-  await el("run-swarm").then((e) => e.waitForDisplayed({ timeout: 10_000 }));
   const saved = JSON.parse(colmena(driver.dataDir, "--json", "swarm", "show", "prensa"));
   assert.deepEqual(
     saved.members.map((m) => [m.agentId, m.role]),
@@ -125,33 +206,60 @@ test("a hierarchical swarm is built on the graph; saving refuses it without an o
       ["redactora", "member"],
     ],
   );
-  await shot(browser, "swarm-builder");
+  // A saved swarm that can run opens on its Run tab: the input and Run come first.
+  await el("run-swarm").then((e) => e.waitForDisplayed({ timeout: 10_000 }));
+  assert.equal(await el("tab-run").then((e) => e.getAttribute("aria-selected")), "true");
+  await el("run-idle").then((e) => e.waitForDisplayed());
+  await shot(browser, "swarm-run-tab");
 });
 
-test("the swarm runs with each member's steps streaming live, and ends with the orchestrator's answer", async () => {
+test("a swarm run lights its graph: the member at work, the hand-off to it, and how each ended", async () => {
   await typeInto("#swarm-input", "Make a tweet about bees");
   await click("run-swarm");
-  await browser.waitUntil(async () => (await laneStatus("investigadora")) === "working", {
-    timeout: 15_000,
-    timeoutMsg: "the researcher never started",
-  });
-  await shot(browser, "swarm-run-in-progress");
+  // One snapshot of the graph, taken while the researcher works.
+  let during = null;
+  await browser.waitUntil(
+    async () => {
+      const now = await graphNow();
+      if (now?.nodes.investigadora === "working") during = now;
+      return during !== null;
+    },
+    { timeout: 20_000, interval: 50, timeoutMsg: "the graph never lit the researcher" },
+  );
+  assert.equal(during.nodes.jefa, "waiting", "the orchestrator waits for its delegate");
+  assert.equal(during.nodes.redactora, "idle");
+  assert.deepEqual(during.active, ["jefa->investigadora"]);
+  assert.equal(during.dots, 1, "one hand-off carries the moving dot");
+  await shot(browser, "swarm-run-graph-lit");
+
   const phase = await el("run-phase");
   await browser.waitUntil(async () => (await phase.getText()).match(/Completed/), { timeout: 30_000 });
   assert.match(await el("run-output").then((e) => e.getText()), /Bees dance to talk/);
   for (const agent of ["jefa", "investigadora", "redactora"]) assert.equal(await laneStatus(agent), "done", agent);
+  const after = await graphNow();
+  assert.deepEqual(after.nodes, { jefa: "done", investigadora: "done", redactora: "done" });
+  assert.deepEqual(after.active, []);
+  assert.match(await el("run-graph").then((g) => g.$(byTestId("endpoint-output"))).then((o) => o.getAttribute("class")), /is-reached/);
   const entries = await browser.$$(byTestId("tool-entry"));
   assert.equal(entries.length, 2, "two delegations");
   await shot(browser, "swarm-run-completed");
+  await setTheme("dark");
+  await shot(browser, "swarm-run-completed-dark");
+  await setLanguage("es");
+  await shot(browser, "swarm-run-completed-es-dark");
+  await setLanguage("en");
+  await setTheme("light");
 });
 
 test("killed with SIGKILL in the middle of a run, the app offers the run on its next start and it completes", async () => {
   await typeInto("#swarm-input", "Another tweet, please");
   await click("run-swarm");
+  await setTheme("dark");
   await browser.waitUntil(async () => (await laneStatus("redactora")) === "working", {
     timeout: 20_000,
     timeoutMsg: "the writer never started",
   });
+  await shot(browser, "swarm-run-graph-lit-dark");
   const pid = execFileSync("pgrep", ["-f", "-n", APP], { encoding: "utf8" }).trim();
   process.kill(Number(pid), "SIGKILL");
   await browser.deleteSession().catch(() => {});
@@ -172,6 +280,7 @@ test("killed with SIGKILL in the middle of a run, the app offers the run on its 
   assert.equal(runs[0].status, "completed");
   assert.equal(runs[0].input, "Another tweet, please");
   await browser.keys("Escape");
+  await setTheme("light");
 });
 
 test("a chat with one agent streams its answer and keeps the conversation", async () => {
@@ -215,24 +324,45 @@ test("bad input: tool arguments that break the schema, a provider that refuses t
   assert.equal(refused[0].status, "failed");
   assert.equal(refused[0].error.details.reason, "auth_refused");
 
-  // A member deleted after the swarm was saved: the graph marks it and the run says which.
+  // A member deleted after the swarm was saved: the graph marks it, Run says
+  // why it is off, and the fix takes the member out so that it runs.
   colmena(driver.dataDir, "swarm", "create", "Con baja", "--strategy", "sequential", "--members", "investigadora,temporal");
   colmena(driver.dataDir, "agent", "remove", "temporal");
   await click("nav-swarms");
   await click("swarm-con_baja");
-  const node = await el("node-temporal");
-  await node.waitForDisplayed({ timeout: 10_000 });
   // The CLI wrote from another process; the open window notices on its own.
-  await browser.waitUntil(async () => /is-missing/.test(await node.getAttribute("class")), {
-    timeout: 10_000,
-    timeoutMsg: "the graph never marked the deleted member",
-  });
+  await browser.waitUntil(
+    async () => {
+      const node = await el("node-temporal");
+      return (await node.isExisting()) && /is-missing/.test(await node.getAttribute("class"));
+    },
+    { timeout: 10_000, timeoutMsg: "the graph never marked the deleted member" },
+  );
+  await click("tab-run");
+  const blocked = await el("run-blocked");
+  await blocked.waitForDisplayed({ timeout: 10_000 });
+  assert.match(await blocked.getText(), /temporal no longer exists/);
+  await typeInto("#swarm-input", "Go");
+  assert.equal(await el("run-swarm").then((b) => b.isEnabled()), false, "Run is off while a member is missing");
+  await shot(browser, "swarm-deleted-member");
+  await click("run-blocked-edit");
+  const fix = await el("fix-swarm");
+  await fix.waitForDisplayed();
+  assert.equal(await fix.getText(), "Take the deleted agent out");
+  await shot(browser, "swarm-build-missing-member");
+  await click("fix-swarm");
+  await click("save-swarm");
+  await browser.waitUntil(
+    async () => JSON.parse(colmena(driver.dataDir, "--json", "swarm", "show", "con_baja")).members.length === 1,
+    { timeout: 10_000, timeoutMsg: "the fixed swarm was not saved" },
+  );
+  await click("tab-run");
+  await waitGone(browser, byTestId("run-blocked"));
   await typeInto("#swarm-input", "Go");
   await click("run-swarm");
-  const runError = await el("run-error");
-  await runError.waitForDisplayed({ timeout: 20_000 });
-  assert.match(await runError.getText(), /temporal/);
-  await shot(browser, "swarm-deleted-member");
+  const phase = await el("run-phase");
+  await browser.waitUntil(async () => (await phase.getText()).match(/Completed/), { timeout: 30_000 });
+  assert.match(await el("run-output").then((e) => e.getText()), /Bees dance/);
 });
 
 test("saving a swarm of switched-off specialists reports what they need, and activating switches it on", async () => {
@@ -243,7 +373,7 @@ test("saving a swarm of switched-off specialists reports what they need, and act
   await click("save-swarm");
   const pending = await el("pending-activation");
   await pending.waitForDisplayed({ timeout: 10_000 });
-  assert.match(await pending.getText(), /web_researcher/);
+  assert.match(await pending.getText(), /Specialists: .*Web researcher/);
   assert.match(await pending.getText(), /cli_exec/);
   await pending.scrollIntoView({ block: "center" });
   await shot(browser, "swarm-pending-activation");

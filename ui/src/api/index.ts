@@ -81,6 +81,7 @@ import {
   type ConnectRequest_Deserialize,
   type McpTransport,
   type Activity_Serialize,
+  type Client as ActivityClient,
   type CanvasDetail_Serialize,
   type CanvasEvent_Deserialize,
   type CanvasEvent_Serialize,
@@ -111,12 +112,24 @@ import {
   type Risk,
   type Rule,
 } from "../bindings";
+import type {
+  CheckEvent,
+  ConnectModel_Deserialize,
+  Connected_Serialize,
+  ConnectionCheck,
+  LocalServerKind,
+  LocalServer_Serialize,
+} from "../bindings";
 import { Channel } from "@tauri-apps/api/core";
 import { toApiError } from "./errors";
 
 export { ApiError, toApiError, type FieldProblem, type ErrorCode } from "./errors";
 
 export type Provider = Provider_Serialize;
+export type LocalServer = LocalServer_Serialize;
+export type ConnectModel = ConnectModel_Deserialize;
+export type Connected = Connected_Serialize;
+export type { ConnectionCheck, LocalServerKind };
 export type NewProvider = NewProvider_Deserialize;
 export type ProviderUpdate = ProviderUpdate_Deserialize;
 export type Model = Model_Serialize;
@@ -176,6 +189,8 @@ export type Source = Source_Serialize;
 export type SourceItem = SourceItem_Serialize;
 export type NewSource = NewSource_Deserialize;
 export type CanvasActivity = Activity_Serialize;
+/** Who asked for a canvas operation (`ui`, `cli`, `claude-code`, …). */
+export type { ActivityClient };
 export type { Round, UserPreset, VariantStatus, SourceKind };
 export type { Approval, ApprovalStatus, Decision, Permissions, Risk, Rule };
 export type {
@@ -367,6 +382,7 @@ export const canvasApi = {
   removeVariant: (id: string) => call(commands.removeVariant(id)),
   selectRound: (id: string, index: number) => call(commands.selectRound(id, index)),
   rounds: (id: string) => call(commands.variantRounds(id)),
+  writeRound: (id: string, text: string) => call(commands.writeRound(id, text)),
   generate: (id: string, onEvent: (event: CanvasEvent) => void) => call(commands.generateVariant(id, canvasChannel(onEvent))),
   generateAll: (canvas: string, onEvent: (event: CanvasEvent) => void) =>
     call(commands.generateAll(canvas, canvasChannel(onEvent))),
@@ -382,6 +398,19 @@ export const canvasApi = {
   sourceItems: (id: string) => call(commands.sourceItems(id)),
   removeSource: (id: string) => call(commands.removeSource(id)),
   activity: (canvas: string | null, limit: number | null) => call(commands.canvasActivity(canvas, limit)),
+};
+
+/** The first run's "connect a model" (issue 12): local servers, connect,
+ * a streamed connection test and the sample canvas. */
+export const onboardingApi = {
+  detectLocalServers: () => call(commands.detectLocalServers()),
+  connectModel: (input: ConnectModel) => call(commands.connectModel(input)),
+  testConnection: (id: string, onDelta: (text: string) => void) => {
+    const channel = new Channel<CheckEvent>();
+    channel.onmessage = (event) => onDelta(event.text);
+    return call(commands.testConnection(id, channel));
+  },
+  openSampleCanvas: (language: string) => call(commands.openSampleCanvas(language)),
 };
 
 /** Calls `onNotice` for every notice an agent sends to the person. */

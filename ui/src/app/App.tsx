@@ -6,6 +6,7 @@ import { Moon, Sun } from "lucide-react";
 import { onDataChanged } from "../api";
 import { Logo } from "../components/Logo";
 import { Spinner } from "../components/Spinner";
+import { ViewBoundary } from "../components/ViewBoundary";
 import { CatalogView } from "../features/catalog/CatalogView";
 import { CanvasView } from "../features/canvas/CanvasView";
 import { invalidateCanvasFor } from "../features/canvas/queries";
@@ -21,10 +22,13 @@ import { SwarmsView } from "../features/swarms/SwarmsView";
 import { invalidateCatalogFor, setupQuery } from "../features/catalog/queries";
 import { MemoryView } from "../features/memory/MemoryView";
 import { invalidateFor } from "../features/providers/queries";
+import { NeedsModelBanner } from "../features/providers/NeedsModelBanner";
 import { FirstRunScreen } from "../features/setup/FirstRunScreen";
 import { SettingsView } from "../features/settings/SettingsView";
+import { CommandPalette, PaletteButton } from "./CommandPalette";
 import { usePreferences } from "./preferences";
 import { useRoute } from "./route";
+import { shortcutTitle } from "./shortcutsHooks";
 import { DEFAULT_VIEW, VIEWS, type ViewId } from "./views";
 
 const VIEW_COMPONENTS: Record<ViewId, () => React.ReactElement> = {
@@ -91,10 +95,12 @@ export function App() {
             <span>{t("app.tagline")}</span>
           </div>
         </div>
+        <PaletteButton />
         <nav className="nav" aria-label={t("nav.label")}>
-          {VIEWS.map(({ id, labelKey, icon: Icon }) => (
+          {VIEWS.map(({ id, labelKey, icon: Icon }, index) => (
             <button
               key={id}
+              title={shortcutTitle(t(labelKey), `view-${index + 1}`)}
               className={id === view ? "nav-link active" : "nav-link"}
               aria-current={id === view ? "page" : undefined}
               data-testid={`nav-${id}`}
@@ -139,10 +145,14 @@ export function App() {
       </aside>
       <main className="main">
         <ResumeBanner />
-        <View />
+        <NeedsModelBanner />
+        <ViewBoundary resetKey={view}>
+          <View />
+        </ViewBoundary>
       </main>
       <PendingApprovals />
       <NoticeToasts />
+      <CommandPalette />
     </div>
   );
 }

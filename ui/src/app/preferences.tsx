@@ -1,7 +1,7 @@
 // Theme and language: applied to the document at once, persisted through
 // the prefs store, and offered to every view through context.
 
-import { createContext, useCallback, useContext, useEffect, useMemo, useState } from "react";
+import { createContext, useCallback, useContext, useEffect, useLayoutEffect, useMemo, useState } from "react";
 import type { ReactNode } from "react";
 
 import type { Language, Prefs, PrefsStore, ThemeChoice } from "../api/prefs";
@@ -36,7 +36,10 @@ export function PreferencesProvider({ store, children }: { store: PrefsStore; ch
 
   const resolvedTheme = resolveTheme(prefs.theme, systemIsDark);
 
-  useEffect(() => {
+  // Before the first paint, so a dark window never flashes light. The
+  // color-scheme goes with it: scrollbars, form controls the CSS does not
+  // draw itself and the native pickers follow the theme, not the system.
+  useLayoutEffect(() => {
     document.documentElement.dataset.theme = resolvedTheme;
     document.documentElement.style.colorScheme = resolvedTheme;
   }, [resolvedTheme]);

@@ -3,6 +3,8 @@
 
 import { useCallback, useSyncExternalStore } from "react";
 
+import { guardLeave } from "../components/SaveBar";
+
 export interface Route {
   view: string;
   section: string | null;
@@ -21,7 +23,9 @@ function subscribe(onChange: () => void) {
 export function useRoute(): [Route, (view: string, section?: string | null) => void] {
   const hash = useSyncExternalStore(subscribe, () => window.location.hash);
   const navigate = useCallback((view: string, section?: string | null) => {
-    window.location.hash = section ? `#/${view}/${section}` : `#/${view}`;
+    const next = section ? `#/${view}/${section}` : `#/${view}`;
+    // A form with unsaved changes is asked first (components/SaveBar).
+    if (next !== window.location.hash) guardLeave(() => (window.location.hash = next));
   }, []);
   return [parseRoute(hash), navigate];
 }

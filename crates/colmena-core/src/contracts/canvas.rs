@@ -1,4 +1,5 @@
-//! The 18 canvas operations of SPEC C9 with seed 001's argument names
+//! The 18 canvas operations of SPEC C9 (and `session_write_round`, a round
+//! written by hand) with seed 001's argument names
 //! (`session_create({ name? })`, `session_add_variant({ sessionId,
 //! presetId, … })`, …). The seed's `llmCredentialId` is a model id here
 //! (`provider/model`): the model, with its provider's stored key, that the
@@ -179,6 +180,18 @@ pub struct SessionSelectRound {
     pub round_index: i32,
 }
 
+/// `session_write_round`: your own version of a variant's output, saved as
+/// a new round written by hand (the rounds before it stay as they were).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SessionWriteRound {
+    pub session_id: String,
+    pub variant_id: String,
+    /// The whole text of the round, as markdown.
+    #[schemars(length(min = 1, max = 200000))]
+    pub text: String,
+}
+
 /// `session_variant_rounds`: the whole history of a variant.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -320,6 +333,12 @@ pub async fn select_round(
 ) -> Result<Variant> {
     caller.person()?;
     variants::select_round(ctx, caller, &input.variant_id, input.round_index).await
+}
+
+pub async fn write_round(ctx: &Ctx, caller: &Caller, input: SessionWriteRound) -> Result<Round> {
+    caller.person()?;
+    on_canvas(ctx, caller, &input.session_id, &input.variant_id).await?;
+    variants::write_round(ctx, caller, &input.variant_id, &input.text).await
 }
 
 pub async fn variant_rounds(

@@ -14,6 +14,7 @@
 //!   other enabled agent still needs.
 
 pub mod personas;
+pub mod sample;
 
 use std::collections::BTreeSet;
 

@@ -27,6 +27,7 @@ const IMAGES: &str = include_str!("migrations/0006_images.sql");
 const VARIANT_LEASES: &str = include_str!("migrations/0007_variant_leases.sql");
 const ROLE_WAKES: &str = include_str!("migrations/0008_role_wakes.sql");
 const PERMISSIONS: &str = include_str!("migrations/0009_permissions.sql");
+const HAND_ROUNDS: &str = include_str!("migrations/0010_hand_rounds.sql");
 
 /// Every migration script, in order; version N is "the first N applied".
 /// Append new ones at the end.
@@ -40,6 +41,7 @@ const SCRIPTS: &[&str] = &[
     VARIANT_LEASES,
     ROLE_WAKES,
     PERMISSIONS,
+    HAND_ROUNDS,
 ];
 
 /// How long a process starting on a store being migrated (and backed up) by

@@ -81,6 +81,16 @@ enum CanvasCommand {
     RemoveVariant { variant: String },
     /// Show an older (or newer) round; nothing is removed.
     SelectRound { variant: String, index: i32 },
+    /// Write a variant's text yourself: a new round, marked as by hand.
+    WriteRound {
+        variant: String,
+        /// The text (markdown).
+        #[arg(long, conflicts_with = "file", required_unless_present = "file")]
+        text: Option<String>,
+        /// Read the text from this file (`-` for stdin).
+        #[arg(long)]
+        file: Option<PathBuf>,
+    },
     /// Generate one variant; its text streams to stdout.
     Generate { variant: String },
     /// Generate every variant of a canvas at once.
@@ -163,6 +173,22 @@ impl VariantFields {
             })
             .transpose()
     }
+}
+
+/// A round's text from a file, or from stdin for `-`.
+fn read_text(path: &std::path::Path) -> Result<String> {
+    let read = if path.as_os_str() == "-" {
+        std::io::read_to_string(std::io::stdin())
+    } else {
+        std::fs::read_to_string(path)
+    };
+    read.map_err(|e| {
+        AppError::invalid_field(
+            "file",
+            "unreadable",
+            format!("{} could not be read: {e}", path.display()),
+        )
+    })
 }
 
 /// Streams text deltas to stdout (human mode) or one event per line (--json).
@@ -328,6 +354,25 @@ pub async fn run(ctx: &Ctx, out: &Output, args: CanvasArgs) -> Result<()> {
                 println!("variant {} shows round {}", v.id, v.active_round + 1)
             });
         }
+        CanvasCommand::WriteRound {
+            variant,
+            text,
+            file,
+        } => {
+            let text = match (text, file) {
+                (Some(text), _) => text,
+                (None, Some(path)) => read_text(&path)?,
+                (None, None) => String::new(),
+            };
+            let round = variants::write_round(ctx, &me, &variant, &text).await?;
+            out.emit(&round, |r| {
+                println!(
+                    "variant {} shows round {} (by hand)",
+                    r.variant_id,
+                    r.index + 1
+                )
+            });
+        }
         CanvasCommand::Generate { variant } => {
             let round = generate::generate_variant(ctx, &me, &variant, printer(out.json)).await?;
             if !out.json {
@@ -364,7 +409,11 @@ pub async fn run(ctx: &Ctx, out: &Output, args: CanvasArgs) -> Result<()> {
                         .map(|r| {
                             vec![
                                 (r.index + 1).to_string(),
-                                format!("{}/{}", r.provider, r.model),
+                                if r.by_hand {
+                                    "by hand".to_owned()
+                                } else {
+                                    format!("{}/{}", r.provider, r.model)
+                                },
                                 (r.prompt_tokens + r.completion_tokens).to_string(),
                                 r.latency_ms.to_string(),
                                 r.client.clone(),

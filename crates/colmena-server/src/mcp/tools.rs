@@ -8,7 +8,7 @@ use std::sync::Arc;
 use colmena_core::contracts::canvas::{
     self as canvas, NoArguments, SessionAddItem, SessionAddVariant, SessionCreate,
     SessionExportVariant, SessionRef, SessionRemoveItem, SessionSavePreset, SessionSelectRound,
-    SessionUpdate, SessionUpdateVariant, SessionVariantRounds, VariantRef,
+    SessionUpdate, SessionUpdateVariant, SessionVariantRounds, SessionWriteRound, VariantRef,
 };
 use colmena_core::contracts::hive::{
     self as hive, MemoryReadArgs, MemoryWriteArgs, RunAgentArgs, RunSwarmArgs, SearchArgs,
@@ -219,6 +219,22 @@ impl ColmenaMcp {
         Ok(self
             .call(&rc, a, |c, me, i| async move {
                 canvas::select_round(&c, &me, i).await
+            })
+            .await)
+    }
+
+    #[tool(
+        description = "Write a variant's output yourself: the text is saved as a new round marked as written by hand and shown; older rounds are kept.",
+        input_schema = schema::<SessionWriteRound>()
+    )]
+    async fn session_write_round(
+        &self,
+        Parameters(a): Parameters<JsonObject>,
+        rc: RequestContext<RoleServer>,
+    ) -> Answer {
+        Ok(self
+            .call(&rc, a, |c, me, i| async move {
+                canvas::write_round(&c, &me, i).await
             })
             .await)
     }

@@ -1,81 +1,100 @@
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
-import { Plus, Sparkles, Trash2 } from "lucide-react";
+import { PanelLeftOpen, Plus, Sparkles, Trash2 } from "lucide-react";
 
-import { canvasApi, type ApiError, type CanvasEvent, type GenerateAllOutcome } from "../../api";
+import { canvasApi, type ApiError, type CanvasEvent, type GenerateAllOutcome, type Variant } from "../../api";
 import { Banner } from "../../components/Banner";
-import { Button } from "../../components/Button";
-import { ConfirmDialog } from "../../components/ConfirmDialog";
+import { Button, IconButton } from "../../components/Button";
 import { Spinner } from "../../components/Spinner";
+import { useUndo } from "../../components/UndoToast";
 import { errorText } from "../../app/errorText";
+import { shortcutTitle, useShortcutAction } from "../../app/shortcutsHooks";
 import { AddVariantDialog } from "./AddVariantDialog";
+import { CanvasMenu } from "./CanvasMenu";
 import { ItemsColumn } from "./ItemsColumn";
 import { VariantCard, type Live } from "./VariantCard";
+import { nextLive, shownLive } from "./live";
 import { canvasKeys, canvasQuery } from "./queries";
+import { ITEMS_HIDDEN, useStoredFlag } from "./storedFlag";
 
-/** One canvas: its name, the items selected, and the variants side by side
- * with their text streaming in as it is generated. */
-export function CanvasBoard({ id, onDeleted }: { id: string; onDeleted(): void }) {
+/** How many variants fold the items column away, until the person chooses. */
+export const FOLD_ITEMS_AT = 3;
+
+/** One canvas: its name, the items selected (a column that folds away),
+ * and the variants in a grid that takes the rest of the window, their text
+ * streaming in as it is generated. The column starts folded with three
+ * variants or more (they fit side by side at 1280 px only then). */
+export function CanvasBoard({
+  id,
+  listHidden,
+  onShowList,
+  onDelete,
+}: {
+  id: string;
+  listHidden: boolean;
+  onShowList(): void;
+  onDelete(): void;
+}) {
   const { t } = useTranslation();
   const client = useQueryClient();
+  const undo = useUndo();
   const detail = useQuery(canvasQuery(id));
   const [live, setLive] = useState<Record<string, Live>>({});
   const [adding, setAdding] = useState(false);
-  const [confirm, setConfirm] = useState(false);
   const [name, setName] = useState<string | null>(null);
-  const refresh = () => void client.invalidateQueries({ queryKey: canvasKeys.all });
+  const [itemsChoice, setItemsHidden] = useStoredFlag(ITEMS_HIDDEN);
+  const refresh = () => client.invalidateQueries({ queryKey: canvasKeys.all });
 
   /** Every generation event lands here, by variant. */
   const onEvent = (event: CanvasEvent) => {
-    setLive((all) => {
-      const was = all[event.variantId] ?? { text: "", status: "queued" as const };
-      switch (event.type) {
-        case "queued":
-          return { ...all, [event.variantId]: { text: "", status: "queued" } };
-        case "streaming":
-          return { ...all, [event.variantId]: { text: "", status: "streaming", model: event.model } };
-        case "delta":
-          return { ...all, [event.variantId]: { ...was, status: "streaming", text: was.text + event.text } };
-        case "done":
-        case "failed": {
-          const rest = { ...all };
-          delete rest[event.variantId];
-          return rest;
-        }
-      }
-    });
-    if (event.type === "done" || event.type === "failed") refresh();
+    setLive((all) => nextLive(all, event));
+    if (event.type === "done" || event.type === "failed") void refresh();
   };
 
   const generateAll = useMutation<GenerateAllOutcome, ApiError>({
-    mutationFn: () => canvasApi.generateAll(id, onEvent),
-    onSettled: refresh,
+    // Variants waiting on their undo toast are deleted first, not generated.
+    mutationFn: async () => {
+      await undo.flush("variant:");
+      return canvasApi.generateAll(id, onEvent);
+    },
+    onSettled: () => void refresh(),
   });
   const rename = useMutation<unknown, ApiError, string>({
     mutationFn: (next) => canvasApi.rename(id, next.trim() || null),
     onSettled: () => {
       setName(null);
-      refresh();
-    },
-  });
-  const remove = useMutation<null, ApiError>({
-    mutationFn: () => canvasApi.remove(id),
-    onSuccess: () => {
-      setConfirm(false);
-      onDeleted();
-      refresh();
+      void refresh();
     },
   });
 
+  useShortcutAction("run", () => !generateAll.isPending && detail.data?.variants.some((v) => !undo.isHidden(`variant:${v.id}`)) && generateAll.mutate());
   if (detail.isPending) return <Spinner />;
   if (detail.isError || !detail.data) return <Banner tone="danger">{t("canvas.loadFailed")}</Banner>;
   const canvas = detail.data;
+  const variants = canvas.variants.filter((v) => !undo.isHidden(`variant:${v.id}`));
+  // Until the person folds or opens the items, three drafts or more get the room.
+  const itemsHidden = itemsChoice ?? variants.length >= FOLD_ITEMS_AT;
   const failedAll = generateAll.data?.failed.filter((f) => f.error.code !== "cancelled").length ?? 0;
+  const presetName = (v: Variant) => t(`canvas.presets.${v.presetId}`, { defaultValue: v.presetId });
+  const removeVariant = (v: Variant) =>
+    undo.schedule({
+      key: `variant:${v.id}`,
+      label: t("canvas.deletedVariant", { name: presetName(v) }),
+      commit: async () => {
+        await canvasApi.removeVariant(v.id);
+        await refresh();
+      },
+    });
 
   return (
     <section className="canvas-board" data-testid="canvas-board">
       <header className="canvas-head">
+        {listHidden && (
+          <IconButton label={t("canvas.showList")} onClick={onShowList} data-testid="show-canvas-list">
+            <PanelLeftOpen size={16} />
+          </IconButton>
+        )}
         <input
           className="input canvas-name"
           value={name ?? canvas.name ?? ""}
@@ -93,39 +112,48 @@ export function CanvasBoard({ id, onDeleted }: { id: string; onDeleted(): void }
           variant="primary"
           icon={<Sparkles size={15} />}
           busy={generateAll.isPending}
-          disabled={canvas.variants.length === 0}
+          disabled={variants.length === 0}
           onClick={() => generateAll.mutate()}
+          title={shortcutTitle(t("canvas.generateAll"), "run")}
           data-testid="generate-all"
         >
           {t("canvas.generateAll")}
         </Button>
-        <Button variant="ghost" icon={<Trash2 size={15} />} onClick={() => setConfirm(true)} data-testid="delete-canvas">
-          {t("common.delete")}
-        </Button>
+        <span className="canvas-head-gap" />
+        <CanvasMenu
+          label={t("canvas.more")}
+          actions={[{ label: t("canvas.deleteCanvas"), icon: <Trash2 size={14} />, tone: "danger", onSelect: onDelete, testId: "delete-canvas" }]}
+        />
       </header>
       {generateAll.error && <Banner tone="danger">{errorText(t, generateAll.error)}</Banner>}
       {failedAll > 0 && <Banner tone="warning">{t("canvas.someFailed", { count: failedAll })}</Banner>}
-      <div className="canvas-body">
-        <ItemsColumn canvasId={id} items={canvas.items} />
-        <div className="variants-row" data-testid="variants">
-          {canvas.variants.length === 0 ? (
+      <div className={itemsHidden ? "canvas-body items-hidden" : "canvas-body"}>
+        {itemsHidden ? (
+          <button
+            type="button"
+            className="items-rail"
+            onClick={() => setItemsHidden(false)}
+            aria-label={t("canvas.showItems", { count: canvas.items.length })}
+            title={t("canvas.showItems", { count: canvas.items.length })}
+            data-testid="show-items"
+          >
+            <PanelLeftOpen size={16} />
+            <span className="items-rail-count">{canvas.items.length}</span>
+          </button>
+        ) : (
+          <ItemsColumn canvasId={id} items={canvas.items} onHide={() => setItemsHidden(true)} />
+        )}
+        <div className="variants-grid" data-testid="variants" data-count={variants.length}>
+          {variants.length === 0 ? (
             <div className="variants-empty muted">{t("canvas.noVariants")}</div>
           ) : (
-            canvas.variants.map((v) => <VariantCard key={v.id} variant={v} canvas={canvas} live={live[v.id]} onEvent={onEvent} />)
+            variants.map((v) => (
+              <VariantCard key={v.id} variant={v} canvas={canvas} live={shownLive(live[v.id], v)} onEvent={onEvent} onRemove={() => removeVariant(v)} />
+            ))
           )}
         </div>
       </div>
       {adding && <AddVariantDialog canvasId={id} onClose={() => setAdding(false)} />}
-      {confirm && (
-        <ConfirmDialog
-          title={t("canvas.deleteTitle", { name: canvas.name ?? t("canvas.untitled") })}
-          body={t("canvas.deleteBody")}
-          busy={remove.isPending}
-          onConfirm={() => remove.mutate()}
-          onCancel={() => setConfirm(false)}
-          confirmTestId="confirm-delete-canvas"
-        />
-      )}
     </section>
   );
 }

@@ -1,67 +1,130 @@
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
-import { LayoutPanelLeft, Plus } from "lucide-react";
+import { LayoutPanelLeft, PanelLeftClose, Plus } from "lucide-react";
 
-import { canvasApi, type ApiError, type Canvas } from "../../api";
-import { Button } from "../../components/Button";
+import { ApiError, canvasApi, type Canvas } from "../../api";
+import { errorText } from "../../app/errorText";
+import { useDates } from "../../app/dates";
+import { useRoute } from "../../app/route";
+import { shortcutTitle, useShortcutAction } from "../../app/shortcutsHooks";
+import { Banner } from "../../components/Banner";
+import { Button, IconButton } from "../../components/Button";
 import { EmptyState } from "../../components/EmptyState";
+import { ListFilter, filterList } from "../../components/ListFilter";
+import { ListItem } from "../../components/ListItem";
 import { Spinner } from "../../components/Spinner";
+import { UndoProvider, useUndo } from "../../components/UndoToast";
 import { CanvasBoard } from "./CanvasBoard";
 import { canvasKeys, canvasesQuery } from "./queries";
+import { LIST_HIDDEN, useStoredFlag } from "./storedFlag";
 
-/** The drafting canvas (SPEC C1–C6): the person's canvases, most recently
- * active first, and the one open with its items and variants. */
+/** The drafting canvas (SPEC C1–C6): the person's canvases in a list,
+ * most recently active first, like Chat and Swarms, and the open one with
+ * its items and variants. Deleting (a canvas, a variant, a source) waits
+ * for the undo toast to run out. */
 export function CanvasView() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
+  return (
+    <UndoProvider describe={(e) => (e instanceof ApiError ? errorText(t, e) : String(e))}>
+      <CanvasPage />
+    </UndoProvider>
+  );
+}
+
+function CanvasPage() {
+  const { t } = useTranslation();
+  const { when, exact } = useDates();
   const client = useQueryClient();
+  const undo = useUndo();
+  const [route, navigate] = useRoute();
   const canvases = useQuery(canvasesQuery);
-  const [selected, setSelected] = useState<string | null>(null);
-  const list = canvases.data ?? [];
-  const current = list.find((c) => c.id === selected) ?? list[0];
+  const [filter, setFilter] = useState("");
+  const [listChoice, setListHidden] = useStoredFlag(LIST_HIDDEN);
+  const listHidden = listChoice ?? false;
+  const all = (canvases.data ?? []).filter((c) => !undo.isHidden(`canvas:${c.id}`));
+  const shown = filterList(all, filter, (c) => [c.name ?? t("canvas.untitled")]);
+  const current = all.find((c) => c.id === route.section) ?? all[0];
+  const name = (c: Canvas) => c.name ?? t("canvas.untitled");
+  const open = (id: string) => navigate("canvas", id);
+
   const create = useMutation<Canvas, ApiError>({
     mutationFn: () => canvasApi.create(null),
     onSuccess: (c) => {
-      setSelected(c.id);
+      open(c.id);
       void client.invalidateQueries({ queryKey: canvasKeys.all });
     },
   });
-  const when = (iso: string) => new Date(iso).toLocaleString(i18n.language, { dateStyle: "medium", timeStyle: "short" });
+
+  useShortcutAction("new", () => !create.isPending && create.mutate());
+  const remove = (c: Canvas) => {
+    const next = all.find((other) => other.id !== c.id);
+    undo.schedule({
+      key: `canvas:${c.id}`,
+      label: t("canvas.deletedCanvas", { name: name(c) }),
+      commit: async () => {
+        await canvasApi.remove(c.id);
+        await client.invalidateQueries({ queryKey: canvasKeys.all });
+      },
+      onUndo: () => open(c.id),
+    });
+    navigate("canvas", next?.id ?? null);
+  };
+
+  const newButton = (
+    <Button variant="primary" size="sm" icon={<Plus size={15} />} busy={create.isPending} onClick={() => create.mutate()} title={shortcutTitle(t("canvas.new"), "new")} data-testid="new-canvas">
+      {t("canvas.new")}
+    </Button>
+  );
 
   return (
-    <div className="page page-wide page-canvas">
-      <header className="view-head view-head-row">
-        <div>
-          <h1>{t("canvas.title")}</h1>
-          <p className="muted">{t("canvas.subtitle")}</p>
-        </div>
-        <Button variant="primary" icon={<Plus size={16} />} busy={create.isPending} onClick={() => create.mutate()} data-testid="new-canvas">
-          {t("canvas.new")}
-        </Button>
+    <div className="page page-canvas">
+      <header className="view-head canvas-view-head">
+        <h1>{t("canvas.title")}</h1>
+        <p className="muted">{t("canvas.subtitle")}</p>
       </header>
+      {create.error && <Banner tone="danger">{errorText(t, create.error)}</Banner>}
       {canvases.isPending ? (
         <Spinner />
-      ) : list.length === 0 ? (
-        <EmptyState icon={<LayoutPanelLeft size={28} />} title={t("canvas.emptyTitle")} body={t("canvas.emptyBody")} />
+      ) : all.length === 0 ? (
+        <EmptyState icon={<LayoutPanelLeft size={28} />} title={t("canvas.emptyTitle")} body={t("canvas.emptyBody")} action={newButton} />
       ) : (
-        <>
-          <div className="canvas-picker">
-            <select
-              className="input"
-              value={current?.id}
-              onChange={(e) => setSelected(e.target.value)}
-              aria-label={t("canvas.pick")}
-              data-testid="canvas-picker"
-            >
-              {list.map((c: Canvas) => (
-                <option key={c.id} value={c.id}>
-                  {(c.name ?? t("canvas.untitled")) + " — " + t("canvas.listSub", { items: c.itemCount, variants: c.variantCount, when: when(c.lastActiveAt) })}
-                </option>
-              ))}
-            </select>
+        <div className={listHidden ? "canvas-split list-hidden" : "canvas-split"}>
+          {!listHidden && (
+            <aside className="list-pane canvas-list" data-testid="canvas-list">
+              <div className="canvas-list-head">
+                {newButton}
+                <IconButton label={t("canvas.hideList")} onClick={() => setListHidden(true)} data-testid="hide-canvas-list">
+                  <PanelLeftClose size={15} />
+                </IconButton>
+              </div>
+              <ListFilter value={filter} onChange={setFilter} label={t("canvas.filter")} shown={shown.length} total={all.length} testId="canvas-filter" />
+              <ul className="item-list" aria-label={t("canvas.title")}>
+                {shown.map((c) => (
+                  <ListItem
+                    key={c.id}
+                    active={c.id === current?.id}
+                    icon={<LayoutPanelLeft size={15} />}
+                    title={name(c)}
+                    sub={
+                      <span title={exact(c.lastActiveAt)}>
+                        {t("canvas.listSub", { items: c.itemCount, variants: c.variantCount, when: when(c.lastActiveAt) })}
+                      </span>
+                    }
+                    onSelect={() => open(c.id)}
+                    testId={`canvas-${c.id}`}
+                  />
+                ))}
+              </ul>
+              {shown.length === 0 && <p className="muted small">{t("canvas.noMatch")}</p>}
+            </aside>
+          )}
+          <div className="canvas-detail">
+            {current && (
+              <CanvasBoard key={current.id} id={current.id} listHidden={listHidden} onShowList={() => setListHidden(false)} onDelete={() => remove(current)} />
+            )}
           </div>
-          {current && <CanvasBoard key={current.id} id={current.id} onDeleted={() => setSelected(null)} />}
-        </>
+        </div>
       )}
     </div>
   );

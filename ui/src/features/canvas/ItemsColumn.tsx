@@ -2,11 +2,12 @@ import { useState } from "react";
 import type { DragEvent, FormEvent } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
-import { FileText, Image as ImageIcon, Plus, Rss, X } from "lucide-react";
+import { FileText, Image as ImageIcon, PanelLeftClose, Plus, Rss, X } from "lucide-react";
 
 import { canvasApi, type ApiError, type CanvasItem, type NewItem } from "../../api";
 import { Banner } from "../../components/Banner";
 import { Button, IconButton } from "../../components/Button";
+import { useDates } from "../../app/dates";
 import { errorText } from "../../app/errorText";
 import { SourcesDialog } from "./SourcesDialog";
 import { canvasKeys } from "./queries";
@@ -62,9 +63,11 @@ export function itemFromDrop(text: string): NewItem | null {
 }
 
 /** The items column: the snapshots selected, a form to add one, sources,
- * and a drop zone for images, text, links and text files (SPEC C2, C11). */
-export function ItemsColumn({ canvasId, items }: { canvasId: string; items: CanvasItem[] }) {
+ * and a drop zone for images, text, links and text files (SPEC C2, C11).
+ * It folds away (`onHide`) to give the variants the room. */
+export function ItemsColumn({ canvasId, items, onHide }: { canvasId: string; items: CanvasItem[]; onHide(): void }) {
   const { t } = useTranslation();
+  const { when } = useDates();
   const client = useQueryClient();
   const [title, setTitle] = useState("");
   const [snippet, setSnippet] = useState("");
@@ -123,9 +126,14 @@ export function ItemsColumn({ canvasId, items }: { canvasId: string; items: Canv
     >
       <div className="items-head">
         <h3>{t("canvas.items", { count: items.length })}</h3>
-        <Button size="sm" variant="ghost" icon={<Rss size={14} />} onClick={() => setSources(true)} data-testid="open-sources">
-          {t("canvas.sources")}
-        </Button>
+        <span className="items-head-tools">
+          <Button size="sm" variant="ghost" icon={<Rss size={14} />} onClick={() => setSources(true)} data-testid="open-sources">
+            {t("canvas.sources")}
+          </Button>
+          <IconButton label={t("canvas.hideItems")} onClick={onHide} data-testid="hide-items">
+            <PanelLeftClose size={15} />
+          </IconButton>
+        </span>
       </div>
       <ul className="canvas-items">
         {items.map((item) => (
@@ -135,7 +143,7 @@ export function ItemsColumn({ canvasId, items }: { canvasId: string; items: Canv
               {isImage(item) && <ItemThumbnail canvasId={canvasId} item={item} />}
               <strong>{item.title}</strong>
               <span className="muted small">
-                {item.sourceKind} · {new Date(item.capturedAt).toLocaleDateString()}
+                {t(`names.sourceKind.${item.sourceKind}`)} · {when(item.capturedAt)}
               </span>
               {item.snippet && <p className="item-snippet">{item.snippet}</p>}
             </div>

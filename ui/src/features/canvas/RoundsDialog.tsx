@@ -1,23 +1,27 @@
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
-import { Check, GitBranch } from "lucide-react";
+import { Check, GitBranch, PenLine } from "lucide-react";
 
 import { canvasApi, type ApiError, type Round, type Variant } from "../../api";
 import { Banner } from "../../components/Banner";
 import { Button } from "../../components/Button";
 import { Dialog } from "../../components/Dialog";
 import { Spinner } from "../../components/Spinner";
+import { useDates } from "../../app/dates";
 import { errorText } from "../../app/errorText";
-import { diffWords } from "./diff";
+import { clientName } from "../../app/names";
+import { Markdown } from "../../components/Markdown";
+import { diffPhrases, settingChanges, type DiffPart } from "./diff";
 import { canvasKeys, roundsQuery } from "./queries";
 
 /** The Rounds view of a variant (SPEC C4, D1): its whole history with the
  * model, tokens, latency and client of each round; pick the one shown;
- * compare any two side by side with a word-level diff; fork a new variant
- * from a round. */
+ * compare any two side by side — the text's changes grouped into phrases,
+ * and what was different in prompt, style and model — and fork a new
+ * variant from a round. Rounds written by hand say so. */
 export function RoundsDialog({ variant, onClose }: { variant: Variant; onClose(): void }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const client = useQueryClient();
   const rounds = useQuery(roundsQuery(variant.id));
   const list = rounds.data ?? [];
@@ -43,7 +47,7 @@ export function RoundsDialog({ variant, onClose }: { variant: Variant; onClose()
       onClose();
     },
   });
-  const when = (iso: string) => new Date(iso).toLocaleString(i18n.language, { dateStyle: "short", timeStyle: "medium" });
+  const { when, exact } = useDates();
   const failure = select.error ?? fork.error;
 
   return (
@@ -71,12 +75,18 @@ export function RoundsDialog({ variant, onClose }: { variant: Variant; onClose()
                 <tr key={r.id} className={r.index === variant.activeRound ? "active" : ""} data-testid={`round-${r.index}`}>
                   <td>{r.index + 1}</td>
                   <td>
-                    {r.provider}/{r.model}
+                    {r.byHand ? (
+                      <span className="badge by-hand" data-testid="round-by-hand">
+                        <PenLine size={11} aria-hidden="true" /> {t("canvas.writtenByHand")}
+                      </span>
+                    ) : (
+                      `${r.provider}/${r.model}`
+                    )}
                   </td>
-                  <td>{r.promptTokens + r.completionTokens}</td>
-                  <td>{r.latencyMs} ms</td>
-                  <td>{r.client}</td>
-                  <td>{when(r.generatedAt)}</td>
+                  <td>{r.byHand ? "—" : r.promptTokens + r.completionTokens}</td>
+                  <td>{r.byHand ? "—" : `${r.latencyMs} ms`}</td>
+                  <td>{clientName(t, r.client)}</td>
+                  <td title={exact(r.generatedAt)}>{when(r.generatedAt)}</td>
                   <td className="compare-picks">
                     <label>
                       <input type="radio" name="left" checked={a?.index === r.index} onChange={() => setLeft(r.index)} data-testid={`compare-a-${r.index}`} /> A
@@ -109,30 +119,70 @@ export function RoundsDialog({ variant, onClose }: { variant: Variant; onClose()
             <div className="compare" data-testid="round-compare">
               <div className="compare-side">
                 <h4>{t("canvas.roundN", { n: a.index + 1 })}</h4>
-                <p className="round-text">{a.output}</p>
+                <div className="round-text">
+                  <Markdown source={a.output} />
+                </div>
               </div>
               <div className="compare-side">
                 <h4>{t("canvas.roundN", { n: b.index + 1 })}</h4>
-                <p className="round-text">{b.output}</p>
+                <div className="round-text">
+                  <Markdown source={b.output} />
+                </div>
               </div>
               <div className="compare-diff">
                 <h4>{t("canvas.diffTitle", { a: a.index + 1, b: b.index + 1 })}</h4>
-                <p className="round-text" data-testid="round-diff">
-                  {diffWords(a.output, b.output).map((part, i) =>
-                    part.kind === "same" ? (
-                      <span key={i}>{part.text}</span>
-                    ) : part.kind === "added" ? (
-                      <ins key={i}>{part.text}</ins>
-                    ) : (
-                      <del key={i}>{part.text}</del>
-                    ),
-                  )}
+                <p className="round-text round-diff" data-testid="round-diff">
+                  <DiffText parts={diffPhrases(a.output, b.output)} />
                 </p>
+              </div>
+              <div className="compare-diff" data-testid="round-settings">
+                <h4>{t("canvas.whatChanged")}</h4>
+                {settingChanges(a, b).length === 0 ? (
+                  <p className="muted small">{t("canvas.sameSettings")}</p>
+                ) : (
+                  <dl className="setting-changes">
+                    {settingChanges(a, b).map((c) => (
+                      <div key={c.field} className="setting-change" data-testid={`changed-${c.field}`}>
+                        <dt>{t(`canvas.setting.${c.field}`)}</dt>
+                        <dd>
+                          {c.field === "model" ? (
+                            <>
+                              <del>{c.before || t("canvas.writtenByHand")}</del> → <ins>{c.after || t("canvas.writtenByHand")}</ins>
+                            </>
+                          ) : c.before && c.after ? (
+                            <DiffText parts={diffPhrases(c.before, c.after)} />
+                          ) : (
+                            <>
+                              <del>{c.before || t("canvas.none")}</del> → <ins>{c.after || t("canvas.none")}</ins>
+                            </>
+                          )}
+                        </dd>
+                      </div>
+                    ))}
+                  </dl>
+                )}
               </div>
             </div>
           )}
         </div>
       )}
     </Dialog>
+  );
+}
+
+/** A diff's parts, struck out and inserted. */
+function DiffText({ parts }: { parts: DiffPart[] }) {
+  return (
+    <>
+      {parts.map((part, i) =>
+        part.kind === "same" ? (
+          <span key={i}>{part.text}</span>
+        ) : part.kind === "added" ? (
+          <ins key={i}>{part.text}</ins>
+        ) : (
+          <del key={i}>{part.text}</del>
+        ),
+      )}
+    </>
   );
 }

@@ -2,20 +2,23 @@ import { useState } from "react";
 import type { FormEvent } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
-import { Plus, RefreshCw } from "lucide-react";
+import { Plus, RefreshCw, Trash2 } from "lucide-react";
 
 import { canvasApi, type ApiError, type Source } from "../../api";
 import { Banner } from "../../components/Banner";
-import { Button } from "../../components/Button";
+import { Button, IconButton } from "../../components/Button";
 import { Dialog } from "../../components/Dialog";
+import { useUndo } from "../../components/UndoToast";
 import { errorText } from "../../app/errorText";
 import { canvasKeys, sourceItemsQuery, sourcesQuery } from "./queries";
 
 /** Registered sources (SPEC C10): add a feed or a page, refresh it in the
- * background, and select its items into the canvas as snapshots. */
+ * background, select its items into the canvas as snapshots, delete it
+ * (after the undo toast runs out). */
 export function SourcesDialog({ canvasId, onClose }: { canvasId: string; onClose(): void }) {
   const { t } = useTranslation();
   const client = useQueryClient();
+  const undo = useUndo();
   const sources = useQuery(sourcesQuery);
   const [open, setOpen] = useState<string | null>(null);
   const [name, setName] = useState("");
@@ -39,7 +42,19 @@ export function SourcesDialog({ canvasId, onClose }: { canvasId: string; onClose
     mutationFn: (item) => canvasApi.addItem(canvasId, { upstreamItemId: item }),
     onSettled: refresh,
   });
-  const current = (sources.data ?? []).find((s) => s.id === open);
+  const list = (sources.data ?? []).filter((s) => !undo.isHidden(`source:${s.id}`));
+  const current = list.find((s) => s.id === open);
+  const removeSource = (s: Source) => {
+    if (open === s.id) setOpen(null);
+    undo.schedule({
+      key: `source:${s.id}`,
+      label: t("canvas.deletedSource", { name: s.name }),
+      commit: async () => {
+        await canvasApi.removeSource(s.id);
+        await client.invalidateQueries({ queryKey: canvasKeys.all });
+      },
+    });
+  };
   const items = useQuery({ ...sourceItemsQuery(open ?? ""), enabled: Boolean(open) });
   const failure = register.error ?? refreshOne.error ?? add.error;
   const submit = (e: FormEvent) => {
@@ -62,7 +77,7 @@ export function SourcesDialog({ canvasId, onClose }: { canvasId: string; onClose
         </form>
         {failure && <Banner tone="danger">{errorText(t, failure)}</Banner>}
         <ul className="source-list">
-          {(sources.data ?? []).map((s) => (
+          {list.map((s) => (
             <li key={s.id} className={s.id === open ? "active" : ""}>
               <button className="link" onClick={() => setOpen(s.id)}>
                 {s.name}
@@ -74,6 +89,9 @@ export function SourcesDialog({ canvasId, onClose }: { canvasId: string; onClose
               <Button size="sm" variant="ghost" icon={<RefreshCw size={13} />} onClick={() => refreshOne.mutate(s.id)}>
                 {t("canvas.refresh")}
               </Button>
+              <IconButton label={t("canvas.removeSource")} tone="danger" onClick={() => removeSource(s)} data-testid="remove-source">
+                <Trash2 size={14} />
+              </IconButton>
             </li>
           ))}
         </ul>

@@ -1,7 +1,12 @@
-// A word-level diff of two texts (the Rounds view's compare): the longest
-// common subsequence of words. Runs of whitespace are tokens of their own
-// that match any other run, so a changed word never drags a line break
-// into its strike-through.
+// The Rounds view's compare. A word-level diff of two texts (the longest
+// common subsequence of words; runs of whitespace are tokens of their own
+// that match any other run — with a line break, any other with one — so a
+// changed word never drags a line break into its strike-through), then grouped into phrases: two changes a word or two
+// apart read as one change ("hacen miel dulce" → "fabrican miel"), not as
+// confetti of single struck-out words. And what else differs between two
+// rounds: the prompt, the style and the model (or a person) that wrote it.
+
+import type { Round } from "../../api";
 
 export type DiffPart = { kind: "same" | "added" | "removed"; text: string };
 
@@ -14,7 +19,9 @@ export function words(text: string): string[] {
 export function diffWords(before: string, after: string): DiffPart[] {
   const a = words(before);
   const b = words(after);
-  const key = (w: string) => (w.trim() === "" ? " " : w);
+  // Whitespace matches whitespace, but a line break only a line break: a
+  // paragraph's end never pairs with a space inside a changed sentence.
+  const key = (w: string) => (w.trim() !== "" ? w : w.includes("\n") ? "\n" : " ");
   // LCS lengths, from the end.
   const lcs: number[][] = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
   for (let i = a.length - 1; i >= 0; i--) {
@@ -44,4 +51,70 @@ export function diffWords(before: string, after: string): DiffPart[] {
   while (i < a.length) push("removed", a[i++]!);
   while (j < b.length) push("added", b[j++]!);
   return parts;
+}
+
+/** How many words of unchanged text between two changes still join them
+ * into one phrase. */
+export const PHRASE_GLUE = 2;
+
+type Segment = { kind: "same"; text: string } | { kind: "change"; removed: string; added: string };
+
+/** Whether an unchanged run is short enough to join the changes around it:
+ * a word or two, within one line and one sentence. */
+function glues(text: string, glue: number): boolean {
+  if (/\n/.test(text) || /[.!?;:](\s|$)/.test(text)) return false;
+  return text.split(/\s+/).filter(Boolean).length <= glue;
+}
+
+/** The parts that turn `before` into `after`, changes grouped into phrases. */
+export function diffPhrases(before: string, after: string, glue = PHRASE_GLUE): DiffPart[] {
+  const segments: Segment[] = [];
+  for (const part of diffWords(before, after)) {
+    const last = segments[segments.length - 1];
+    if (part.kind === "same") {
+      segments.push({ kind: "same", text: part.text });
+      continue;
+    }
+    const change = last?.kind === "change" ? last : { kind: "change" as const, removed: "", added: "" };
+    if (change !== last) segments.push(change);
+    if (part.kind === "removed") change.removed += part.text;
+    else change.added += part.text;
+    // Two changes a short unchanged run apart become one phrase.
+    const [a, gap, b] = segments.slice(-3);
+    if (segments.length >= 3 && a?.kind === "change" && gap?.kind === "same" && b === change && glues(gap.text, glue)) {
+      segments.splice(-3, 3, { kind: "change", removed: a.removed + gap.text + b.removed, added: a.added + gap.text + b.added });
+    }
+  }
+  const parts: DiffPart[] = [];
+  for (const s of segments) {
+    if (s.kind === "same") parts.push({ kind: "same", text: s.text });
+    else {
+      if (s.removed) parts.push({ kind: "removed", text: s.removed });
+      if (s.added) parts.push({ kind: "added", text: s.added });
+    }
+  }
+  return parts;
+}
+
+/** One setting that differs between two rounds. */
+export interface SettingChange {
+  field: "prompt" | "style" | "model";
+  before: string;
+  after: string;
+}
+
+/** Who wrote a round: `provider/model`, or null for a person. */
+export function roundAuthor(round: Round): string | null {
+  return round.byHand ? null : `${round.provider}/${round.model}`;
+}
+
+/** What was different when the two rounds were made: the prompt, the style,
+ * the model (a round written by hand has none: its `before`/`after` is ""). */
+export function settingChanges(a: Round, b: Round): SettingChange[] {
+  const changes: SettingChange[] = [];
+  if (a.promptSnapshot !== b.promptSnapshot) changes.push({ field: "prompt", before: a.promptSnapshot, after: b.promptSnapshot });
+  if (a.styleSnapshot !== b.styleSnapshot) changes.push({ field: "style", before: a.styleSnapshot, after: b.styleSnapshot });
+  const [was, now] = [roundAuthor(a) ?? "", roundAuthor(b) ?? ""];
+  if (was !== now) changes.push({ field: "model", before: was, after: now });
+  return changes;
 }

@@ -1,42 +1,53 @@
+// One agent's form: name, model, description, prompt, the tools it may call
+// (picked by name, or patterns in the advanced mode), its skills as named
+// toggles and its permission rules — ending in the sticky Save bar that
+// counts what changed and asks before the changes are left behind.
+
 import { useState } from "react";
 import type { FormEvent } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { FileText, Trash2 } from "lucide-react";
 
-import { api, type Agent, type ApiError, type Permissions } from "../../api";
+import { api, type Agent, type ApiError } from "../../api";
 import { Banner } from "../../components/Banner";
 import { Button } from "../../components/Button";
 import { Field } from "../../components/Field";
+import { SaveBar, useDraft } from "../../components/SaveBar";
 import { Switch } from "../../components/Switch";
+import { useUndo } from "../../components/UndoToast";
 import { errorText, fieldErrorText } from "../../app/errorText";
-import { PatternPreview } from "./PatternPreview";
-import { DEFAULT_PERMISSIONS, PermissionsFields } from "./PermissionsFields";
+import { changedAgentFields, DRAFT_LABELS, draftOf } from "./agentDraft";
+import { useAgentName } from "./agentName";
+import { PermissionsFields } from "./PermissionsFields";
 import { PromptPreviewDialog } from "./PromptPreviewDialog";
-import { catalogKeys, enabledModelsQuery, parsePatterns, skillsQuery } from "./queries";
+import { catalogKeys, enabledModelsQuery, skillsQuery, toolsQuery } from "./queries";
+import { OffBadge, SkillToggles } from "./SkillToggles";
+import { ToolPicker } from "./ToolPicker";
 
 interface AgentEditorProps {
   /** The agent to edit; absent for a new one. */
   agent?: Agent;
   onSaved(agent: Agent): void;
   onDeleted(): void;
+  /** Undo of a delete: show the agent again. */
+  onRestored?(id: string): void;
 }
 
 const FIELDS = ["name", "description", "systemPrompt", "modelId", "tools", "skills", "mcpServers"];
 
-export function AgentEditor({ agent, onSaved, onDeleted }: AgentEditorProps) {
+export function AgentEditor({ agent, onSaved, onDeleted, onRestored }: AgentEditorProps) {
   const { t } = useTranslation();
   const client = useQueryClient();
   const models = useQuery(enabledModelsQuery).data ?? [];
   const skills = useQuery(skillsQuery).data ?? [];
+  const tools = useQuery(toolsQuery).data ?? [];
+  const shownName = useAgentName();
 
-  const [name, setName] = useState(agent?.name ?? "");
-  const [description, setDescription] = useState(agent?.description ?? "");
-  const [systemPrompt, setSystemPrompt] = useState(agent?.systemPrompt ?? "");
-  const [modelId, setModelId] = useState(agent?.modelId ?? "");
-  const [patterns, setPatterns] = useState(agent?.toolPatterns.join(", ") ?? "");
-  const [chosenSkills, setChosenSkills] = useState<string[]>(agent?.skills ?? []);
-  const [permissions, setPermissions] = useState<Permissions>(agent?.permissions ?? DEFAULT_PERMISSIONS);
+  const form = useDraft(draftOf(agent), agent?.updatedAt, changedAgentFields);
+  const { draft, set } = form;
+  const { name, description, systemPrompt, modelId } = draft;
+  const changed = changedAgentFields(form.saved, draft).map((key) => t(DRAFT_LABELS[key]));
   const [previewing, setPreviewing] = useState(false);
 
   const refresh = () => {
@@ -46,24 +57,14 @@ export function AgentEditor({ agent, onSaved, onDeleted }: AgentEditorProps) {
 
   const save = useMutation<Agent, ApiError>({
     mutationFn: () => {
-      const tools = parsePatterns(patterns);
-      if (agent) {
-        return api.updateAgent(agent.id, {
-          name,
-          description,
-          systemPrompt,
-          modelId: modelId || null,
-          clearModel: !modelId,
-          tools,
-          skills: chosenSkills,
-          permissions,
-        });
-      }
-      return api.createAgent({ name, description, systemPrompt, modelId: modelId || null, tools, skills: chosenSkills, permissions });
+      const fields = { ...draft, modelId: modelId || null };
+      return agent ? api.updateAgent(agent.id, { ...fields, clearModel: !modelId }) : api.createAgent(fields);
     },
-    onSuccess: (saved) => {
+    onSuccess: (agentNow) => {
+      // What the backend kept (trimmed, deduplicated) is the new clean state.
+      form.commit(draftOf(agentNow), agentNow.updatedAt);
       refresh();
-      onSaved(saved);
+      onSaved(agentNow);
     },
   });
   const toggle = useMutation<unknown, ApiError, boolean>({
@@ -78,18 +79,25 @@ export function AgentEditor({ agent, onSaved, onDeleted }: AgentEditorProps) {
       void client.invalidateQueries({ queryKey: catalogKeys.tools });
     },
   });
-  const remove = useMutation<null, ApiError>({
-    mutationFn: () => api.deleteAgent(agent?.id ?? ""),
-    onSuccess: () => {
-      refresh();
-      onDeleted();
-    },
-  });
+  const undo = useUndo();
+  // Hidden at once; really deleted when the Undo toast runs out.
+  const remove = (gone: Agent) => {
+    undo.schedule({
+      key: `agent:${gone.id}`,
+      label: t("forms.deleted", { name: shownName(gone) }),
+      commit: async () => {
+        await api.deleteAgent(gone.id);
+        await client.invalidateQueries({ queryKey: catalogKeys.agents });
+        await client.invalidateQueries({ queryKey: catalogKeys.skills });
+      },
+      onUndo: () => onRestored?.(gone.id),
+    });
+    onDeleted();
+  };
 
   const problems = save.error?.fieldProblems() ?? {};
   const generalError =
     (save.error && !FIELDS.some((f) => problems[f]) ? errorText(t, save.error) : null) ??
-    (remove.error ? errorText(t, remove.error) : null) ??
     (toggle.error ? errorText(t, toggle.error) : null);
 
   const submit = (event: FormEvent) => {
@@ -101,11 +109,12 @@ export function AgentEditor({ agent, onSaved, onDeleted }: AgentEditorProps) {
     <form className="card editor" onSubmit={submit} noValidate data-testid="agent-editor">
       <header className="editor-head">
         <div>
-          <h3>{agent ? agent.name : t("agents.newTitle")}</h3>
+          <h3>{agent ? shownName(agent) : t("agents.newTitle")}</h3>
           {agent && (
             <p className="muted small mono">
               {agent.id}
               {agent.persona && <span className="badge badge-accent">{t("agents.specialist")}</span>}
+              {!agent.enabled && <OffBadge kind="agent" />}
             </p>
           )}
         </div>
@@ -113,7 +122,7 @@ export function AgentEditor({ agent, onSaved, onDeleted }: AgentEditorProps) {
           <Switch
             checked={agent.enabled}
             disabled={toggle.isPending}
-            label={t("agents.toggle", { name: agent.name })}
+            label={t("agents.toggle", { name: shownName(agent) })}
             testId="agent-enabled"
             onChange={(enabled) => toggle.mutate(enabled)}
           />
@@ -123,10 +132,10 @@ export function AgentEditor({ agent, onSaved, onDeleted }: AgentEditorProps) {
       <div className="form-grid">
         <Field id="agent-name" label={t("agents.fields.name")} error={fieldErrorText(t, problems.name)}
           hint={agent ? t("agents.idStays", { id: agent.id }) : t("agents.idFromName")}>
-          <input id="agent-name" className="input" value={name} onChange={(e) => setName(e.target.value)} aria-invalid={Boolean(problems.name)} />
+          <input id="agent-name" className="input" value={name} onChange={(e) => set("name")(e.target.value)} aria-invalid={Boolean(problems.name)} />
         </Field>
         <Field id="agent-model" label={t("agents.fields.model")} error={fieldErrorText(t, problems.modelId)}>
-          <select id="agent-model" className="input" value={modelId} onChange={(e) => setModelId(e.target.value)}>
+          <select id="agent-model" className="input" value={modelId} onChange={(e) => set("modelId")(e.target.value)}>
             <option value="">{t("agents.noModel")}</option>
             {agent?.modelId && !models.some((m) => m.id === agent.modelId) && (
               <option value={agent.modelId}>{agent.modelId}</option>
@@ -140,64 +149,49 @@ export function AgentEditor({ agent, onSaved, onDeleted }: AgentEditorProps) {
         </Field>
       </div>
       <Field id="agent-description" label={t("agents.fields.description")} error={fieldErrorText(t, problems.description)}>
-        <input id="agent-description" className="input" value={description} onChange={(e) => setDescription(e.target.value)} />
+        <input id="agent-description" className="input" value={description} onChange={(e) => set("description")(e.target.value)} />
       </Field>
       <Field id="agent-prompt" label={t("agents.fields.systemPrompt")} error={fieldErrorText(t, problems.systemPrompt)}>
-        <textarea id="agent-prompt" className="input textarea" rows={5} value={systemPrompt} onChange={(e) => setSystemPrompt(e.target.value)} />
+        <textarea id="agent-prompt" className="input textarea" rows={5} value={systemPrompt} onChange={(e) => set("systemPrompt")(e.target.value)} />
       </Field>
       <Field id="agent-tools" label={t("agents.fields.tools")} error={fieldErrorText(t, problems.tools, save.error)}>
-        <input
-          id="agent-tools"
-          className="input mono"
-          value={patterns}
-          spellCheck={false}
-          placeholder="web_*, fs_read"
-          aria-invalid={Boolean(problems.tools)}
-          onChange={(e) => setPatterns(e.target.value)}
-        />
+        <ToolPicker inputId="agent-tools" value={draft.tools} onChange={set("tools")} tools={tools} invalid={Boolean(problems.tools)} />
       </Field>
-      <PatternPreview text={patterns} />
       <fieldset className="field skills-picker">
         <legend className="field-label">{t("agents.fields.skills")}</legend>
-        {skills.length === 0 && <p className="field-hint">{t("agents.noSkills")}</p>}
-        <div className="check-grid">
-          {skills.map((skill) => (
-            <label key={skill.id} className="check" title={skill.description}>
-              <input
-                type="checkbox"
-                checked={chosenSkills.includes(skill.id)}
-                onChange={(e) =>
-                  setChosenSkills((current) => (e.target.checked ? [...current, skill.id] : current.filter((s) => s !== skill.id)))
-                }
-              />
-              <span className="mono">{skill.id}</span>
-              {!skill.active && <span className="muted small">({t("common.off")})</span>}
-            </label>
-          ))}
-        </div>
+        {skills.length === 0 ? (
+          <p className="field-hint">{t("agents.noSkills")}</p>
+        ) : (
+          <SkillToggles skills={skills} chosen={draft.skills} onChange={set("skills")} />
+        )}
         {problems.skills && (
           <p className="field-error" role="alert" data-testid="error-skills">
             {fieldErrorText(t, problems.skills, save.error)}
           </p>
         )}
       </fieldset>
-      <PermissionsFields value={permissions} onChange={setPermissions} />
-      <footer className="editor-foot">
-        {agent && !agent.persona && (
-          <Button variant="ghost" icon={<Trash2 size={15} />} busy={remove.isPending} onClick={() => remove.mutate()} data-testid="delete-agent">
-            {t("common.delete")}
-          </Button>
-        )}
-        {agent && (
+      <PermissionsFields value={draft.permissions} onChange={set("permissions")} />
+      {agent && (
+        <div className="editor-actions">
+          {!agent.persona && (
+            <Button variant="ghost" icon={<Trash2 size={15} />} onClick={() => remove(agent)} data-testid="delete-agent">
+              {t("common.delete")}
+            </Button>
+          )}
           <Button variant="ghost" icon={<FileText size={15} />} onClick={() => setPreviewing(true)}>
             {t("agents.previewPrompt")}
           </Button>
-        )}
-        <span className="spacer" />
-        <Button variant="primary" type="submit" busy={save.isPending} data-testid="save-agent">
-          {agent ? t("common.save") : t("agents.create")}
-        </Button>
-      </footer>
+        </div>
+      )}
+      <SaveBar
+        changes={changed}
+        onDiscard={form.discard}
+        busy={save.isPending}
+        saveLabel={agent ? t("common.save") : t("agents.create")}
+        saveTestId="save-agent"
+        isNew={!agent}
+        subject={agent ? shownName(agent) : t("agents.newTitle")}
+      />
       {previewing && agent && <PromptPreviewDialog agent={agent} onClose={() => setPreviewing(false)} />}
     </form>
   );

@@ -2,7 +2,10 @@ import { useQuery } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { BookOpen, Bot, Scale, Sparkles, Wrench } from "lucide-react";
 
+import { ApiError } from "../../api";
+import { errorText } from "../../app/errorText";
 import { Tabs } from "../../components/Tabs";
+import { UndoProvider } from "../../components/UndoToast";
 import { useRoute } from "../../app/route";
 import { AgentsPanel } from "./AgentsPanel";
 import { EthicsPanel } from "./EthicsPanel";
@@ -46,9 +49,12 @@ export function CatalogView() {
           { id: "specialists", label: t("catalog.tabs.specialists"), icon: Sparkles },
         ]}
       />
-      <div className="tab-panel" role="tabpanel">
-        <Panel />
-      </div>
+      {/* Deleting an agent, skill or rule can be undone for a few seconds. */}
+      <UndoProvider describe={(e) => (e instanceof ApiError ? errorText(t, e) : String(e))}>
+        <div className="tab-panel" role="tabpanel">
+          <Panel />
+        </div>
+      </UndoProvider>
     </div>
   );
 }

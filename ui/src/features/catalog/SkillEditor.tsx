@@ -1,6 +1,8 @@
-import { useState } from "react";
+// One skill's form: its description and markdown body with a live
+// preview, ending in the sticky Save bar.
+
 import type { FormEvent } from "react";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { Trash2 } from "lucide-react";
 
@@ -9,19 +11,44 @@ import { Banner } from "../../components/Banner";
 import { Button } from "../../components/Button";
 import { Field } from "../../components/Field";
 import { Markdown } from "../../components/Markdown";
+import { changedKeys, SaveBar, useDraft } from "../../components/SaveBar";
 import { Switch } from "../../components/Switch";
+import { useUndo } from "../../components/UndoToast";
 import { errorText, fieldErrorText } from "../../app/errorText";
-import { catalogKeys } from "./queries";
+import { useAgentName } from "./agentName";
+import { agentsQuery, catalogKeys } from "./queries";
+import { skillTitle } from "./skillName";
+import { OffBadge } from "./SkillToggles";
 
 const FIELDS = ["name", "description", "compatibility"];
+const LABELS = { name: "skills.fields.name", description: "skills.fields.description", body: "skills.fields.body" } as const;
+
+const draftOf = (skill?: Skill) => ({ name: skill?.id ?? "", description: skill?.description ?? "", body: skill?.body ?? "" });
 
 /** Edits a skill's description and markdown body, with a live preview. */
-export function SkillEditor({ skill, onSaved, onDeleted }: { skill?: Skill; onSaved(skill: Skill): void; onDeleted(): void }) {
+export function SkillEditor({
+  skill,
+  onSaved,
+  onDeleted,
+  onRestored,
+}: {
+  skill?: Skill;
+  onSaved(skill: Skill): void;
+  onDeleted(): void;
+  /** Undo of a delete: show the skill again. */
+  onRestored?(id: string): void;
+}) {
   const { t } = useTranslation();
   const client = useQueryClient();
-  const [name, setName] = useState(skill?.id ?? "");
-  const [description, setDescription] = useState(skill?.description ?? "");
-  const [body, setBody] = useState(skill?.body ?? "");
+  const agents = useQuery(agentsQuery).data ?? [];
+  const agentName = useAgentName();
+  const usedBy = (skill?.usedBy ?? []).map((id) => {
+    const agent = agents.find((a) => a.id === id);
+    return agent ? agentName(agent) : id;
+  });
+  const form = useDraft(draftOf(skill), skill?.updatedAt);
+  const { name, description, body } = form.draft;
+  const changes = changedKeys(form.saved, form.draft).map((key) => t(LABELS[key]));
   const refresh = () => {
     void client.invalidateQueries({ queryKey: catalogKeys.skills });
     void client.invalidateQueries({ queryKey: catalogKeys.diskSkills });
@@ -41,6 +68,7 @@ export function SkillEditor({ skill, onSaved, onDeleted }: { skill?: Skill; onSa
       return skill ? api.updateSkill(skill.id, draft) : api.createSkill(draft);
     },
     onSuccess: (saved) => {
+      form.commit(draftOf(saved), saved.updatedAt);
       refresh();
       onSaved(saved);
     },
@@ -49,17 +77,24 @@ export function SkillEditor({ skill, onSaved, onDeleted }: { skill?: Skill; onSa
     mutationFn: (active) => api.setSkillActive(skill?.id ?? "", active),
     onSettled: refresh,
   });
-  const remove = useMutation<null, ApiError>({
-    mutationFn: () => api.deleteSkill(skill?.id ?? ""),
-    onSuccess: () => {
-      refresh();
-      onDeleted();
-    },
-  });
+  const undo = useUndo();
+  // Hidden at once; really deleted when the Undo toast runs out (a skill an
+  // agent still uses is refused then, and the toast says so).
+  const remove = (gone: Skill) => {
+    undo.schedule({
+      key: `skill:${gone.id}`,
+      label: t("forms.deleted", { name: skillTitle(gone) }),
+      commit: async () => {
+        await api.deleteSkill(gone.id);
+        refresh();
+      },
+      onUndo: () => onRestored?.(gone.id),
+    });
+    onDeleted();
+  };
   const problems = save.error?.fieldProblems() ?? {};
   const generalError =
-    (save.error && !FIELDS.some((f) => problems[f]) ? errorText(t, save.error) : null) ??
-    (remove.error ? errorText(t, remove.error) : null);
+    save.error && !FIELDS.some((f) => problems[f]) ? errorText(t, save.error) : null;
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -70,11 +105,13 @@ export function SkillEditor({ skill, onSaved, onDeleted }: { skill?: Skill; onSa
     <form className="card editor" onSubmit={submit} noValidate data-testid="skill-editor">
       <header className="editor-head">
         <div>
-          <h3 className="mono">{skill ? skill.id : t("skills.newTitle")}</h3>
+          <h3>{skill ? skillTitle(skill) : t("skills.newTitle")}</h3>
           {skill && (
             <p className="muted small">
+              <span className="mono">{skill.id}</span>
               <span className="badge">{t(`skills.origins.${skill.origin}`)}</span>
-              {skill.usedBy.length > 0 && <> {t("skills.usedBy", { agents: skill.usedBy.join(", ") })}</>}
+              {!skill.active && <OffBadge kind="skill" />}
+              {usedBy.length > 0 && <> {t("skills.usedBy", { agents: usedBy.join(", ") })}</>}
             </p>
           )}
         </div>
@@ -85,34 +122,39 @@ export function SkillEditor({ skill, onSaved, onDeleted }: { skill?: Skill; onSa
       {generalError && <Banner tone="danger">{generalError}</Banner>}
       {!skill && (
         <Field id="skill-name" label={t("skills.fields.name")} error={fieldErrorText(t, problems.name, save.error)} hint={t("skills.nameHint")}>
-          <input id="skill-name" className="input mono" value={name} spellCheck={false} placeholder="meeting-minutes" onChange={(e) => setName(e.target.value)} aria-invalid={Boolean(problems.name)} />
+          <input id="skill-name" className="input mono" value={name} spellCheck={false} placeholder="meeting-minutes" onChange={(e) => form.set("name")(e.target.value)} aria-invalid={Boolean(problems.name)} />
         </Field>
       )}
       <Field id="skill-description" label={t("skills.fields.description")} error={fieldErrorText(t, problems.description, save.error)} hint={t("skills.descriptionHint")}>
-        <input id="skill-description" className="input" value={description} onChange={(e) => setDescription(e.target.value)} aria-invalid={Boolean(problems.description)} />
+        <input id="skill-description" className="input" value={description} onChange={(e) => form.set("description")(e.target.value)} aria-invalid={Boolean(problems.description)} />
       </Field>
       <div className="field">
         <label className="field-label" htmlFor="skill-body">
           {t("skills.fields.body")}
         </label>
         <div className="md-split">
-          <textarea id="skill-body" className="input textarea mono" rows={16} value={body} onChange={(e) => setBody(e.target.value)} />
+          <textarea id="skill-body" className="input textarea mono" rows={16} value={body} onChange={(e) => form.set("body")(e.target.value)} />
           <div className="md-preview" aria-label={t("skills.preview")} data-testid="skill-preview">
             {body.trim() ? <Markdown source={body} /> : <p className="muted">{t("skills.previewEmpty")}</p>}
           </div>
         </div>
       </div>
-      <footer className="editor-foot">
-        {skill && (
-          <Button variant="ghost" icon={<Trash2 size={15} />} busy={remove.isPending} onClick={() => remove.mutate()}>
+      {skill && (
+        <div className="editor-actions">
+          <Button variant="ghost" icon={<Trash2 size={15} />} onClick={() => remove(skill)} data-testid="delete-skill">
             {t("common.delete")}
           </Button>
-        )}
-        <span className="spacer" />
-        <Button variant="primary" type="submit" busy={save.isPending} data-testid="save-skill">
-          {skill ? t("common.save") : t("skills.create")}
-        </Button>
-      </footer>
+        </div>
+      )}
+      <SaveBar
+        changes={changes}
+        onDiscard={form.discard}
+        busy={save.isPending}
+        saveLabel={skill ? t("common.save") : t("skills.create")}
+        saveTestId="save-skill"
+        isNew={!skill}
+        subject={skill ? skillTitle(skill) : t("skills.newTitle")}
+      />
     </form>
   );
 }

@@ -1,15 +1,20 @@
+// Tools: every tool of the catalog by category with its switch, filtered
+// by name, id or what it does; and the dialog that renames or re-describes one.
+
 import { useMemo, useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
-import { Pencil, Search } from "lucide-react";
+import { Pencil } from "lucide-react";
 
 import { api, type ApiError, type Tool } from "../../api";
 import { Button, IconButton } from "../../components/Button";
 import { Dialog } from "../../components/Dialog";
 import { Field } from "../../components/Field";
+import { filterList, ListFilter } from "../../components/ListFilter";
 import { Switch } from "../../components/Switch";
 import { errorText } from "../../app/errorText";
 import { catalogKeys, toolsQuery } from "./queries";
+import { OffBadge } from "./SkillToggles";
 
 /** Every tool of the catalog by category, with its switch. */
 export function ToolsPanel() {
@@ -18,25 +23,23 @@ export function ToolsPanel() {
   const [filter, setFilter] = useState("");
   const [editing, setEditing] = useState<Tool | null>(null);
   const groups = useMemo(() => {
-    const needle = filter.trim().toLowerCase();
     const byCategory = new Map<string, Tool[]>();
-    for (const tool of tools.data ?? []) {
-      if (needle && !`${tool.id} ${tool.displayName} ${tool.description}`.toLowerCase().includes(needle)) continue;
+    const shown = filterList(tools.data ?? [], filter, (tool) => [tool.id, tool.displayName, tool.description, t(`tools.categories.${tool.category}`, { defaultValue: tool.category })]);
+    for (const tool of shown) {
       byCategory.set(tool.category, [...(byCategory.get(tool.category) ?? []), tool]);
     }
     return [...byCategory.entries()];
-  }, [tools.data, filter]);
+  }, [tools.data, filter, t]);
+  const shownCount = groups.reduce((sum, [, list]) => sum + list.length, 0);
   const active = (tools.data ?? []).filter((tool) => tool.active).length;
 
   return (
     <div className="section">
       <div className="toolbar">
-        <div className="search-box">
-          <Search size={15} aria-hidden="true" />
-          <input className="input" value={filter} placeholder={t("tools.filter")} aria-label={t("tools.filter")} onChange={(e) => setFilter(e.target.value)} />
-        </div>
+        <ListFilter className="tools-filter" value={filter} onChange={setFilter} label={t("tools.filter")} shown={shownCount} total={tools.data?.length ?? 0} testId="tools-filter" />
         <span className="muted small">{t("tools.activeCount", { active, total: tools.data?.length ?? 0 })}</span>
       </div>
+      {filter && shownCount === 0 && <p className="muted">{t("forms.filter.none")}</p>}
       {groups.map(([category, list]) => (
         <section key={category} className="card tool-group">
           <h4 className="models-title">{t(`tools.categories.${category}`, { defaultValue: category })}</h4>
@@ -66,6 +69,7 @@ function ToolRow({ tool, onEdit }: { tool: Tool; onEdit(): void }) {
           <span className="mono">{tool.id}</span>
           {tool.displayName !== tool.id && <span className="muted small">{tool.displayName}</span>}
           {tool.minimal && <span className="badge badge-accent">{t("tools.minimal")}</span>}
+          {!tool.active && <OffBadge kind="tool" />}
         </span>
         <span className="tool-description">{tool.description}</span>
         {toggle.error && <span className="field-error">{errorText(t, toggle.error)}</span>}

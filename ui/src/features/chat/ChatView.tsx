@@ -4,10 +4,13 @@ import { useTranslation } from "react-i18next";
 import { MessageSquare, Plus } from "lucide-react";
 
 import { runtimeApi, type ApiError, type Conversation } from "../../api";
+import { useDates } from "../../app/dates";
 import { useRoute } from "../../app/route";
+import { shortcutTitle, useShortcutAction } from "../../app/shortcutsHooks";
 import { errorText } from "../../app/errorText";
 import { Banner } from "../../components/Banner";
 import { Button } from "../../components/Button";
+import { filterList, ListFilter } from "../../components/ListFilter";
 import { ListItem } from "../../components/ListItem";
 import { EmptyState } from "../../components/EmptyState";
 import { Spinner } from "../../components/Spinner";
@@ -18,7 +21,7 @@ import { ChatThread } from "./ChatThread";
 
 /** Chat: conversations on the left, the open one on the right. */
 export function ChatView() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const client = useQueryClient();
   const [route, navigate] = useRoute();
   const agentName = useAgentName();
@@ -27,6 +30,7 @@ export function ChatView() {
   const list = conversations.data ?? [];
   const current = list.find((c) => c.id === decodeURIComponent(route.section ?? "")) ?? (route.section ? undefined : list[0]);
   const [agentId, setAgentId] = useState("");
+  const [filter, setFilter] = useState("");
   const chosen = agentId || agents[0]?.id || "";
   const names = Object.fromEntries((useQuery(agentsQuery).data ?? []).map((a) => [a.id, agentName(a)]));
 
@@ -37,7 +41,9 @@ export function ChatView() {
       navigate("chat", encodeURIComponent(c.id));
     },
   });
-  const when = new Intl.DateTimeFormat(i18n.language, { dateStyle: "short", timeStyle: "short" });
+  const shown = filterList(list, filter, (c) => [c.title ?? t("chat.untitled"), c.agentId && names[c.agentId], c.agentId]);
+  useShortcutAction("new", () => chosen && !start.isPending && start.mutate());
+  const { when, exact } = useDates();
 
   return (
     <div className="page page-wide page-chat">
@@ -55,14 +61,15 @@ export function ChatView() {
                 </option>
               ))}
             </select>
-            <Button variant="primary" size="sm" icon={<Plus size={15} />} disabled={!chosen} busy={start.isPending} onClick={() => start.mutate()} data-testid="new-chat">
+            <Button variant="primary" size="sm" icon={<Plus size={15} />} disabled={!chosen} busy={start.isPending} onClick={() => start.mutate()} title={shortcutTitle(t("chat.new"), "new")} data-testid="new-chat">
               {t("chat.new")}
             </Button>
           </div>
           {start.error && <Banner tone="danger">{errorText(t, start.error)}</Banner>}
+          {list.length > 0 && <ListFilter value={filter} onChange={setFilter} label={t("forms.filter.conversations")} shown={shown.length} total={list.length} testId="conversations-filter" />}
           {conversations.isPending && <Spinner />}
           <ul className="item-list" aria-label={t("chat.conversations")}>
-            {list.map((c) => (
+            {shown.map((c) => (
               <ListItem
                 key={c.id}
                 active={c.id === current?.id}
@@ -73,7 +80,7 @@ export function ChatView() {
                     {(c.agentId && names[c.agentId]) ?? c.agentId ?? "—"}
                     {c.lastRun?.status === "interrupted" && <span className="badge badge-warning">{t("chat.interrupted")}</span>}
                     {" · "}
-                    {when.format(new Date(c.lastMessageAt ?? c.createdAt))}
+                    <time title={exact(c.lastMessageAt ?? c.createdAt)}>{when(c.lastMessageAt ?? c.createdAt)}</time>
                   </>
                 }
                 onSelect={() => navigate("chat", encodeURIComponent(c.id))}

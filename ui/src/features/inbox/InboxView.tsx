@@ -9,10 +9,14 @@ import { Button } from "../../components/Button";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { Dialog } from "../../components/Dialog";
 import { EmptyState } from "../../components/EmptyState";
+import { filterList, ListFilter } from "../../components/ListFilter";
 import { ListItem } from "../../components/ListItem";
 import { Spinner } from "../../components/Spinner";
 import { Tabs } from "../../components/Tabs";
+import { useDates } from "../../app/dates";
 import { errorText } from "../../app/errorText";
+import { authorName, useNames } from "../../app/names";
+import { CopyId } from "../../components/CopyId";
 import { ComposeDialog } from "./ComposeDialog";
 import { RoleDialog, TokenPanel } from "./RoleDialog";
 import { authorsQuery, inboxKeys, messagesQuery } from "./queries";
@@ -27,10 +31,12 @@ export function InboxView() {
   const authors = useQuery(authorsQuery);
   const [selected, setSelected] = useState<string | null>(null);
   const [tab, setTab] = useState<Tab>("inbox");
+  const [filter, setFilter] = useState("");
   const [dialog, setDialog] = useState<"compose" | "role" | "edit" | null>(null);
   const list = authors.data ?? [];
   const me = list.find((a) => a.isOwner);
   const current = list.find((a) => a.id === selected) ?? me ?? list[0];
+  const shownAuthors = filterList(list, filter, (a) => [authorName(t, a), a.name, a.id, a.agentId]);
 
   return (
     <div className="page page-wide page-inbox">
@@ -53,15 +59,16 @@ export function InboxView() {
       ) : (
         <div className="split">
           <aside className="list-pane">
+            <ListFilter value={filter} onChange={setFilter} label={t("forms.filter.authors")} shown={shownAuthors.length} total={list.length} testId="authors-filter" />
             <ul className="item-list" aria-label={t("inbox.authors")}>
-              {list.map((a) => (
+              {shownAuthors.map((a) => (
                 <ListItem
                   key={a.id}
                   active={a.id === current?.id}
                   icon={a.kind === "user" ? <User size={16} /> : <Bot size={16} />}
                   title={
                     <span className="author-line">
-                      <span>{a.isOwner ? t("inbox.you", { name: a.name }) : a.name}</span>
+                      <span>{authorName(t, a)}</span>
                       {a.unread > 0 && (
                         <span className="unread-count" data-testid={`unread-${a.id}`}>
                           {a.unread}
@@ -105,38 +112,26 @@ export function InboxView() {
   );
 }
 
-function useTime() {
-  const { i18n } = useTranslation();
-  return (iso: string) => new Date(iso).toLocaleString(i18n.language, { dateStyle: "medium", timeStyle: "short" });
-}
-
-/** "in 29 minutes", "in 2 hours": when a wake-up is due, from now. */
-function useFromNow() {
-  const { i18n } = useTranslation();
-  return (iso: string) => {
-    const minutes = Math.round((new Date(iso).getTime() - Date.now()) / 60_000);
-    const format = new Intl.RelativeTimeFormat(i18n.language, { numeric: "auto" });
-    if (Math.abs(minutes) < 90) return format.format(minutes, "minute");
-    if (Math.abs(minutes) < 48 * 60) return format.format(Math.round(minutes / 60), "hour");
-    return format.format(Math.round(minutes / 1440), "day");
-  };
-}
-
 function AuthorSub({ author }: { author: Author }) {
   const { t } = useTranslation();
-  const time = useFromNow();
+  const dates = useDates();
   if (author.kind === "user") return <>{t("inbox.person")}</>;
   if (!author.agentId) return <>{t("inbox.outsideRole")}</>;
   return (
     <span data-testid={`next-wake-${author.id}`}>
-      {author.nextWakeAt ? t("inbox.nextWake", { time: time(author.nextWakeAt) }) : t("inbox.wakeSoon")}
+      {author.nextWakeAt ? (
+        <span title={dates.exact(author.nextWakeAt)}>{t("inbox.nextWake", { time: dates.fromNow(author.nextWakeAt) })}</span>
+      ) : (
+        t("inbox.wakeSoon")
+      )}
     </span>
   );
 }
 
 function AuthorHeader({ author, onEdit, onRemoved }: { author: Author; onEdit(): void; onRemoved(): void }) {
   const { t } = useTranslation();
-  const time = useTime();
+  const { when, exact } = useDates();
+  const names = useNames();
   const client = useQueryClient();
   const [token, setToken] = useState<AuthorWithToken | null>(null);
   const [confirm, setConfirm] = useState(false);
@@ -156,25 +151,27 @@ function AuthorHeader({ author, onEdit, onRemoved }: { author: Author; onEdit():
   return (
     <section className="author-head" data-testid="author-head">
       <div className="author-title">
-        <h2>{author.isOwner ? t("inbox.you", { name: author.name }) : author.name}</h2>
-        <code className="muted small">{author.id}</code>
+        <h2>{authorName(t, author)}</h2>
+        <CopyId id={author.id} testId="copy-author-id" />
       </div>
       {role && (
         <dl className="role-facts">
           <dt>{t("inbox.role.agent")}</dt>
-          <dd>{author.agentId ?? t("inbox.outsideRole")}</dd>
+          <dd data-testid="role-agent-name">{author.agentId ? names.agent(author.agentId) : t("inbox.outsideRole")}</dd>
           {author.wakeIntervalMinutes && (
             <>
               <dt>{t("inbox.role.every")}</dt>
               <dd>{t("inbox.minutes", { count: author.wakeIntervalMinutes })}</dd>
               <dt>{t("inbox.nextWakeLabel")}</dt>
-              <dd data-testid="role-next-wake">{author.nextWakeAt ? time(author.nextWakeAt) : t("inbox.wakeSoon")}</dd>
+              <dd data-testid="role-next-wake" title={author.nextWakeAt ? exact(author.nextWakeAt) : undefined}>
+                {author.nextWakeAt ? when(author.nextWakeAt) : t("inbox.wakeSoon")}
+              </dd>
             </>
           )}
           {author.lastWakeAt && (
             <>
               <dt>{t("inbox.lastWake")}</dt>
-              <dd>{time(author.lastWakeAt)}</dd>
+              <dd title={exact(author.lastWakeAt)}>{when(author.lastWakeAt)}</dd>
             </>
           )}
         </dl>
@@ -222,11 +219,13 @@ function AuthorHeader({ author, onEdit, onRemoved }: { author: Author; onEdit():
 
 function MessageList({ author, tab, authors }: { author: Author; tab: Tab; authors: Author[] }) {
   const { t } = useTranslation();
-  const time = useTime();
+  const { when, exact } = useDates();
   const client = useQueryClient();
   const messages = useQuery(messagesQuery(tab, author.id));
-  const names = new Map(authors.map((a) => [a.id, a.name]));
+  const names = new Map(authors.map((a) => [a.id, authorName(t, a)]));
   const name = (id: string) => names.get(id) ?? id;
+  const you = authors.find((a) => a.isOwner && a.name === a.id)?.id;
+  const toName = (id: string) => (id === you ? t("names.toYou") : t("inbox.toName", { name: name(id) }));
   const refresh = () => void client.invalidateQueries({ queryKey: inboxKeys.messages });
   const markRead = useMutation<number, ApiError, string>({
     mutationFn: (id) => inboxApi.markRead(author.id, [id]),
@@ -260,13 +259,15 @@ function MessageList({ author, tab, authors }: { author: Author; tab: Tab; autho
             >
               <div className="bus-meta">
                 {unread && <span className="unread-dot" aria-label={t("inbox.unread")} />}
-                <strong>{tab === "inbox" ? name(m.from) : t("inbox.toName", { name: name(m.to) })}</strong>
+                <strong>{tab === "inbox" ? name(m.from) : toName(m.to)}</strong>
                 {m.priority === "urgent" && (
                   <span className="badge badge-danger" data-testid="urgent-badge">
                     <Zap size={12} aria-hidden="true" /> {t("inbox.priority.urgent")}
                   </span>
                 )}
-                <span className="muted small">{time(m.created_at)}</span>
+                <time className="muted small" dateTime={m.created_at} title={exact(m.created_at)}>
+                  {when(m.created_at)}
+                </time>
                 <span className="spacer" />
                 {unread && author.isOwner && (
                   <Button size="sm" variant="ghost" onClick={() => markRead.mutate(m.id)} data-testid={`mark-read-${m.id}`}>

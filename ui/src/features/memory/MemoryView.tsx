@@ -4,6 +4,7 @@ import { useTranslation } from "react-i18next";
 import { Brain, Plus, Search } from "lucide-react";
 
 import { api, type Memory } from "../../api";
+import { useDates } from "../../app/dates";
 import { Button } from "../../components/Button";
 import { EmptyState } from "../../components/EmptyState";
 import { Snippet } from "../../components/Snippet";
@@ -14,7 +15,7 @@ import { MemoryDialog } from "./MemoryDialog";
 
 /** The desktop user's long-term memory: recent first, searched as you type (BM25). */
 export function MemoryView() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const [query, setQuery] = useState("");
   const settled = useDebounced(query.trim(), 120);
   const [open, setOpen] = useState<Memory | "new" | null>(null);
@@ -24,7 +25,7 @@ export function MemoryView() {
     queryFn: () => api.searchMemories(settled, 50),
     enabled: settled.length > 0,
   });
-  const date = (iso: string) => new Date(iso).toLocaleString(i18n.language, { dateStyle: "medium", timeStyle: "short" });
+  const { when, exact } = useDates();
 
   return (
     <div className="page">
@@ -76,7 +77,9 @@ export function MemoryView() {
               <button className="card memory-card" onClick={() => setOpen(memory)} data-testid={`memory-${memory.title}`}>
                 <span className="memory-title">{memory.title}</span>
                 <span className="memory-content">{memory.content}</span>
-                <span className="muted small">{date(memory.updatedAt)}</span>
+                <time className="muted small" dateTime={memory.updatedAt} title={exact(memory.updatedAt)}>
+                  {when(memory.updatedAt)}
+                </time>
               </button>
             </li>
           ))}

@@ -3,12 +3,14 @@
 // card sits inline in a run panel or a chat, and in the app-wide stack for
 // runs nobody is looking at.
 
+import type { ReactNode } from "react";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { Check, CheckCheck, ShieldAlert, X } from "lucide-react";
 
 import { runtimeApi, type ApiError, type Approval, type Decision } from "../../api";
 import { errorText } from "../../app/errorText";
+import { useNames } from "../../app/names";
 import { Button } from "../../components/Button";
 import { runtimeKeys } from "./queries";
 
@@ -20,14 +22,15 @@ function pretty(args: string): string {
   }
 }
 
-export function ApprovalCard({ approval, agentName }: { approval: Approval; agentName?: string }) {
+export function ApprovalCard({ approval, agentName, origin }: { approval: Approval; agentName?: string; origin?: ReactNode }) {
   const { t } = useTranslation();
+  const names = useNames();
   const client = useQueryClient();
   const decide = useMutation<Approval, ApiError, Decision>({
     mutationFn: (decision) => runtimeApi.decideApproval(approval.id, decision),
     onSettled: () => void client.invalidateQueries({ queryKey: runtimeKeys.approvals }),
   });
-  const who = agentName ?? approval.agentId;
+  const who = agentName ?? names.agent(approval.agentId);
   return (
     <div className="approval-card" role="group" aria-label={t("approvals.asks", { agent: who, tool: approval.tool })} data-testid="approval-card" data-tool={approval.tool}>
       <header>
@@ -35,6 +38,7 @@ export function ApprovalCard({ approval, agentName }: { approval: Approval; agen
         <strong>{t("approvals.asks", { agent: who, tool: approval.tool })}</strong>
         <span className={`risk-badge risk-${approval.risk}`}>{t(`permissions.risk.${approval.risk}`)}</span>
       </header>
+      {origin}
       <pre className="mono approval-args" data-testid="approval-arguments">{pretty(approval.arguments)}</pre>
       {decide.error && <p className="field-error">{errorText(t, decide.error)}</p>}
       <div className="approval-actions">

@@ -5,8 +5,11 @@ import { useQuery } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 
 import { toApiError, type RunStep } from "../../api";
+import { useDates } from "../../app/dates";
 import { errorText } from "../../app/errorText";
+import { useNames } from "../../app/names";
 import { Banner } from "../../components/Banner";
+import { CopyId } from "../../components/CopyId";
 import { Dialog } from "../../components/Dialog";
 import { Markdown } from "../../components/Markdown";
 import { Spinner } from "../../components/Spinner";
@@ -17,6 +20,9 @@ export function RunDetailDialog({ id, names, onClose }: { id: string; names: Rec
   const { t } = useTranslation();
   const detail = useQuery(runDetailQuery(id));
   const run = detail.data?.run;
+  const known = useNames();
+  const dates = useDates();
+  const agent = (agentId: string) => names[agentId] ?? known.agent(agentId);
   return (
     <Dialog title={t("runs.detail.title")} onClose={onClose} closeLabel={t("common.close")} width={720} testId="run-detail">
       {detail.isPending && <Spinner />}
@@ -24,7 +30,13 @@ export function RunDetailDialog({ id, names, onClose }: { id: string; names: Rec
         <div className="run-detail">
           <p className="run-detail-head">
             <PhaseBadge phase={run.status} />
-            <span className="mono small muted">{run.id}</span>
+            <span className="run-title" data-testid="run-detail-title">
+              <strong>{run.kind === "swarm" ? known.swarm(run.targetId) : agent(run.targetId)}</strong>
+              <span className="small muted" title={dates.exact(run.startedAt)}>
+                {t("names.run.started", { when: dates.when(run.startedAt) })}
+              </span>
+              <CopyId id={run.id} testId="copy-run-id" />
+            </span>
           </p>
           <p className="small">
             <strong>{t("runs.detail.input")}</strong> {run.input}
@@ -33,7 +45,7 @@ export function RunDetailDialog({ id, names, onClose }: { id: string; names: Rec
           <ol className="step-list">
             {detail.data?.steps.map((step) => (
               <li key={step.seq} className={`step step-${step.kind}`}>
-                <span className="step-who">{step.agentId ? names[step.agentId] ?? step.agentId : "—"}</span>
+                <span className="step-who">{step.agentId ? agent(step.agentId) : "—"}</span>
                 <StepBody step={step} />
               </li>
             ))}
@@ -44,7 +56,7 @@ export function RunDetailDialog({ id, names, onClose }: { id: string; names: Rec
               <ul className="child-runs">
                 {detail.data?.children.map((child) => (
                   <li key={child.id}>
-                    <PhaseBadge phase={child.status} /> {names[child.targetId] ?? child.targetId}
+                    <PhaseBadge phase={child.status} /> {child.kind === "swarm" ? known.swarm(child.targetId) : agent(child.targetId)}
                     <span className="muted small"> · {child.input}</span>
                   </li>
                 ))}

@@ -2,8 +2,11 @@ import { useTranslation } from "react-i18next";
 import { Check, CircleDashed, Crown, Square, TriangleAlert } from "lucide-react";
 
 import type { ApiError } from "../../api";
+import { useDates } from "../../app/dates";
 import { errorText } from "../../app/errorText";
+import { useNames } from "../../app/names";
 import { toApiError } from "../../api";
+import { CopyId } from "../../components/CopyId";
 import { Banner } from "../../components/Banner";
 import { Button } from "../../components/Button";
 import { Markdown } from "../../components/Markdown";
@@ -31,7 +34,8 @@ interface RunPanelProps {
 /** A run as it streams: one lane per member, its text and tool calls live. */
 export function RunPanel({ view, refusal, expected = [], names = {}, onCancel, cancelling }: RunPanelProps) {
   const { t } = useTranslation();
-  const nameOf = (id: string) => expected.find((m) => m.agentId === id)?.name ?? names[id] ?? id;
+  const known = useNames();
+  const nameOf = (id: string) => expected.find((m) => m.agentId === id)?.name ?? names[id] ?? known.agent(id);
   const lanes: { agentId: string; member: MemberProgress | undefined; orchestrator: boolean }[] = [
     ...expected.map((m) => ({
       agentId: m.agentId,
@@ -50,7 +54,7 @@ export function RunPanel({ view, refusal, expected = [], names = {}, onCancel, c
     <section className="run-panel" aria-live="polite" data-testid="run-panel" data-phase={view.phase}>
       <header className="run-head">
         <PhaseBadge phase={view.phase} />
-        {view.runId && <span className="mono small muted" title={view.runId}>{t("runs.runId", { id: view.runId.slice(-8) })}</span>}
+        <RunTitle view={view} nameOf={nameOf} />
         <span className="spacer" />
         {view.usage && (view.usage.promptTokens > 0 || view.usage.completionTokens > 0) && (
           <span className="small muted" data-testid="run-usage">
@@ -82,6 +86,26 @@ export function RunPanel({ view, refusal, expected = [], names = {}, onCancel, c
         </div>
       )}
     </section>
+  );
+}
+
+/** What ran and when it started, by name; the run's id behind "Copy id". */
+function RunTitle({ view, nameOf }: { view: RunView; nameOf(id: string): string }) {
+  const { t } = useTranslation();
+  const names = useNames();
+  const dates = useDates();
+  if (!view.runId) return null;
+  const name = view.targetId ? (view.kind === "swarm" ? names.swarm(view.targetId) : nameOf(view.targetId)) : null;
+  return (
+    <span className="run-title" data-testid="run-title">
+      {name && <strong>{name}</strong>}
+      {view.startedAt && (
+        <span className="small muted" title={dates.exact(view.startedAt)}>
+          {t("names.run.started", { when: dates.when(view.startedAt) })}
+        </span>
+      )}
+      <CopyId id={view.runId} testId="copy-run-id" />
+    </span>
   );
 }
 

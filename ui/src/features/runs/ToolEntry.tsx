@@ -6,12 +6,14 @@
 import { useTranslation } from "react-i18next";
 import { Wrench } from "lucide-react";
 
+import { useNames } from "../../app/names";
 import { Spinner } from "../../components/Spinner";
 import { ApprovalCard } from "./ApprovalCard";
 import type { ToolEntry } from "./runState";
 
 export function ToolEntryView({ entry, agentName }: { entry: ToolEntry; agentName: string }) {
   const { t } = useTranslation();
+  const names = useNames();
   if (entry.approval?.status === "pending" && entry.ok === undefined) {
     return <ApprovalCard approval={entry.approval} agentName={agentName} />;
   }
@@ -22,7 +24,7 @@ export function ToolEntryView({ entry, agentName }: { entry: ToolEntry; agentNam
       <summary>
         <Wrench size={12} aria-hidden="true" />
         <span className="mono">{entry.name}</span>
-        {target && <span className="muted">{t("runs.delegatedTo", { agent: target })}</span>}
+        {target && <span className="muted">{t("runs.delegatedTo", { agent: names.agent(target) })}</span>}
         {entry.ok === undefined && <Spinner size={10} />}
         {entry.ok === false && (
           <span className="tool-failed-mark">{entry.denied ? t("runs.toolDenied") : t("runs.toolFailed")}</span>

@@ -24,6 +24,8 @@ describe("a streamed run folded from its events", () => {
     ]);
     expect(view.runId).toBe("top");
     expect(view.phase).toBe("running");
+    // Named by what it runs (the swarm), not by a delegated child's agent.
+    expect([view.kind, view.targetId]).toEqual(["swarm", "prensa"]);
     expect(view.members.map((m) => [m.agentId, m.status])).toEqual([
       ["jefa", "working"],
       ["investigadora", "done"],

@@ -2,7 +2,7 @@
 // working, what each member wrote and which tools it called, and how the
 // run ended. A pure reducer, so the run panel, the chat and the tests share it.
 
-import type { AppError, Approval, RunEvent, RunStatus, Usage } from "../../api";
+import type { AppError, Approval, RunEvent, RunKind, RunStatus, Usage } from "../../api";
 
 export interface TextEntry {
   kind: "text";
@@ -42,6 +42,11 @@ export type RunPhase = "idle" | "running" | RunStatus;
 
 export interface RunView {
   runId: string | null;
+  /** What the run runs — an agent or a swarm — to name it by. */
+  kind: RunKind | null;
+  targetId: string | null;
+  /** When it started: when the app saw it start, then the record's time. */
+  startedAt: string | null;
   phase: RunPhase;
   /** Members in the order they first did something. */
   members: MemberProgress[];
@@ -54,6 +59,9 @@ export interface RunView {
 
 export const IDLE: RunView = {
   runId: null,
+  kind: null,
+  targetId: null,
+  startedAt: null,
   phase: "idle",
   members: [],
   output: null,
@@ -87,7 +95,9 @@ export function applyRunEvent(view: RunView, event: RunEvent): RunView {
     case "started": {
       const runAgents =
         event.kind === "agent" ? { ...view.runAgents, [event.runId]: event.targetId } : view.runAgents;
-      if (view.runId === null) return { ...view, runId: event.runId, phase: "running", runAgents };
+      if (view.runId === null) {
+        return { ...view, runId: event.runId, kind: event.kind, targetId: event.targetId, phase: "running", runAgents };
+      }
       return { ...view, runAgents };
     }
     case "agent_step":

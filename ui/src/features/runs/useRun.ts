@@ -29,13 +29,21 @@ export function useRun(): RunHandle {
     runId.current = null;
     try {
       const run = await starter((event) => {
-        if (event.type === "started" && runId.current === null) runId.current = event.runId;
-        setView((current) => applyRunEvent(current, event));
+        const first = event.type === "started" && runId.current === null;
+        if (first) runId.current = event.runId;
+        const seen = first ? new Date().toISOString() : null;
+        setView((current) => {
+          const next = applyRunEvent(current, event);
+          return seen && !next.startedAt ? { ...next, startedAt: seen } : next;
+        });
       });
       // The record is the truth, also when an event was missed.
       setView((current) => ({
         ...current,
         runId: run.id,
+        kind: run.kind,
+        targetId: run.targetId,
+        startedAt: run.startedAt,
         phase: run.status,
         output: run.output,
         error: run.error ?? current.error,

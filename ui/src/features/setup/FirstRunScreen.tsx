@@ -1,64 +1,160 @@
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
+import { Check, Moon, Sun } from "lucide-react";
 
-import { api, type ApiError, type SetupStatus } from "../../api";
-import { Banner } from "../../components/Banner";
+import { api, onboardingApi, type ApiError, type ConnectionCheck, type SetupStatus } from "../../api";
 import { Button } from "../../components/Button";
 import { Logo } from "../../components/Logo";
-import { useDebounced } from "../../components/useDebounced";
-import { errorText } from "../../app/errorText";
+import { usePreferences } from "../../app/preferences";
+import { canvasKeys } from "../canvas/queries";
 import { catalogKeys } from "../catalog/queries";
-import { PersonaCard } from "./PersonaCard";
+import { ConnectModelPanel } from "../providers/ConnectModelPanel";
+import { defaultModelQuery } from "../runs/queries";
+import { SampleStep } from "./SampleStep";
+import { SpecialistsStep } from "./SpecialistsStep";
+import { STEPS, defaultChoice, stepIndex, type Step } from "./steps";
 
-/** The first screen of a new workspace: which specialists to install
- * (SPEC H32). All are offered checked except those that run programs
- * (chosen only on purpose); "start empty" installs none. */
+/** The first run of a new workspace (issue 12), in three steps: connect a
+ * model, pick specialists described in words, then open a sample canvas
+ * with two drafts ready to generate. Nothing but the model is saved until
+ * the last step, which installs the specialists (SPEC H32) and, if asked,
+ * makes the sample canvas and lands on it. */
 export function FirstRunScreen({ status }: { status: SetupStatus }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const client = useQueryClient();
-  const [chosen, setChosen] = useState<string[]>(status.personas.filter((p) => !p.runsPrograms).map((p) => p.id));
-  const settled = useDebounced(chosen, 150);
-  const plan = useQuery({ queryKey: ["seed-plan", ...settled], queryFn: () => api.planSeed(settled) });
-  const apply = useMutation<SetupStatus, ApiError, string[]>({
-    mutationFn: (ids) => api.applySeed(ids),
+  const [step, setStep] = useState<Step>("connect");
+  const [working, setWorking] = useState<ConnectionCheck | null>(null);
+  const [chosen, setChosen] = useState<string[]>(() => defaultChoice(status.personas));
+  const [install, setInstall] = useState<string[]>(chosen);
+  const hasDefault = Boolean(useQuery(defaultModelQuery).data);
+  // Made once: trying again after a failed install does not make a second.
+  const sampleMade = useRef(false);
+
+  const finish = useMutation<SetupStatus, ApiError, boolean>({
+    mutationFn: async (withSample) => {
+      if (withSample && !sampleMade.current) {
+        await onboardingApi.openSampleCanvas(i18n.language);
+        sampleMade.current = true;
+      }
+      // The shell opens on this view once setup reads as completed.
+      if (withSample) window.location.hash = "#/canvas";
+      return api.applySeed(install);
+    },
     onSuccess: () => {
-      for (const key of [catalogKeys.setup, catalogKeys.agents, catalogKeys.tools, catalogKeys.skills]) {
+      for (const key of [catalogKeys.setup, catalogKeys.agents, catalogKeys.tools, catalogKeys.skills, canvasKeys.all]) {
         void client.invalidateQueries({ queryKey: key });
       }
     },
   });
-  const toggle = (id: string) => setChosen((c) => (c.includes(id) ? c.filter((x) => x !== id) : [...c, id]));
 
   return (
-    <div className="first-run" data-testid="first-run">
+    <div className="first-run" data-testid="first-run" data-step={step}>
       <div className="first-run-inner">
         <header className="first-run-head">
           <Logo size={44} />
-          <div>
-            <h1>{t("setup.welcome")}</h1>
-            <p className="muted">{t("setup.intro")}</p>
+          <div className="first-run-title">
+            <h1>{t("onboarding.welcome")}</h1>
+            <p className="muted">{t("onboarding.intro")}</p>
           </div>
+          <AppearanceSwitch />
         </header>
-        <div className="persona-grid">
-          {status.personas.map((persona) => (
-            <PersonaCard key={persona.id} persona={persona} selected={chosen.includes(persona.id)} onToggle={() => toggle(persona.id)} />
-          ))}
-        </div>
-        <p className="muted small" data-testid="seed-summary">
-          {plan.data && t("setup.summary", { agents: plan.data.agents.length, tools: plan.data.tools.length, skills: plan.data.skills.length })}
-        </p>
-        {apply.error && <Banner tone="danger">{errorText(t, apply.error)}</Banner>}
-        <footer className="first-run-foot">
-          <Button variant="ghost" onClick={() => apply.mutate([])} disabled={apply.isPending} data-testid="start-empty">
-            {t("setup.startEmpty")}
-          </Button>
-          <Button variant="primary" busy={apply.isPending} onClick={() => apply.mutate(chosen)} disabled={chosen.length === 0} data-testid="install-specialists">
-            {t("setup.install", { count: chosen.length })}
-          </Button>
-        </footer>
-        <p className="muted small">{t("setup.later")}</p>
+        <ol className="first-run-steps" aria-label={t("onboarding.stepsLabel")}>
+          {STEPS.map((s, n) => {
+            const state = n < stepIndex(step) ? "done" : s === step ? "current" : "todo";
+            return (
+              <li key={s} className={`first-run-stepper-item stepper-${state}`} aria-current={s === step ? "step" : undefined} data-testid={`stepper-${s}`}>
+                <span className="stepper-dot" aria-hidden="true">
+                  {state === "done" ? <Check size={13} /> : n + 1}
+                </span>
+                {t(`onboarding.steps.${s}`)}
+              </li>
+            );
+          })}
+        </ol>
+
+        {step === "connect" && (
+          <section className="first-run-step" aria-labelledby="step-connect-title" data-testid="step-connect">
+            <header>
+              <h2 id="step-connect-title">{t("onboarding.connect.title")}</h2>
+              <p className="muted">{t("onboarding.connect.body")}</p>
+            </header>
+            <ConnectModelPanel onWorking={setWorking} />
+            <footer className="first-run-foot">
+              <span className="first-run-spacer" />
+              {!working && (
+                <Button variant="ghost" onClick={() => setStep("specialists")} data-testid="connect-skip">
+                  {t("onboarding.connect.skip")}
+                </Button>
+              )}
+              <Button variant="primary" disabled={!working} onClick={() => setStep("specialists")} data-testid="connect-continue">
+                {t("onboarding.continue")}
+              </Button>
+            </footer>
+          </section>
+        )}
+
+        {step === "specialists" && (
+          <SpecialistsStep
+            personas={status.personas}
+            chosen={chosen}
+            onChange={setChosen}
+            onBack={() => setStep("connect")}
+            onNext={(ids) => {
+              setInstall(ids);
+              setStep("sample");
+            }}
+          />
+        )}
+
+        {step === "sample" && (
+          <SampleStep
+            hasModel={Boolean(working) || hasDefault}
+            specialists={install.length}
+            busy={finish.isPending ? (finish.variables ? "sample" : "skip") : null}
+            error={finish.error}
+            onBack={() => setStep("specialists")}
+            onFinish={(withSample) => finish.mutate(withSample)}
+          />
+        )}
       </div>
+    </div>
+  );
+}
+
+/** Language and theme from the very first screen. */
+function AppearanceSwitch() {
+  const { t } = useTranslation();
+  const prefs = usePreferences();
+  const nextTheme = prefs.resolvedTheme === "dark" ? "light" : "dark";
+  return (
+    <div className="first-run-appearance">
+      <div className="lang-switch" role="radiogroup" aria-label={t("appearance.language")}>
+        {(["en", "es"] as const).map((lang) => (
+          <button
+            key={lang}
+            type="button"
+            role="radio"
+            aria-checked={prefs.language === lang}
+            className={prefs.language === lang ? "active" : ""}
+            title={t(`language.${lang}`)}
+            onClick={() => prefs.setLanguage(lang)}
+            data-testid={`first-run-lang-${lang}`}
+          >
+            {lang.toUpperCase()}
+          </button>
+        ))}
+      </div>
+      <button
+        type="button"
+        className="chip-btn"
+        onClick={() => prefs.setTheme(nextTheme)}
+        aria-label={t(`appearance.themes.${nextTheme}`)}
+        title={t(`appearance.themes.${nextTheme}`)}
+        data-testid="first-run-theme"
+      >
+        {prefs.resolvedTheme === "dark" ? <Sun size={15} /> : <Moon size={15} />}
+      </button>
     </div>
   );
 }

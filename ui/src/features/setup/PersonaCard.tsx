@@ -1,26 +1,41 @@
 import { useTranslation } from "react-i18next";
-import { Check } from "lucide-react";
+import { Check, TerminalSquare } from "lucide-react";
 
 import type { CatalogPersona } from "../../api";
 
-/** One catalog specialist: who it is, what it uses. Clicking selects it. */
+/** One catalog specialist, said in words: who it is and what it does for
+ * you. The tool patterns and skills behind it sit under "Details" for
+ * whoever wants them. Clicking the card selects it. */
 export function PersonaCard({ persona, selected, onToggle }: { persona: CatalogPersona; selected: boolean; onToggle(): void }) {
   const { t } = useTranslation();
   return (
-    <button
-      type="button"
-      role="checkbox"
-      aria-checked={selected}
-      className={selected ? "persona persona-on" : "persona"}
-      data-testid={`persona-${persona.id}`}
-      onClick={onToggle}
-    >
-      <span className="persona-check" aria-hidden="true">{selected && <Check size={14} />}</span>
-      <span className="persona-name">{t(`personas.${persona.id}.name`, { defaultValue: persona.name })}</span>
-      <span className="persona-description">{t(`personas.${persona.id}.description`, { defaultValue: persona.description })}</span>
-      <span className="persona-meta mono">
-        {persona.toolPatterns.join(" · ")}
-      </span>
-    </button>
+    <div className={selected ? "persona persona-on" : "persona"}>
+      <button type="button" role="checkbox" aria-checked={selected} className="persona-toggle" data-testid={`persona-${persona.id}`} onClick={onToggle}>
+        <span className="persona-check" aria-hidden="true">
+          {selected && <Check size={14} />}
+        </span>
+        <span className="persona-name">{t(`personas.${persona.id}.name`, { defaultValue: persona.name })}</span>
+        <span className="persona-description">{t(`personas.${persona.id}.description`, { defaultValue: persona.description })}</span>
+        {persona.runsPrograms && (
+          <span className="persona-runs" data-testid={`specialist-runs-${persona.id}`}>
+            <TerminalSquare size={13} aria-hidden="true" />
+            {t("onboarding.specialists.runsPrograms")}
+          </span>
+        )}
+      </button>
+      <details className="persona-details">
+        <summary data-testid={`specialist-details-${persona.id}`}>{t("onboarding.specialists.details")}</summary>
+        <dl>
+          <dt>{t("onboarding.specialists.tools")}</dt>
+          <dd className="mono">{persona.toolPatterns.join(" · ")}</dd>
+          {persona.skills.length > 0 && (
+            <>
+              <dt>{t("onboarding.specialists.skills")}</dt>
+              <dd className="mono">{persona.skills.join(" · ")}</dd>
+            </>
+          )}
+        </dl>
+      </details>
+    </div>
   );
 }

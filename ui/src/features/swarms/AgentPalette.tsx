@@ -84,7 +84,7 @@ export function AgentPalette({ agents, inSwarm, onAdd, onDrop }: AgentPalettePro
               <span className={agent.enabled ? "palette-icon" : "palette-icon off"}>
                 {agent.persona ? <Sparkles size={13} /> : <Bot size={13} />}
               </span>
-              <span className="palette-name">
+              <span className="palette-name" title={agentName(agent)}>
                 {agentName(agent)}
                 {!agent.enabled && <span className="palette-off">{t("common.disabled")}</span>}
               </span>
@@ -94,8 +94,8 @@ export function AgentPalette({ agents, inSwarm, onAdd, onDrop }: AgentPalettePro
                 <button
                   type="button"
                   className="icon-btn palette-add"
-                  aria-label={t("swarms.palette.add", { name: agent.name })}
-                  title={t("swarms.palette.add", { name: agent.name })}
+                  aria-label={t("swarms.palette.add", { name: agentName(agent) })}
+                  title={t("swarms.palette.add", { name: agentName(agent) })}
                   onPointerDown={(e) => e.stopPropagation()}
                   onClick={() => onAdd(agent.id)}
                   data-testid={`add-${agent.id}`}

@@ -1,27 +1,22 @@
-import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
-import { ReactFlowProvider } from "@xyflow/react";
 import { Network, Plus } from "lucide-react";
 
-import type { ActivationPlan, Swarm } from "../../api";
+import type { Swarm } from "../../api";
 import { useRoute } from "../../app/route";
+import { shortcutTitle, useShortcutAction } from "../../app/shortcutsHooks";
 import { Button } from "../../components/Button";
 import { ListItem } from "../../components/ListItem";
 import { EmptyState } from "../../components/EmptyState";
 import { Spinner } from "../../components/Spinner";
-import { useAgentName } from "../catalog/agentName";
-import { agentsQuery } from "../catalog/queries";
 import { swarmsQuery } from "../runs/queries";
-import type { MemberStatus } from "../runs/runState";
-import { useRun } from "../runs/useRun";
-import { SwarmBuilder } from "./SwarmBuilder";
-import { SwarmRunSection } from "./SwarmRunSection";
+import { SwarmDetail } from "./SwarmDetail";
 
-/** Swarms: the list on the left; the builder and the run on the right. */
+/** Swarms: the list on the left; the selected swarm — its run first, its builder behind a tab — on the right. */
 export function SwarmsView() {
   const { t } = useTranslation();
   const [route, navigate] = useRoute();
+  useShortcutAction("new", () => navigate("swarms", "new"));
   const swarms = useQuery(swarmsQuery);
   const list = swarms.data ?? [];
   const selected = route.section;
@@ -37,7 +32,7 @@ export function SwarmsView() {
       </header>
       <div className="split">
         <aside className="list-pane">
-          <Button variant="primary" icon={<Plus size={16} />} onClick={() => navigate("swarms", "new")} data-testid="new-swarm">
+          <Button variant="primary" icon={<Plus size={16} />} onClick={() => navigate("swarms", "new")} title={shortcutTitle(t("swarms.new"), "new")} data-testid="new-swarm">
             {t("swarms.new")}
           </Button>
           {swarms.isPending && <Spinner />}
@@ -79,46 +74,4 @@ export function SwarmsView() {
       </div>
     </div>
   );
-}
-
-function SwarmDetail({ swarm, onSelect }: { swarm?: Swarm; onSelect(id: string | null): void }) {
-  const run = useRun();
-  const agentName = useAgentName();
-  const agents = useQuery(agentsQuery).data ?? [];
-  const names = Object.fromEntries(agents.map((a) => [a.id, agentName(a)]));
-  const [pending, setPending] = useState<ActivationPlan | null>(() => (swarm ? takePendingAfterCreate(swarm.id) : null));
-  const [unsaved, setUnsaved] = useState(false);
-  const statuses: Record<string, MemberStatus> = Object.fromEntries(run.view.members.map((m) => [m.agentId, m.status]));
-
-  return (
-    <div className="swarm-detail">
-      <ReactFlowProvider>
-        <SwarmBuilder
-          swarm={swarm}
-          pending={pending}
-          statuses={statuses}
-          onSaved={(saved) => {
-            setPending(saved.pendingActivation);
-            if (!swarm) {
-              pendingAfterCreate.set(saved.swarm.id, saved.pendingActivation);
-              onSelect(saved.swarm.id);
-            }
-          }}
-          onActivated={(saved) => setPending(saved.pendingActivation)}
-          onDeleted={() => onSelect(null)}
-          onDirtyChange={setUnsaved}
-        />
-      </ReactFlowProvider>
-      {swarm && <SwarmRunSection swarm={swarm} run={run} names={names} unsaved={unsaved} />}
-    </div>
-  );
-}
-
-/** A new swarm's pending activation, handed to its detail once it is selected. */
-const pendingAfterCreate = new Map<string, ActivationPlan>();
-
-function takePendingAfterCreate(id: string): ActivationPlan | null {
-  const plan = pendingAfterCreate.get(id) ?? null;
-  pendingAfterCreate.delete(id);
-  return plan;
 }

@@ -6,10 +6,13 @@ import {
   INPUT_NODE,
   OUTPUT_NODE,
   addMember,
+  applyFix,
   draftFrom,
   edgesFor,
+  isRunnable,
   moveMember,
   positionOf,
+  problemsOf,
   removeMember,
   sameDraft,
   setOrchestrator,
@@ -79,5 +82,65 @@ describe("the swarm draft", () => {
     };
     expect(sameDraft(draftFrom(saved), d)).toBe(true);
     expect(draftFrom(saved).layout.b).toEqual({ x: 10, y: 20 });
+  });
+
+  it("draws a hierarchy without an orchestrator as not runnable: no hand-offs, nothing reaches the result", () => {
+    const headless = setOrchestrator(draftOf("hierarchical", ["a", "b"]), "a", false);
+    const edges = edgesFor(headless);
+    expect(edges.length).toBeGreaterThan(0);
+    expect(edges.every((e) => e.kind === "unrunnable")).toBe(true);
+    expect(edges.some((e) => e.target === OUTPUT_NODE)).toBe(false);
+    // Any swarm the checks refuse is drawn the same way.
+    expect(edgesFor(draftOf("sequential", ["a", "b"]), false).every((e) => e.kind === "unrunnable")).toBe(true);
+  });
+});
+
+describe("what keeps a draft from being saved (the backend's checks, mirrored)", () => {
+  const reasons = (d: ReturnType<typeof draftOf>, known?: Set<string>) => problemsOf(d, known).map((p) => `${p.field}:${p.reason}`);
+
+  it("a named swarm with members is fine as it is", () => {
+    expect(problemsOf(draftOf("sequential", ["a"]))).toEqual([]);
+    expect(problemsOf(draftOf("hierarchical", ["lead", "a"]))).toEqual([]);
+  });
+
+  it("needs a name the backend accepts", () => {
+    expect(reasons({ ...draftOf("sequential", ["a"]), name: "   " })).toEqual(["name:required"]);
+    expect(reasons({ ...draftOf("sequential", ["a"]), name: "x".repeat(81) })).toEqual(["name:too_long"]);
+    expect(reasons({ ...draftOf("sequential", ["a"]), name: "a\u0007b" })).toEqual(["name:control_characters"]);
+    expect(reasons({ ...draftOf("sequential", ["a"]), name: "-- !" })).toEqual(["name:no_letters"]);
+    // Letters of any script make an id on the backend: never refused here.
+    expect(reasons({ ...draftOf("sequential", ["a"]), name: "Équipe ñ" })).toEqual([]);
+  });
+
+  it("needs members, and agents that still exist", () => {
+    expect(reasons({ ...EMPTY_DRAFT, name: "S" })).toEqual(["members:no_members"]);
+    const d = draftOf("sequential", ["a", "gone"]);
+    const [missing] = problemsOf(d, new Set(["a"]));
+    expect(missing).toMatchObject({ reason: "unknown_agents", agentIds: ["gone"] });
+    expect(missing?.fix && problemsOf(applyFix(d, missing.fix), new Set(["a"]))).toEqual([]);
+    expect(reasons(d)).toEqual([]);
+  });
+
+  it("a hierarchy without an orchestrator offers to make its first member the orchestrator, which makes it valid", () => {
+    const headless = setOrchestrator(draftOf("hierarchical", ["jefa", "investigadora"]), "jefa", false);
+    const [problem] = problemsOf(headless);
+    expect(problem).toMatchObject({ field: "members", reason: "no_orchestrator", fix: { kind: "makeOrchestrator", agentId: "jefa" } });
+    expect(isRunnable(headless)).toBe(false);
+    const fixed = applyFix(headless, problem!.fix!);
+    expect(problemsOf(fixed)).toEqual([]);
+    expect(fixed.members.map((m) => m.role)).toEqual(["orchestrator", "member"]);
+    expect(edgesFor(fixed).some((e) => e.kind === "unrunnable")).toBe(false);
+  });
+
+  it("an orchestrator needs someone to delegate to; roles only exist in a hierarchy; one orchestrator only", () => {
+    expect(reasons(draftOf("hierarchical", ["lead"]))).toEqual(["members:no_members"]);
+    const twoLeads = { ...draftOf("hierarchical", ["a", "b"]), members: [{ agentId: "a", role: "orchestrator" as const }, { agentId: "b", role: "orchestrator" as const }] };
+    const [several] = problemsOf(twoLeads);
+    expect(several?.reason).toBe("several_orchestrators");
+    expect(problemsOf(applyFix(twoLeads, several!.fix!))).toEqual([]);
+    const crowned = { ...draftOf("parallel", ["a", "b"]), members: [{ agentId: "a", role: "orchestrator" as const }, { agentId: "b", role: "member" as const }] };
+    const [stray] = problemsOf(crowned);
+    expect(stray?.reason).toBe("orchestrator_not_hierarchical");
+    expect(problemsOf(applyFix(crowned, stray!.fix!))).toEqual([]);
   });
 });

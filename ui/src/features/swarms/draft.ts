@@ -1,6 +1,8 @@
 // The swarm being edited in the builder, as plain data: members in order,
-// their roles, where their nodes sit; and the graph drawn from it — which
-// edges a strategy implies. Pure functions, shared by the view and tests.
+// their roles, where their nodes sit; the graph drawn from it — which
+// edges a strategy implies; and what keeps it from being saved, checked
+// the way the backend checks it (H7) so that Save can say why it is off
+// and offer the one-click fix. Pure functions, shared by the view and tests.
 
 import type { MemberRole, NewSwarm, Strategy, Swarm } from "../../api";
 
@@ -132,21 +134,24 @@ export interface GraphEdge {
   id: string;
   source: string;
   target: string;
-  kind: "flow" | "delegates";
+  /** `unrunnable`: the swarm cannot run as drawn; shown greyed, never as a hand-off. */
+  kind: "flow" | "delegates" | "unrunnable";
 }
 
 export const INPUT_NODE = "__input";
 export const OUTPUT_NODE = "__output";
 
-/** The edges a strategy implies between input, members and output. */
-export function edgesFor(draft: SwarmDraft): GraphEdge[] {
+/** The edges a strategy implies between input, members and output. A swarm
+ * that cannot run (`runnable` false, or a hierarchy without an orchestrator)
+ * gets only unrunnable edges: nothing reaches the result. */
+export function edgesFor(draft: SwarmDraft, runnable = true): GraphEdge[] {
   const ids = draft.members.map((m) => m.agentId);
   if (ids.length === 0) return [];
   const edge = (source: string, target: string, kind: GraphEdge["kind"] = "flow"): GraphEdge => ({
     id: `${source}->${target}`,
     source,
     target,
-    kind,
+    kind: runnable ? kind : "unrunnable",
   });
   switch (draft.strategy) {
     case "sequential": {
@@ -157,7 +162,7 @@ export function edgesFor(draft: SwarmDraft): GraphEdge[] {
       return [...ids.map((id) => edge(INPUT_NODE, id)), ...ids.map((id) => edge(id, OUTPUT_NODE))];
     case "hierarchical": {
       const lead = draft.members.find((m) => m.role === "orchestrator")?.agentId;
-      if (!lead) return ids.map((id) => edge(INPUT_NODE, id));
+      if (!lead) return ids.map((id) => edge(INPUT_NODE, id, "unrunnable"));
       return [
         edge(INPUT_NODE, lead),
         edge(lead, OUTPUT_NODE),
@@ -182,4 +187,89 @@ export function toInput(draft: SwarmDraft): NewSwarm {
 
 export function sameDraft(a: SwarmDraft, b: SwarmDraft): boolean {
   return JSON.stringify(toInput(a)) === JSON.stringify(toInput(b));
+}
+
+// ---------- what keeps a draft from being saved ----------
+
+/** A one-click repair for a problem. */
+export type DraftFix =
+  | { kind: "makeOrchestrator"; agentId: string }
+  | { kind: "keepOneOrchestrator"; agentId: string }
+  | { kind: "clearOrchestrators" }
+  | { kind: "removeMissing"; agentIds: string[] };
+
+/** The backend's reason codes for what it refuses on save (H7). */
+export const PROBLEM_REASONS = [
+  "required",
+  "too_long",
+  "control_characters",
+  "no_letters",
+  "no_members",
+  "unknown_agents",
+  "no_orchestrator",
+  "several_orchestrators",
+  "orchestrator_not_hierarchical",
+] as const;
+
+export interface DraftProblem {
+  field: "name" | "members";
+  /** The backend's reason code for the same problem. */
+  reason: (typeof PROBLEM_REASONS)[number];
+  /** The agents it is about (unknown ones, the only orchestrator…). */
+  agentIds?: string[];
+  fix?: DraftFix;
+}
+
+const NAME_MAX_CHARS = 80;
+
+/** The backend's checks on save (name, members against the strategy), in
+ * its order. `known` is the set of agent ids that exist; without it the
+ * members are not checked for existence. Never stricter than the backend:
+ * a name is only said to have no letters when it is plain ASCII. */
+export function problemsOf(draft: SwarmDraft, known?: ReadonlySet<string> | null): DraftProblem[] {
+  const problems: DraftProblem[] = [];
+  const name = draft.name.trim();
+  if (name === "") problems.push({ field: "name", reason: "required" });
+  else if ([...name].length > NAME_MAX_CHARS) problems.push({ field: "name", reason: "too_long" });
+  else if (/\p{Cc}/u.test(name)) problems.push({ field: "name", reason: "control_characters" });
+  else if (!/[A-Za-z0-9]/.test(name) && /^[\x20-\x7e]*$/.test(name)) problems.push({ field: "name", reason: "no_letters" });
+
+  const members = draft.members;
+  if (members.length === 0) problems.push({ field: "members", reason: "no_members" });
+  const missing = known ? members.map((m) => m.agentId).filter((id) => !known.has(id)) : [];
+  if (missing.length > 0) {
+    problems.push({ field: "members", reason: "unknown_agents", agentIds: missing, fix: { kind: "removeMissing", agentIds: missing } });
+  }
+  const leads = members.filter((m) => m.role === "orchestrator").map((m) => m.agentId);
+  if (draft.strategy === "hierarchical") {
+    const first = members.find((m) => !missing.includes(m.agentId))?.agentId;
+    if (leads.length === 0 && members.length > 0) {
+      problems.push({ field: "members", reason: "no_orchestrator", fix: first ? { kind: "makeOrchestrator", agentId: first } : undefined });
+    } else if (leads.length > 1) {
+      const keep = leads[0] ?? "";
+      problems.push({ field: "members", reason: "several_orchestrators", agentIds: leads, fix: { kind: "keepOneOrchestrator", agentId: keep } });
+    } else if (leads.length === 1 && members.length < 2) {
+      problems.push({ field: "members", reason: "no_members", agentIds: leads });
+    }
+  } else if (leads.length > 0) {
+    problems.push({ field: "members", reason: "orchestrator_not_hierarchical", fix: { kind: "clearOrchestrators" } });
+  }
+  return problems;
+}
+
+/** Whether the members, as they are, make a swarm that can run. */
+export function isRunnable(draft: SwarmDraft, known?: ReadonlySet<string> | null): boolean {
+  return problemsOf(draft, known).every((p) => p.field !== "members");
+}
+
+export function applyFix(draft: SwarmDraft, fix: DraftFix): SwarmDraft {
+  switch (fix.kind) {
+    case "makeOrchestrator":
+    case "keepOneOrchestrator":
+      return setOrchestrator(draft, fix.agentId, true);
+    case "clearOrchestrators":
+      return { ...draft, members: draft.members.map((m) => ({ ...m, role: "member" })) };
+    case "removeMissing":
+      return fix.agentIds.reduce(removeMember, draft);
+  }
 }

@@ -1,0 +1,198 @@
+// The first run in the real window (issue 12, item 1): from an empty data
+// dir, the scripted provider running AS A LOCAL SERVER ON LM STUDIO'S PORT
+// (1234) is found by the onboarding, "Test connection" streams its line,
+// specialists are picked in words, and the sample canvas generates two
+// variants — without a visit to Settings. Then Settings shows the model as
+// the default, and the "no model" banner's button fixes a missing default.
+// Every step is photographed in English and Spanish, light and dark.
+
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+
+import { byTestId, clickTestId, colmenaCli, launchApp, repo, SCREENSHOTS, shot, startDriver, waitGone } from "./harness.mjs";
+
+const SCRIPTED =
+  process.env.COLMENA_SCRIPTED_LLM ?? join(process.env.CARGO_TARGET_DIR ?? join(repo, "target"), "debug/colmena-scripted-llm");
+const LM_STUDIO_PORT = 1234;
+const MODEL = "scripted-writer";
+const HELLO = "Hello! I am the scripted writer, ready to help.";
+const BRIEF = "TL;DR: the library now opens until midnight on weekdays.";
+const THREAD = "1/ Night owls, rejoice: the city library stays open until midnight.";
+
+let driver;
+let browser;
+let llm;
+
+/** The scripted provider on LM Studio's usual port, listing one model. */
+function startLocalServer(dir) {
+  const script = {
+    models: [MODEL],
+    rules: [
+      // The connection test: slow pieces, so the answer is seen streaming.
+      { when: { systemContains: "connection test" }, reply: { type: "text", text: HELLO }, repeat: true, textPiece: 4, delayMs: 150 },
+      { when: { systemContains: "TL;DR brief" }, reply: { type: "text", text: BRIEF }, repeat: true },
+      { when: { systemContains: "thread for X" }, reply: { type: "text", text: THREAD }, repeat: true },
+    ],
+  };
+  const file = join(dir, "..", `onboarding-lmstudio-${process.pid}.json`);
+  writeFileSync(file, JSON.stringify(script));
+  const child = spawn(SCRIPTED, ["--port", String(LM_STUDIO_PORT), "--script", file], { stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise((resolve, reject) => {
+    child.stdout.on("data", (chunk) => {
+      if (/listening on/.test(String(chunk))) resolve({ stop: () => child.kill() });
+    });
+    child.on("exit", (code) => reject(new Error(`the scripted provider could not listen on ${LM_STUDIO_PORT} (${code})`)));
+  });
+}
+
+before(async () => {
+  driver = await startDriver({ portOffset: 7 });
+  llm = await startLocalServer(driver.dataDir);
+  console.log(`screenshots: ${SCREENSHOTS}`);
+});
+
+after(async () => {
+  await browser?.deleteSession().catch(() => {});
+  driver?.stop();
+  llm?.stop();
+});
+
+const click = (id) => clickTestId(browser, id);
+const shown = (id) => browser.$(byTestId(id)).isDisplayed().catch(() => false);
+
+async function text(id) {
+  const el = await browser.$(byTestId(id));
+  await el.waitForDisplayed({ timeout: 15_000 });
+  return el.getText();
+}
+
+const look = () => browser.execute(() => ({ lang: document.documentElement.lang, theme: document.documentElement.dataset.theme }));
+
+/** Sets language and theme with the given switches (first run or sidebar). */
+async function setLook(lang, theme, ids) {
+  await click(ids.lang(lang));
+  await browser.waitUntil(async () => (await look()).lang === lang, { timeoutMsg: `language ${lang} not applied` });
+  if ((await look()).theme !== theme) await click(ids.theme);
+  await browser.waitUntil(async () => (await look()).theme === theme, { timeoutMsg: `theme ${theme} not applied` });
+}
+
+const FIRST_RUN = { lang: (l) => `first-run-lang-${l}`, theme: "first-run-theme" };
+const SIDEBAR = { lang: (l) => `quick-lang-${l}`, theme: "quick-theme" };
+
+/** The same screen in both languages and both themes; ends in English, light. */
+async function everyLook(name, ids) {
+  for (const [lang, theme] of [
+    ["en", "light"],
+    ["en", "dark"],
+    ["es", "dark"],
+    ["es", "light"],
+  ]) {
+    await setLook(lang, theme, ids);
+    await shot(browser, `onboarding-${name}-${lang}-${theme}`);
+  }
+  await setLook("en", "light", ids);
+}
+
+test("first run: a local server is found, its test streams, specialists in words, the sample canvas generates", async () => {
+  browser = await launchApp();
+  await browser.$(byTestId("first-run")).waitForDisplayed({ timeout: 20_000 });
+
+  // Step 1 — the scripted provider is found on LM Studio's port, with its model.
+  await browser.$(byTestId("local-server-lm_studio")).waitForDisplayed({ timeout: 15_000 });
+  assert.match(await text("local-server-lm_studio"), /LM Studio/);
+  assert.match(await text("local-server-lm_studio"), /127\.0\.0\.1:1234/);
+  assert.equal(await browser.$(byTestId("local-model-lm_studio")).getValue(), MODEL);
+  await everyLook("1-connect", FIRST_RUN);
+
+  await click("connect-local-lm_studio");
+  assert.match(await text("connected-provider"), /LM Studio/);
+  await click("connect-test");
+  // Streaming: part of the line is on screen before the whole of it.
+  await browser.waitUntil(
+    async () => {
+      const sofar = await browser.$(byTestId("connect-answer")).getText();
+      return sofar.length > 0 && HELLO.startsWith(sofar) && sofar !== HELLO;
+    },
+    { timeout: 15_000, timeoutMsg: "the answer never showed part-way" },
+  );
+  await shot(browser, "onboarding-1-connect-streaming");
+  await browser.$(byTestId("connect-works")).waitForDisplayed({ timeout: 15_000 });
+  assert.equal(await text("connect-answer"), HELLO);
+  assert.match(await text("connect-works"), /default model/);
+  await everyLook("1-connect-works", FIRST_RUN);
+  await click("connect-continue");
+
+  // Step 2 — specialists said in words; none that runs programs is checked.
+  await browser.$(byTestId("step-specialists")).waitForDisplayed();
+  const checked = async (id) => (await browser.$(byTestId(`persona-${id}`)).getAttribute("aria-checked")) === "true";
+  assert.equal(await checked("web_researcher"), true);
+  assert.equal(await checked("software_engineer"), false, "runs programs: not pre-selected");
+  assert.equal(await checked("scheduler"), false, "runs programs: not pre-selected");
+  assert.doesNotMatch(await text("persona-web_researcher"), /web_\*/, "the card speaks in words");
+  assert.match(await text("persona-web_researcher"), /sources/);
+  await click("specialist-details-web_researcher");
+  await browser.waitUntil(async () => (await browser.$(".persona-details[open]").isExisting()), { timeoutMsg: "details did not open" });
+  assert.match(await browser.$(".persona-details[open]").getText(), /web_\*/);
+  await everyLook("2-specialists", FIRST_RUN);
+  await click("install-specialists");
+
+  // Step 3 — the sample canvas, with the connected model.
+  await browser.$(byTestId("step-sample")).waitForDisplayed();
+  assert.match(await text("sample-summary"), /Generate all/);
+  await everyLook("3-sample", FIRST_RUN);
+  await click("sample-open");
+  await waitGone(browser, byTestId("first-run"), 20_000);
+
+  // Landed on the sample canvas: one item, two variants, no "no model" banner.
+  const board = await browser.$(byTestId("canvas-board"));
+  await board.waitForDisplayed({ timeout: 15_000 });
+  assert.equal(await browser.$(byTestId("variants")).getAttribute("data-count"), "2");
+  assert.equal(await shown("needs-model-banner"), false, "a model is connected and is the default");
+  await click("generate-all");
+  await browser.waitUntil(
+    async () => {
+      const texts = [];
+      for (const output of await browser.$$(byTestId("variant-output"))) texts.push(await output.getText());
+      return texts.some((t) => t.includes("midnight on weekdays")) && texts.some((t) => t.includes("Night owls"));
+    },
+    { timeout: 30_000, timeoutMsg: "the two sample variants did not both get text" },
+  );
+  await everyLook("4-canvas-generated", SIDEBAR);
+
+  // Settings shows the connected model as the default — set by the onboarding.
+  await click("nav-settings");
+  const select = await browser.$(byTestId("default-model-select"));
+  await select.waitForDisplayed({ timeout: 15_000 });
+  await browser.waitUntil(async () => (await select.getValue()) === `lm_studio/${MODEL}`, {
+    timeout: 10_000,
+    timeoutMsg: "Settings does not show the new default model",
+  });
+  await shot(browser, "onboarding-5-settings-default");
+});
+
+test("without a default model the banner says so once, and its button fixes it", async () => {
+  colmenaCli(driver.dataDir, "model", "default", "--clear");
+  await click("nav-canvas");
+  const banner = await browser.$(byTestId("needs-model-banner"));
+  await banner.waitForDisplayed({ timeout: 15_000 });
+  assert.equal((await browser.$$(byTestId("needs-model-banner"))).length, 1, "said once");
+  await everyLook("6-needs-model-banner", SIDEBAR);
+
+  await click("needs-model-fix");
+  await browser.$(byTestId("connect-dialog")).waitForDisplayed();
+  await browser.$(byTestId("local-server-lm_studio")).waitForDisplayed({ timeout: 15_000 });
+  assert.match(await text("local-server-lm_studio"), /Already connected/);
+  await shot(browser, "onboarding-7-fix-dialog");
+  await click("connect-local-lm_studio");
+  await click("connect-test");
+  await browser.$(byTestId("connect-works")).waitForDisplayed({ timeout: 15_000 });
+  assert.match(await text("connect-works"), /default model/);
+  await shot(browser, "onboarding-7-fix-dialog-works");
+  await browser.keys("Escape");
+  await waitGone(browser, byTestId("connect-dialog"));
+  await waitGone(browser, byTestId("needs-model-banner"));
+  assert.equal(colmenaCli(driver.dataDir, "model", "default").trim().includes(`lm_studio/${MODEL}`), true);
+});
