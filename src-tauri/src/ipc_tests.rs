@@ -326,3 +326,80 @@ fn h7_h8_swarms_through_ipc_validate_on_save_and_a_disabled_one_does_not_run() {
     let runs = invoke(&h.window, "list_runs", json!({ "filter": {} })).unwrap();
     assert_eq!(runs, json!([]));
 }
+
+/// A provider on loopback that refuses every call with a 401 whose body
+/// quotes the bearer key it was sent (as some servers do).
+fn key_echoing_server() -> std::net::SocketAddr {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let (mut sent, mut length) = (String::new(), 0usize);
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                let lower = line.to_ascii_lowercase();
+                if let Some(value) = lower.strip_prefix("authorization: bearer ") {
+                    sent = line[line.len() - value.len()..].trim().to_owned();
+                }
+                if let Some(value) = lower.strip_prefix("content-length: ") {
+                    length = value.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0u8; length];
+            let _ = reader.read_exact(&mut body);
+            let answer =
+                json!({ "error": { "message": format!("Incorrect API key: {sent}") } }).to_string();
+            let _ = write!(
+                stream,
+                "HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{answer}",
+                answer.len()
+            );
+        }
+    });
+    addr
+}
+
+#[test]
+fn h18_connecting_and_testing_a_model_never_answer_with_the_key() {
+    let h = harness();
+    let server = key_echoing_server();
+    let base_url = format!("http://{server}/v1");
+    let refused = invoke(
+        &h.window,
+        "connect_model",
+        json!({ "input": { "name": "Echo", "kind": "openai_compatible", "baseUrl": base_url,
+                           "apiKey": KEY, "models": ["fine", "not ok"] } }),
+    )
+    .unwrap_err();
+    assert_eq!(refused["code"], "validation");
+    let connected = invoke(
+        &h.window,
+        "connect_model",
+        json!({ "input": { "name": "Echo", "kind": "openai_compatible", "baseUrl": base_url,
+                           "apiKey": KEY, "models": ["m"] } }),
+    )
+    .unwrap();
+    assert_eq!(connected["provider"]["apiKeyMasked"], "sk-…cdef");
+    let model = connected["models"][0]["id"].as_str().unwrap().to_owned();
+    let failed = invoke(
+        &h.window,
+        "test_connection",
+        json!({ "id": model, "onEvent": "__CHANNEL__:7" }),
+    )
+    .unwrap_err();
+    assert_eq!(failed["code"], "upstream");
+    assert_eq!(failed["details"]["reason"], "auth_refused");
+    assert!(
+        failed["message"].as_str().unwrap().contains("sk-…cdef"),
+        "the server's words are kept, the key masked: {failed}"
+    );
+    for response in [&refused, &connected, &failed] {
+        assert!(!response.to_string().contains(KEY), "{response}");
+    }
+}

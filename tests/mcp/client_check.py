@@ -138,7 +138,10 @@ async def main(config):
         mine = ok(await client.call_tool("session_write_round", {
             "sessionId": sid, "variantId": v1, "text": "1/ Mi versión, a mano.",
         }), "write_round")
-        expect(mine["byHand"] is True and mine["index"] == 2, f"write_round: {mine}")
+        # An AI client's round is its own, not the person's hand: stored under its client.
+        expect(mine["byHand"] is False and mine["index"] == 2, f"write_round: {mine}")
+        findings["write_round_client"] = mine["client"]
+        findings["write_round_by_hand"] = mine["byHand"]
         preset = ok(await client.call_tool("session_save_preset", {
             "name": "Hilo serio", "prompt": "Tono serio", "typeTag": "thread",
         }), "save_preset")

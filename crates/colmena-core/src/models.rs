@@ -74,9 +74,17 @@ pub(crate) fn default_model_in(conn: &Connection) -> Result<Option<ModelId>> {
     Ok(crate::store::meta::get(conn, META_DEFAULT_MODEL)?.map(ModelId))
 }
 
-/// Makes `id` the default when none is set; true if it did.
+/// Makes `id` the default when none is set and the model can be used right
+/// now — it still exists and it and its provider are on; true if it did.
+/// Checked here, inside the caller's write transaction, because a
+/// connection test adopts its model after a long network call, during which
+/// the model may have been switched off or deleted.
 pub(crate) fn adopt_if_no_default(conn: &Connection, id: &ModelId) -> Result<bool> {
     if default_model_in(conn)?.is_some() {
+        return Ok(false);
+    }
+    let usable = find(conn, id)?.is_some_and(|m| m.enabled && m.provider_enabled);
+    if !usable {
         return Ok(false);
     }
     crate::store::meta::set(conn, META_DEFAULT_MODEL, id.as_str())?;
@@ -169,38 +177,56 @@ pub async fn create(ctx: &Ctx, input: NewModel) -> Result<Model> {
         return Err(AppError::internal("validated model input is incomplete"));
     };
     let provider_id = input.provider_id;
-    let model =
-        ctx.store()
-            .write(move |tx| {
-                let provider = providers::find(tx, &provider_id)?.ok_or_else(|| {
-                    AppError::not_found("provider", provider_id.as_str()).with_details(
-                        json!({ "field": "providerId", "reason": "unknown_provider" }),
-                    )
-                })?;
-                let id = ModelId::new(&provider.id, &name);
-                if find(tx, &id)?.is_some() {
-                    return Err(AppError::conflicting_field(
-                        "name",
-                        "duplicate",
-                        format!("the model '{id}' already exists"),
-                    ));
-                }
-                let now = Utc::now();
-                tx.execute(
-                "INSERT INTO models (id, provider_id, name, label, enabled, disabled_by_provider,
-                                     created_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
-                params![id, provider.id, name, label, provider.enabled, !provider.enabled, now],
-            )?;
-                if provider.enabled {
-                    adopt_if_no_default(tx, &id)?;
-                }
-                require(tx, &id)
-            })
-            .await?;
+    let model = ctx
+        .store()
+        .write(move |tx| {
+            let provider = providers::find(tx, &provider_id)?.ok_or_else(|| {
+                AppError::not_found("provider", provider_id.as_str())
+                    .with_details(json!({ "field": "providerId", "reason": "unknown_provider" }))
+            })?;
+            insert_in(tx, &provider, &name, label)
+        })
+        .await?;
     ctx.changed(Change::Models);
     ctx.changed(Change::Providers);
     Ok(model)
+}
+
+/// Adds the model `name` to `provider` inside the caller's transaction
+/// (`create`, `providers::connect`): it starts enabled if its provider is,
+/// and becomes the default if none is set and it is usable.
+pub(crate) fn insert_in(
+    tx: &Connection,
+    provider: &providers::Provider,
+    name: &str,
+    label: Option<String>,
+) -> Result<Model> {
+    let name = model_name("name", name)?;
+    let id = ModelId::new(&provider.id, &name);
+    if find(tx, &id)?.is_some() {
+        return Err(AppError::conflicting_field(
+            "name",
+            "duplicate",
+            format!("the model '{id}' already exists"),
+        ));
+    }
+    let now = Utc::now();
+    tx.execute(
+        "INSERT INTO models (id, provider_id, name, label, enabled, disabled_by_provider,
+                             created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
+        params![
+            id,
+            provider.id,
+            name,
+            label,
+            provider.enabled,
+            !provider.enabled,
+            now
+        ],
+    )?;
+    adopt_if_no_default(tx, &id)?;
+    require(tx, &id)
 }
 
 /// Sets or clears a model's label.
@@ -369,7 +395,7 @@ pub(crate) fn agents_using_models(conn: &Connection, models: &[ModelId]) -> Resu
 
 /// A provider-side model name: non-empty, no spaces or control characters.
 /// `/` and `:` are allowed (`anthropic/claude-3.5-sonnet`, `llama3.1:8b`).
-fn model_name(field: &str, raw: &str) -> Result<String> {
+pub(crate) fn model_name(field: &str, raw: &str) -> Result<String> {
     let name = raw.trim();
     if name.is_empty() {
         return Err(AppError::invalid_field(

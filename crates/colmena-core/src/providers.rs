@@ -197,19 +197,19 @@ pub(crate) fn find(conn: &Connection, id: &ProviderId) -> Result<Option<Provider
         .optional()?)
 }
 
-fn require(conn: &Connection, id: &ProviderId) -> Result<Provider> {
+pub(crate) fn require(conn: &Connection, id: &ProviderId) -> Result<Provider> {
     find(conn, id)?.ok_or_else(|| AppError::not_found("provider", id.as_str()))
 }
 
 /// Every provider, by name.
 pub async fn list(ctx: &Ctx) -> Result<Vec<Provider>> {
-    ctx.store()
-        .read(|conn| {
-            let mut stmt = conn.prepare(&format!("{SELECT} ORDER BY p.name COLLATE NOCASE"))?;
-            let rows = stmt.query_map([], from_row)?;
-            Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
-        })
-        .await
+    ctx.store().read(list_in).await
+}
+
+pub(crate) fn list_in(conn: &Connection) -> Result<Vec<Provider>> {
+    let mut stmt = conn.prepare(&format!("{SELECT} ORDER BY p.name COLLATE NOCASE"))?;
+    let rows = stmt.query_map([], from_row)?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
 pub async fn get(ctx: &Ctx, id: &ProviderId) -> Result<Provider> {
@@ -217,8 +217,17 @@ pub async fn get(ctx: &Ctx, id: &ProviderId) -> Result<Provider> {
     ctx.store().read(move |conn| require(conn, &id)).await
 }
 
-/// Adds a provider. Its id is the slug of its name.
-pub async fn create(ctx: &Ctx, input: NewProvider) -> Result<Provider> {
+/// A [`NewProvider`] that passed its checks.
+pub(crate) struct CheckedProvider {
+    pub name: String,
+    pub id: ProviderId,
+    pub kind: ProviderKind,
+    pub base_url: String,
+    pub api_key: Option<String>,
+}
+
+/// Checks a new provider's fields, naming every field that is wrong.
+pub(crate) fn check_new(input: &NewProvider) -> Result<CheckedProvider> {
     let mut errors = FieldErrors::new();
     let name = errors.check(validate::name("name", &input.name, MAX_NAME_CHARS));
     let id = name
@@ -235,35 +244,82 @@ pub async fn create(ctx: &Ctx, input: NewProvider) -> Result<Provider> {
     let (Some(name), Some(id), Some(kind), Some(base_url)) = (name, id, kind, base_url) else {
         return Err(AppError::internal("validated provider input is incomplete"));
     };
+    Ok(CheckedProvider {
+        name,
+        id,
+        kind,
+        base_url,
+        api_key,
+    })
+}
 
-    let sealed = match &api_key {
-        Some(key) => Some((seal_key(ctx, &id, key)?, mask_secret(key))),
+/// A key sealed for its provider's row, and its masked form.
+pub(crate) type SealedKey = (Vec<u8>, String);
+
+/// Seals `key` for the provider `id` (the vault's envelope is stored in the
+/// row itself, so a rolled-back write leaves nothing in the vault).
+pub(crate) fn seal_for(ctx: &Ctx, id: &ProviderId, key: &str) -> Result<SealedKey> {
+    Ok((seal_key(ctx, id, key)?, mask_secret(key)))
+}
+
+/// Adds a provider. Its id is the slug of its name.
+pub async fn create(ctx: &Ctx, input: NewProvider) -> Result<Provider> {
+    let checked = check_new(&input)?;
+    let sealed = match &checked.api_key {
+        Some(key) => Some(seal_for(ctx, &checked.id, key)?),
         None => None,
     };
     let provider = ctx
         .store()
-        .write(move |tx| {
-            ensure_name_free(tx, &name, None)?;
-            if find(tx, &id)?.is_some() {
-                return Err(AppError::conflicting_field(
-                    "name",
-                    "duplicate_id",
-                    format!("a provider with the id '{id}' already exists; choose another name"),
-                ));
-            }
-            let now = Utc::now();
-            let (cipher, mask) = sealed.unzip();
-            tx.execute(
-                "INSERT INTO providers (id, name, kind, base_url, api_key_cipher, api_key_mask,
-                                        enabled, created_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1, ?7, ?7)",
-                params![id, name, kind.as_str(), base_url, cipher, mask, now],
-            )?;
-            require(tx, &id)
-        })
+        .write(move |tx| insert_in(tx, &checked, sealed))
         .await?;
     ctx.changed(Change::Providers);
     Ok(provider)
+}
+
+/// Inserts a checked provider inside the caller's transaction (`create`,
+/// `connect`), refusing a name or id already taken.
+pub(crate) fn insert_in(
+    tx: &Connection,
+    checked: &CheckedProvider,
+    sealed: Option<SealedKey>,
+) -> Result<Provider> {
+    let CheckedProvider {
+        name,
+        id,
+        kind,
+        base_url,
+        ..
+    } = checked;
+    ensure_name_free(tx, name, None)?;
+    if find(tx, id)?.is_some() {
+        return Err(AppError::conflicting_field(
+            "name",
+            "duplicate_id",
+            format!("a provider with the id '{id}' already exists; choose another name"),
+        ));
+    }
+    let now = Utc::now();
+    let (cipher, mask) = sealed.unzip();
+    tx.execute(
+        "INSERT INTO providers (id, name, kind, base_url, api_key_cipher, api_key_mask,
+                                enabled, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1, ?7, ?7)",
+        params![id, name, kind.as_str(), base_url, cipher, mask, now],
+    )?;
+    require(tx, id)
+}
+
+/// Replaces (`Some`) or removes (`None`) a provider's key inside the
+/// caller's transaction.
+pub(crate) fn set_key_in(tx: &Connection, id: &ProviderId, key: Option<SealedKey>) -> Result<()> {
+    let (cipher, mask) = key.unzip();
+    tx.execute(
+        "UPDATE providers SET api_key_cipher = ?2, api_key_mask = ?3, updated_at = ?4
+         WHERE id = ?1",
+        params![id, cipher, mask, Utc::now()],
+    )?;
+    Ok(())
 }
 
 /// Changes a provider's name, base URL or key.
@@ -298,7 +354,7 @@ pub async fn update(ctx: &Ctx, id: &ProviderId, input: ProviderUpdate) -> Result
     errors.finish()?;
 
     let key_change = match (&api_key, input.remove_api_key) {
-        (Some(key), _) => Some(Some((seal_key(ctx, id, key)?, mask_secret(key)))),
+        (Some(key), _) => Some(Some(seal_for(ctx, id, key)?)),
         (None, true) => Some(None),
         (None, false) => None,
     };
@@ -334,12 +390,7 @@ pub async fn update(ctx: &Ctx, id: &ProviderId, input: ProviderUpdate) -> Result
                 )?;
             }
             if let Some(change) = key_change {
-                let (cipher, mask) = change.unzip();
-                tx.execute(
-                    "UPDATE providers SET api_key_cipher = ?2, api_key_mask = ?3, updated_at = ?4
-                     WHERE id = ?1",
-                    params![id, cipher, mask, now],
-                )?;
+                set_key_in(tx, &id, change)?;
             }
             require(tx, &id)
         })
@@ -552,7 +603,7 @@ pub fn origin_changes(old: &str, new: &str) -> bool {
 }
 
 /// `None` for an absent or blank key; an error for one that cannot be a key.
-fn normalize_key(raw: Option<&str>) -> Result<Option<String>> {
+pub(crate) fn normalize_key(raw: Option<&str>) -> Result<Option<String>> {
     let Some(key) = raw.map(str::trim).filter(|k| !k.is_empty()) else {
         return Ok(None);
     };

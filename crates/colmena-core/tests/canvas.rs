@@ -1048,3 +1048,82 @@ async fn a_round_by_hand_is_refused_empty_too_long_unchanged_or_not_yours() {
         "nothing refused was written"
     );
 }
+
+#[tokio::test]
+async fn only_the_persons_own_doors_write_by_hand_and_another_client_is_named() {
+    let (ws, _llm) = hive(vec![Rule::text("Hola.").repeat()]).await;
+    let ctx = &ws.ctx;
+    let c = canvas::create(ctx, &me(ctx), None).await.unwrap();
+    let v = variants::add_variant(ctx, &me(ctx), &c.id, variant("custom", "Saluda"))
+        .await
+        .unwrap();
+    let ai = Caller {
+        client: Client::from_mcp_name("claude-code"),
+        ..me(ctx)
+    };
+    let theirs = variants::write_round(ctx, &ai, &v.id, "Escrito por una IA.")
+        .await
+        .unwrap();
+    assert!(
+        !theirs.by_hand,
+        "an AI client's round is not the person's hand"
+    );
+    assert_eq!(theirs.client, "claude-code");
+    let shown = canvas::get(ctx, &me(ctx), &c.id).await.unwrap().variants[0].clone();
+    assert!(!shown.active_by_hand);
+
+    let cli = variants::write_round(ctx, &Caller::cli(ctx, None), &v.id, "Desde la CLI.")
+        .await
+        .unwrap();
+    assert!(cli.by_hand);
+    assert_eq!(cli.client, "cli");
+    let mine = variants::write_round(ctx, &me(ctx), &v.id, "Desde la ventana.")
+        .await
+        .unwrap();
+    assert!(mine.by_hand);
+    assert_eq!((mine.client.as_str(), mine.index), ("ui", 2));
+    let rounds = variants::variant_rounds(ctx, &me(ctx), &v.id)
+        .await
+        .unwrap();
+    assert_eq!(rounds[2], mine, "the round returned is the one stored");
+    assert_eq!(
+        rounds.iter().map(|r| r.by_hand).collect::<Vec<_>>(),
+        [false, true, true]
+    );
+}
+
+#[tokio::test]
+async fn a_written_round_is_limited_in_characters_as_its_schema_says() {
+    let (ws, _llm) = hive(vec![Rule::text("Hola.").repeat()]).await;
+    let ctx = &ws.ctx;
+    let c = canvas::create(ctx, &me(ctx), None).await.unwrap();
+    let v = variants::add_variant(ctx, &me(ctx), &c.id, variant("custom", "Saluda"))
+        .await
+        .unwrap();
+    // Two bytes a character: within the limit in characters, over it in bytes.
+    let full = "ñ".repeat(variants::MAX_ROUND_TEXT);
+    let round = variants::write_round(ctx, &me(ctx), &v.id, &full)
+        .await
+        .unwrap();
+    assert_eq!(round.output.chars().count(), variants::MAX_ROUND_TEXT);
+    let over = format!("{full}ñ");
+    let refused = variants::write_round(ctx, &me(ctx), &v.id, &over)
+        .await
+        .unwrap_err();
+    assert_eq!(reason(&refused), Some("too_long"));
+    assert!(
+        refused
+            .message
+            .contains(&format!("at most {} characters", variants::MAX_ROUND_TEXT)),
+        "{}",
+        refused.message
+    );
+    let schema = serde_json::to_value(schemars::schema_for!(
+        colmena_core::contracts::canvas::SessionWriteRound
+    ))
+    .unwrap();
+    assert_eq!(
+        schema["properties"]["text"]["maxLength"],
+        serde_json::json!(variants::MAX_ROUND_TEXT)
+    );
+}

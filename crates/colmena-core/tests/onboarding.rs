@@ -59,6 +59,7 @@ fn collecting() -> (CheckSink, Arc<Mutex<Vec<String>>>) {
     let sink: CheckSink = Arc::new(move |event| {
         let CheckEvent::Delta { text } = event;
         into.lock().unwrap().push(text);
+        true
     });
     (sink, seen)
 }

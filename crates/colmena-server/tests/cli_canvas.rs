@@ -257,3 +257,27 @@ fn h38_images_are_scripted_from_the_cli() {
     let gone = run(colmena(d).args(["image", "show", &id]));
     assert_eq!(gone.status.code(), Some(3));
 }
+
+#[test]
+fn write_round_reads_a_bounded_amount_of_an_endless_stdin() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = colmena(dir.path())
+        .args(["canvas", "write-round", "any-variant", "--file", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // Writes until the CLI stops reading and closes the pipe.
+    let writer = std::thread::spawn(move || {
+        let block = vec![b'x'; 64 * 1024];
+        while stdin.write_all(&block).is_ok() {}
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert_eq!(out.status.code(), Some(4), "validation");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("at most"), "{said}");
+}

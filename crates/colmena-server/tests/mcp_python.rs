@@ -239,6 +239,9 @@ fn check_the_store(hive: &Hive, client: &str, findings: &Value) {
             .unwrap_or_else(|| panic!("{tool} is not in the activity log: {activity}"));
         assert_eq!(line["client"], client, "{tool}: {line}");
     }
+    // A round the client wrote is recorded as the client's, not by hand.
+    assert_eq!(findings["write_round_client"], client, "{findings}");
+    assert_eq!(findings["write_round_by_hand"], false, "{findings}");
     let sent = ok_json(colmena(d).args([
         "message",
         "inbox",

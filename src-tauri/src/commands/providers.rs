@@ -156,10 +156,14 @@ pub async fn test_connection(
     check::test_connection(&ctx, &id, check_sink(on_event)).await
 }
 
+/// Forwards to the window; a failed send (the window stopped listening)
+/// tells the test to stop.
 fn check_sink(channel: Channel<CheckEvent>) -> CheckSink {
-    Arc::new(move |event| {
-        if let Err(e) = channel.send(event) {
+    Arc::new(move |event| match channel.send(event) {
+        Ok(()) => true,
+        Err(e) => {
             tracing::debug!("the window stopped listening to a connection test: {e}");
+            false
         }
     })
 }

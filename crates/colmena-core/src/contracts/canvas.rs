@@ -181,14 +181,17 @@ pub struct SessionSelectRound {
 }
 
 /// `session_write_round`: your own version of a variant's output, saved as
-/// a new round written by hand (the rounds before it stay as they were).
+/// a new round (the rounds before it stay as they were). It is marked by
+/// hand only from the person's window or CLI; through MCP the round is
+/// stored under the client that wrote it.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SessionWriteRound {
     pub session_id: String,
     pub variant_id: String,
-    /// The whole text of the round, as markdown.
-    #[schemars(length(min = 1, max = 200000))]
+    /// The whole text of the round, as markdown (at most
+    /// [`variants::MAX_ROUND_TEXT`] characters).
+    #[schemars(length(min = 1, max = variants::MAX_ROUND_TEXT))]
     pub text: String,
 }
 

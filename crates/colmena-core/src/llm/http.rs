@@ -7,6 +7,11 @@
 //! ends the call with an `upstream` error (`redirect_refused`): the request
 //! carries the API key (`Authorization`, `x-api-key`), and reqwest strips
 //! only some of those headers on a cross-host redirect.
+//!
+//! A provider's error body is quoted in the `upstream` message so a person
+//! sees why it refused; some servers echo the request's key back in it, so
+//! every occurrence of the endpoint's key is replaced by its masked form
+//! first ([`without_key`]).
 
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -73,6 +78,16 @@ fn redirect_refused(
         ),
         json!({ "reason": "redirect_refused", "status": status.as_u16() }),
     )
+}
+
+/// `text` with every occurrence of the endpoint's API key masked.
+pub(crate) fn without_key(endpoint: &Endpoint, text: &str) -> String {
+    match endpoint.api_key.as_deref().map(String::as_str) {
+        Some(key) if !key.is_empty() && text.contains(key) => {
+            text.replace(key, &crate::secrets::mask_secret(key))
+        }
+        _ => text.to_owned(),
+    }
 }
 
 pub(crate) fn cancelled() -> AppError {
@@ -181,10 +196,13 @@ pub(crate) async fn stream_chat(
                 _ = tokio::time::sleep(delay) => continue,
             }
         }
-        let body = response.text().await.unwrap_or_default();
-        let said = protocol
-            .error_message(&body)
-            .unwrap_or_else(|| body.chars().take(300).collect());
+        let body = without_key(endpoint, &response.text().await.unwrap_or_default());
+        let said = without_key(
+            endpoint,
+            &protocol
+                .error_message(&body)
+                .unwrap_or_else(|| body.chars().take(300).collect()),
+        );
         let message = match status {
             StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => {
                 format!("the provider refused the API key ({status}): {said}")

@@ -12,8 +12,14 @@
 //! or `model_disabled`; `not_found` — plus `empty_answer` when the model
 //! said nothing. A model that answers while no default is set becomes the
 //! default (see `models`).
+//!
+//! Bounds, so a test can never run away: the whole call has a time limit
+//! ([`TIME_LIMIT`], `upstream` with reason `timeout`); the collected text is
+//! capped at [`MAX_TEXT_CHARS`] (the call stops there and what came is the
+//! answer); and when the window stops listening (the sink reports that the
+//! send failed) the call is cancelled rather than left generating.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -28,6 +34,11 @@ use crate::runtime::resolve_model_for;
 
 /// The answer is one sentence; this bounds what a chatty model costs.
 pub const MAX_TOKENS: u32 = 48;
+/// The longest a whole test may take, the first token included.
+pub const TIME_LIMIT: Duration = Duration::from_secs(120);
+/// The most text a test collects and streams (a server that ignores
+/// `max_tokens` is stopped there).
+pub const MAX_TEXT_CHARS: usize = 4096;
 const SYSTEM: &str =
     "You are answering a connection test. Reply with one short, friendly sentence.";
 const PROMPT: &str = "Say hello and tell me which model you are, in one short sentence.";
@@ -39,7 +50,9 @@ pub enum CheckEvent {
     Delta { text: String },
 }
 
-pub type CheckSink = Arc<dyn Fn(CheckEvent) + Send + Sync>;
+/// Where the answer streams; it returns `false` once nobody listens any
+/// more (the window closed the channel), which stops the test.
+pub type CheckSink = Arc<dyn Fn(CheckEvent) -> bool + Send + Sync>;
 
 /// A connection that answered.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
@@ -53,11 +66,33 @@ pub struct ConnectionCheck {
     pub became_default: bool,
 }
 
-/// Asks `model` for one sentence, streaming it into `sink`.
+/// Asks `model` for one sentence, streaming it into `sink`, within
+/// [`TIME_LIMIT`].
 pub async fn test_connection(
     ctx: &Ctx,
     model: &ModelId,
     sink: CheckSink,
+) -> Result<ConnectionCheck> {
+    test_connection_within(ctx, model, sink, TIME_LIMIT).await
+}
+
+/// What streamed so far.
+#[derive(Default)]
+struct Collected {
+    text: String,
+    chars: usize,
+    /// The text reached [`MAX_TEXT_CHARS`] and the call was stopped.
+    capped: bool,
+    /// The sink reported that nobody listens any more.
+    unheard: bool,
+}
+
+/// [`test_connection`] with its time limit given (tests use a short one).
+pub async fn test_connection_within(
+    ctx: &Ctx,
+    model: &ModelId,
+    sink: CheckSink,
+    limit: Duration,
 ) -> Result<ConnectionCheck> {
     let id = model.clone();
     let ctx2 = ctx.clone();
@@ -93,14 +128,62 @@ pub async fn test_connection(
         ..CallOptions::default()
     };
     let started = Instant::now();
-    let forward = Arc::clone(&sink);
+    let cancel = options.cancel.clone();
+    let collected = Arc::new(Mutex::new(Collected::default()));
+    let into = Arc::clone(&collected);
     let mut on_event = move |event: StreamEvent| {
-        if let StreamEvent::Text(text) = event {
-            forward(CheckEvent::Delta { text });
+        let StreamEvent::Text(text) = event else {
+            return;
+        };
+        let Ok(mut seen) = into.lock() else {
+            return;
+        };
+        if seen.capped || seen.unheard {
+            return;
+        }
+        let room = MAX_TEXT_CHARS.saturating_sub(seen.chars);
+        let piece: String = text.chars().take(room).collect();
+        let taken = piece.chars().count();
+        seen.chars += taken;
+        seen.text.push_str(&piece);
+        if taken < text.chars().count() || seen.chars >= MAX_TEXT_CHARS {
+            seen.capped = true;
+            cancel.cancel();
+        }
+        if !piece.is_empty() && !sink(CheckEvent::Delta { text: piece }) {
+            seen.unheard = true;
+            cancel.cancel();
         }
     };
-    let response = llm::chat(&resolved.endpoint, &request, &options, &mut on_event).await?;
-    let text = response.text.trim().to_owned();
+    let call = llm::chat(&resolved.endpoint, &request, &options, &mut on_event);
+    let outcome = tokio::time::timeout(limit, call).await;
+    let (capped, unheard, so_far) = match collected.lock() {
+        Ok(seen) => (seen.capped, seen.unheard, seen.text.clone()),
+        Err(_) => return Err(AppError::internal("the connection test's text is poisoned")),
+    };
+    let text = match outcome {
+        Err(_) => {
+            return Err(AppError::new(
+                ErrorCode::Upstream,
+                format!("the model '{model}' did not finish answering within {limit:?}"),
+            )
+            .with_details(json!({
+                "reason": "timeout",
+                "modelId": model,
+                "limitMs": u64::try_from(limit.as_millis()).unwrap_or(u64::MAX),
+            })));
+        }
+        // Nobody listens: the test is over, whatever the stream did after.
+        Ok(_) if unheard => {
+            tracing::debug!("the connection test of '{model}' stopped: nobody listens");
+            return Err(crate::llm::http::cancelled());
+        }
+        Ok(Err(error)) if error.code == ErrorCode::Cancelled && capped => so_far,
+        Ok(Err(error)) => return Err(error),
+        Ok(Ok(_)) if capped => so_far,
+        Ok(Ok(response)) => response.text.chars().take(MAX_TEXT_CHARS).collect(),
+    };
+    let text = text.trim().to_owned();
     if text.is_empty() {
         return Err(AppError::new(
             ErrorCode::Upstream,

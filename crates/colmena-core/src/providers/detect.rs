@@ -9,9 +9,16 @@
 //! [`PROBE_TIMEOUT`]. What answers with a well-formed model list is
 //! reported; anything else on those ports (another web app on 8080) is not.
 //! The ports are a parameter ([`detect_on`]) so tests probe their own.
+//!
+//! Whatever listens on those ports is not trusted: a redirect is never
+//! followed (it could point the probe anywhere), a reply is read only up
+//! to [`MAX_REPLY_BYTES`] (one that declares more is refused unread), and
+//! at most [`MAX_MODELS`] names of at most [`MAX_MODEL_NAME_CHARS`] are
+//! kept, each once, in the order listed.
 
 use std::time::Duration;
 
+use futures_util::StreamExt;
 use futures_util::future::join_all;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -24,6 +31,12 @@ use crate::ids::ProviderId;
 /// How long one port may take to answer, connection included.
 pub const PROBE_TIMEOUT: Duration = Duration::from_millis(1500);
 const CONNECT_TIMEOUT: Duration = Duration::from_millis(400);
+/// The largest model listing read from a port.
+pub const MAX_REPLY_BYTES: usize = 1024 * 1024;
+/// The most model names kept from one listing.
+pub const MAX_MODELS: usize = 200;
+/// A longer name is not a model name (and is skipped).
+pub const MAX_MODEL_NAME_CHARS: usize = 200;
 
 /// Which local server answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -100,6 +113,7 @@ pub async fn detect_local_servers(ctx: &Ctx) -> Result<Vec<LocalServer>> {
 pub async fn detect_on(ctx: &Ctx, probes: &[Probe]) -> Result<Vec<LocalServer>> {
     let client = reqwest::Client::builder()
         .no_proxy()
+        .redirect(reqwest::redirect::Policy::none())
         .connect_timeout(CONNECT_TIMEOUT)
         .timeout(PROBE_TIMEOUT)
         .build()
@@ -135,7 +149,7 @@ async fn ask(client: &reqwest::Client, probe: Probe) -> Option<LocalServer> {
         tracing::debug!("{url} answered {}: not a model server", response.status());
         return None;
     }
-    let body: Value = response.json().await.ok()?;
+    let body: Value = serde_json::from_slice(&read_capped(response, &url).await?).ok()?;
     let models = model_names(kind, &body)?;
     Some(LocalServer {
         kind: probe.kind,
@@ -147,6 +161,29 @@ async fn ask(client: &reqwest::Client, probe: Probe) -> Option<LocalServer> {
     })
 }
 
+/// The reply's body, or `None` when it is (or says it is) over
+/// [`MAX_REPLY_BYTES`]: never more than that is read.
+async fn read_capped(response: reqwest::Response, url: &str) -> Option<Vec<u8>> {
+    if response
+        .content_length()
+        .is_some_and(|n| n > MAX_REPLY_BYTES as u64)
+    {
+        tracing::debug!("{url} declared a reply over {MAX_REPLY_BYTES} bytes: not read");
+        return None;
+    }
+    let mut body = Vec::new();
+    let mut stream = response.bytes_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.ok()?;
+        if body.len() + chunk.len() > MAX_REPLY_BYTES {
+            tracing::debug!("{url} sent a reply over {MAX_REPLY_BYTES} bytes: dropped");
+            return None;
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Some(body)
+}
+
 /// The model names in a listing, or `None` when the body is not one
 /// (`{"models": [{"name"}]}` for Ollama, `{"data": [{"id"}]}` otherwise).
 fn model_names(kind: ProviderKind, body: &Value) -> Option<Vec<String>> {
@@ -154,14 +191,16 @@ fn model_names(kind: ProviderKind, body: &Value) -> Option<Vec<String>> {
         ProviderKind::Ollama => (body.get("models")?.as_array()?, "name"),
         _ => (body.get("data")?.as_array()?, "id"),
     };
-    let mut names: Vec<String> = list
+    let mut seen = std::collections::HashSet::new();
+    let names: Vec<String> = list
         .iter()
         .filter_map(|m| m.get(field)?.as_str())
         .map(str::trim)
-        .filter(|n| !n.is_empty())
+        .filter(|n| !n.is_empty() && n.chars().count() <= MAX_MODEL_NAME_CHARS)
+        .filter(|n| seen.insert(*n))
+        .take(MAX_MODELS)
         .map(str::to_owned)
         .collect();
-    names.dedup();
     Some(names)
 }
 
@@ -186,6 +225,28 @@ mod tests {
         assert_eq!(
             model_names(ProviderKind::Ollama, &json!({ "status": "ok" })),
             None
+        );
+    }
+
+    #[test]
+    fn names_are_kept_once_in_order_bounded_in_number_and_length() {
+        let repeated =
+            json!({ "data": [{ "id": "a" }, { "id": "b" }, { "id": "a" }, { "id": "b" }] });
+        assert_eq!(
+            model_names(ProviderKind::OpenaiCompatible, &repeated),
+            Some(vec!["a".to_owned(), "b".to_owned()])
+        );
+        let long = "x".repeat(MAX_MODEL_NAME_CHARS + 1);
+        let many: Vec<Value> = std::iter::once(json!({ "id": long }))
+            .chain((0..MAX_MODELS + 50).map(|i| json!({ "id": format!("m{i}") })))
+            .collect();
+        let names = model_names(ProviderKind::OpenaiCompatible, &json!({ "data": many })).unwrap();
+        assert_eq!(names.len(), MAX_MODELS);
+        assert_eq!(names[0], "m0");
+        assert!(
+            names
+                .iter()
+                .all(|n| n.chars().count() <= MAX_MODEL_NAME_CHARS)
         );
     }
 }

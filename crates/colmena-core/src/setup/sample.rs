@@ -6,7 +6,9 @@
 //! `items::add_item`, `variants::add_variant`), as the person would by
 //! hand: nothing about it is special afterwards. The variants name no model,
 //! so they use the default — the model connected in the first step. The
-//! text is in the language the person chose (English or Spanish).
+//! text is in the language the person chose (English or Spanish). If adding
+//! the item or a variant fails, the half-made canvas is deleted again, so a
+//! failed first run never leaves an empty "Sample" behind.
 
 use crate::caller::Caller;
 use crate::canvas::items::{self, NewItem, SourceKind};
@@ -47,13 +49,24 @@ pub async fn open_sample_canvas(ctx: &Ctx, actor: &Caller, language: &str) -> Re
         &EN
     };
     let made = canvas::create(ctx, actor, Some(text.canvas.to_owned())).await?;
+    if let Err(error) = fill(ctx, actor, &made.id, text).await {
+        if let Err(undo) = canvas::delete(ctx, actor, &made.id).await {
+            tracing::warn!("could not remove the half-made sample canvas: {undo}");
+        }
+        return Err(error);
+    }
+    canvas::get(ctx, actor, &made.id).await
+}
+
+/// The sample's item and its two variants.
+async fn fill(ctx: &Ctx, actor: &Caller, canvas: &str, text: &SampleText) -> Result<()> {
     let item = NewItem {
         source_kind: Some(SourceKind::Custom),
         title: Some(text.title.to_owned()),
         snippet: Some(text.snippet.to_owned()),
         ..NewItem::default()
     };
-    items::add_item(ctx, actor, &made.id, item).await?;
+    items::add_item(ctx, actor, canvas, item).await?;
     for (preset, prompt) in [
         ("tldr-brief", text.brief_prompt),
         ("x-thread", text.thread_prompt),
@@ -63,7 +76,7 @@ pub async fn open_sample_canvas(ctx: &Ctx, actor: &Caller, language: &str) -> Re
             prompt: Some(prompt.to_owned()),
             ..NewVariant::default()
         };
-        variants::add_variant(ctx, actor, &made.id, variant).await?;
+        variants::add_variant(ctx, actor, canvas, variant).await?;
     }
-    canvas::get(ctx, actor, &made.id).await
+    Ok(())
 }

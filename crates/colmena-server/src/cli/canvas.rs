@@ -175,18 +175,42 @@ impl VariantFields {
     }
 }
 
-/// A round's text from a file, or from stdin for `-`.
+/// A round's text from a file, or from stdin for `-`. At most one byte
+/// more than [`variants::MAX_ROUND_TEXT`] characters can take is read
+/// (4 bytes each), so a huge file or an endless pipe is never held whole:
+/// what is over the limit is refused by `write_round` with its own error.
 fn read_text(path: &std::path::Path) -> Result<String> {
-    let read = if path.as_os_str() == "-" {
-        std::io::read_to_string(std::io::stdin())
-    } else {
-        std::fs::read_to_string(path)
-    };
-    read.map_err(|e| {
+    use std::io::Read;
+    let limit = u64::try_from(variants::MAX_ROUND_TEXT * 4 + 1).unwrap_or(u64::MAX);
+    let unreadable = |e: std::io::Error| {
         AppError::invalid_field(
             "file",
             "unreadable",
             format!("{} could not be read: {e}", path.display()),
+        )
+    };
+    let mut bytes = Vec::new();
+    if path.as_os_str() == "-" {
+        std::io::stdin().lock().take(limit).read_to_end(&mut bytes)
+    } else {
+        std::fs::File::open(path).and_then(|file| file.take(limit).read_to_end(&mut bytes))
+    }
+    .map_err(unreadable)?;
+    if u64::try_from(bytes.len()).unwrap_or(u64::MAX) >= limit {
+        return Err(AppError::invalid_field(
+            "text",
+            "too_long",
+            format!(
+                "a round must be at most {} characters",
+                variants::MAX_ROUND_TEXT
+            ),
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| {
+        AppError::invalid_field(
+            "file",
+            "not_text",
+            format!("{} is not UTF-8 text", path.display()),
         )
     })
 }
@@ -367,9 +391,10 @@ pub async fn run(ctx: &Ctx, out: &Output, args: CanvasArgs) -> Result<()> {
             let round = variants::write_round(ctx, &me, &variant, &text).await?;
             out.emit(&round, |r| {
                 println!(
-                    "variant {} shows round {} (by hand)",
+                    "variant {} shows round {}{}",
                     r.variant_id,
-                    r.index + 1
+                    r.index + 1,
+                    if r.by_hand { " (by hand)" } else { "" }
                 )
             });
         }
@@ -411,6 +436,8 @@ pub async fn run(ctx: &Ctx, out: &Output, args: CanvasArgs) -> Result<()> {
                                 (r.index + 1).to_string(),
                                 if r.by_hand {
                                     "by hand".to_owned()
+                                } else if r.provider.is_empty() {
+                                    "written".to_owned()
                                 } else {
                                     format!("{}/{}", r.provider, r.model)
                                 },

@@ -224,7 +224,7 @@ impl ColmenaMcp {
     }
 
     #[tool(
-        description = "Write a variant's output yourself: the text is saved as a new round marked as written by hand and shown; older rounds are kept.",
+        description = "Write a variant's output yourself: the text is saved as a new round, recorded as written by your client (not generated), and shown; older rounds are kept.",
         input_schema = schema::<SessionWriteRound>()
     )]
     async fn session_write_round(

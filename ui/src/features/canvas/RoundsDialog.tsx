@@ -12,7 +12,7 @@ import { useDates } from "../../app/dates";
 import { errorText } from "../../app/errorText";
 import { clientName } from "../../app/names";
 import { Markdown } from "../../components/Markdown";
-import { diffPhrases, settingChanges, type DiffPart } from "./diff";
+import { diffPhrases, roundAuthor, settingChanges, type DiffPart } from "./diff";
 import { canvasKeys, roundsQuery } from "./queries";
 
 /** The Rounds view of a variant (SPEC C4, D1): its whole history with the
@@ -75,16 +75,10 @@ export function RoundsDialog({ variant, onClose }: { variant: Variant; onClose()
                 <tr key={r.id} className={r.index === variant.activeRound ? "active" : ""} data-testid={`round-${r.index}`}>
                   <td>{r.index + 1}</td>
                   <td>
-                    {r.byHand ? (
-                      <span className="badge by-hand" data-testid="round-by-hand">
-                        <PenLine size={11} aria-hidden="true" /> {t("canvas.writtenByHand")}
-                      </span>
-                    ) : (
-                      `${r.provider}/${r.model}`
-                    )}
+                    <AuthorLabel round={r} />
                   </td>
-                  <td>{r.byHand ? "—" : r.promptTokens + r.completionTokens}</td>
-                  <td>{r.byHand ? "—" : `${r.latencyMs} ms`}</td>
+                  <td>{r.model ? r.promptTokens + r.completionTokens : "—"}</td>
+                  <td>{r.model ? `${r.latencyMs} ms` : "—"}</td>
                   <td>{clientName(t, r.client)}</td>
                   <td title={exact(r.generatedAt)}>{when(r.generatedAt)}</td>
                   <td className="compare-picks">
@@ -147,7 +141,13 @@ export function RoundsDialog({ variant, onClose }: { variant: Variant; onClose()
                         <dd>
                           {c.field === "model" ? (
                             <>
-                              <del>{c.before || t("canvas.writtenByHand")}</del> → <ins>{c.after || t("canvas.writtenByHand")}</ins>
+                              <del>
+                                <AuthorLabel round={a} />
+                              </del>{" "}
+                              →{" "}
+                              <ins>
+                                <AuthorLabel round={b} />
+                              </ins>
                             </>
                           ) : c.before && c.after ? (
                             <DiffText parts={diffPhrases(c.before, c.after)} />
@@ -184,5 +184,18 @@ function DiffText({ parts }: { parts: DiffPart[] }) {
         ),
       )}
     </>
+  );
+}
+
+/** Who wrote a round, as the rounds table and the comparison show it. */
+function AuthorLabel({ round }: { round: Round }) {
+  const { t } = useTranslation();
+  const author = roundAuthor(round);
+  if (author.kind === "model") return <>{author.model}</>;
+  return (
+    <span className="badge by-hand" data-testid={author.kind === "hand" ? "round-by-hand" : "round-by-client"}>
+      <PenLine size={11} aria-hidden="true" />{" "}
+      {author.kind === "hand" ? t("canvas.writtenByHand") : t("canvas.writtenBy", { client: clientName(t, author.client) })}
+    </span>
   );
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 
 import type { Round } from "../../api";
-import { diffPhrases, diffWords, settingChanges, words } from "./diff";
+import { diffPhrases, diffWords, roundAuthor, settingChanges, words } from "./diff";
 
 describe("diffWords", () => {
   it("marks the words removed and added between two rounds", () => {
@@ -125,6 +125,16 @@ describe("settingChanges", () => {
   it("says a round written by hand had no model", () => {
     expect(settingChanges(round({}), round({ byHand: true, provider: "", model: "" }))).toEqual([
       { field: "model", before: "scripted/gpt-test", after: "" },
+    ]);
+  });
+
+  it("tells a round an AI client wrote itself from one written by hand", () => {
+    const byClient = round({ provider: "", model: "", client: "claude-code" });
+    expect(roundAuthor(byClient)).toEqual({ kind: "client", client: "claude-code" });
+    expect(roundAuthor(round({ byHand: true, provider: "", model: "" }))).toEqual({ kind: "hand" });
+    expect(roundAuthor(round({}))).toEqual({ kind: "model", model: "scripted/gpt-test" });
+    expect(settingChanges(round({ byHand: true, provider: "", model: "" }), byClient)).toEqual([
+      { field: "model", before: "", after: "client:claude-code" },
     ]);
   });
 });

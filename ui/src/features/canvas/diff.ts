@@ -103,18 +103,27 @@ export interface SettingChange {
   after: string;
 }
 
-/** Who wrote a round: `provider/model`, or null for a person. */
-export function roundAuthor(round: Round): string | null {
-  return round.byHand ? null : `${round.provider}/${round.model}`;
+/** Who wrote a round: a model, the person by hand, or another client
+ * (an AI client that wrote the text itself: no model, not by hand). */
+export type RoundAuthor = { kind: "model"; model: string } | { kind: "hand" } | { kind: "client"; client: string };
+
+export function roundAuthor(round: Round): RoundAuthor {
+  if (round.byHand) return { kind: "hand" };
+  if (!round.model) return { kind: "client", client: round.client };
+  return { kind: "model", model: `${round.provider}/${round.model}` };
+}
+
+function authorKey(author: RoundAuthor): string {
+  return author.kind === "model" ? author.model : author.kind === "client" ? `client:${author.client}` : "";
 }
 
 /** What was different when the two rounds were made: the prompt, the style,
- * the model (a round written by hand has none: its `before`/`after` is ""). */
+ * and who wrote it (compared by [`roundAuthor`]; show each side with it). */
 export function settingChanges(a: Round, b: Round): SettingChange[] {
   const changes: SettingChange[] = [];
   if (a.promptSnapshot !== b.promptSnapshot) changes.push({ field: "prompt", before: a.promptSnapshot, after: b.promptSnapshot });
   if (a.styleSnapshot !== b.styleSnapshot) changes.push({ field: "style", before: a.styleSnapshot, after: b.styleSnapshot });
-  const [was, now] = [roundAuthor(a) ?? "", roundAuthor(b) ?? ""];
+  const [was, now] = [authorKey(roundAuthor(a)), authorKey(roundAuthor(b))];
   if (was !== now) changes.push({ field: "model", before: was, after: now });
   return changes;
 }

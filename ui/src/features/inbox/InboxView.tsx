@@ -20,6 +20,7 @@ import { CopyId } from "../../components/CopyId";
 import { ComposeDialog } from "./ComposeDialog";
 import { RoleDialog, TokenPanel } from "./RoleDialog";
 import { authorsQuery, inboxKeys, messagesQuery } from "./queries";
+import { wakeInterval } from "./interval";
 
 type Tab = "inbox" | "sent";
 
@@ -160,8 +161,8 @@ function AuthorHeader({ author, onEdit, onRemoved }: { author: Author; onEdit():
           <dd data-testid="role-agent-name">{author.agentId ? names.agent(author.agentId) : t("inbox.outsideRole")}</dd>
           {author.wakeIntervalMinutes && (
             <>
-              <dt>{t("inbox.role.every")}</dt>
-              <dd>{t("inbox.minutes", { count: author.wakeIntervalMinutes })}</dd>
+              <dt>{t("schedule.wakes")}</dt>
+              <dd>{t(`schedule.every.${wakeInterval(author.wakeIntervalMinutes).unit}`, { count: wakeInterval(author.wakeIntervalMinutes).count })}</dd>
               <dt>{t("inbox.nextWakeLabel")}</dt>
               <dd data-testid="role-next-wake" title={author.nextWakeAt ? exact(author.nextWakeAt) : undefined}>
                 {author.nextWakeAt ? when(author.nextWakeAt) : t("inbox.wakeSoon")}

@@ -1,10 +1,11 @@
 import { QueryClient, QueryClientProvider, useMutation } from "@tanstack/react-query";
-import { render, screen } from "@testing-library/react";
+import { act, render, screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 import { ApiError } from "../../api/errors";
 import { NeedsModelBanner } from "./NeedsModelBanner";
+import { reportModelProblem } from "./needsModel";
 
 const backend = { models: [] as unknown[], defaultModel: null as string | null };
 
@@ -69,6 +70,18 @@ describe("NeedsModelBanner", () => {
     expect(banner).toHaveTextContent("An agent could not run");
     expect(banner).toHaveTextContent("Connect a model");
     await userEvent.click(screen.getByTestId("needs-model-dismiss"));
+    expect(screen.queryByTestId("needs-model-banner")).toBeNull();
+  });
+
+  it("hears a run that ended for lack of a model (runs end through events, not mutations)", async () => {
+    backend.models = [model];
+    backend.defaultModel = "lm_studio/qwen";
+    renderBanner();
+    await screen.findByText("generate");
+    act(() => reportModelProblem({ code: "precondition", message: "the key was refused", details: { reason: "auth_refused" } }));
+    expect(await screen.findByTestId("needs-model-banner")).toHaveTextContent("An agent could not run");
+    await userEvent.click(screen.getByTestId("needs-model-dismiss"));
+    act(() => reportModelProblem({ code: "internal", message: "disk full", details: null }));
     expect(screen.queryByTestId("needs-model-banner")).toBeNull();
   });
 });

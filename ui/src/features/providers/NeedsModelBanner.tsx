@@ -19,7 +19,7 @@ import { errorText } from "../../app/errorText";
 import { enabledModelsQuery } from "../catalog/queries";
 import { defaultModelQuery } from "../runs/queries";
 import { ConnectModelPanel } from "./ConnectModelPanel";
-import { missingModel, modelProblemOf } from "./needsModel";
+import { missingModel, modelProblemOf, onModelProblem } from "./needsModel";
 
 export function NeedsModelBanner() {
   const { t } = useTranslation();
@@ -39,6 +39,7 @@ export function NeedsModelBanner() {
       }),
     [client],
   );
+  useEffect(() => onModelProblem(setFailure), []);
 
   if (!missing && !failure && !open) return null;
   return (

@@ -40,3 +40,22 @@ export function modelProblemOf(state: { status: string; error: unknown; data: un
   }
   return null;
 }
+
+type ProblemListener = (problem: ApiError) => void;
+const listeners = new Set<ProblemListener>();
+
+/** Runs (chat, swarms, agents) end through their own events, not the
+ * query library: they report here what failed, and the banner hears the
+ * failures "connect a model" fixes. Anything else is ignored. */
+export function reportModelProblem(error: unknown): void {
+  const problem = modelProblem(error);
+  if (problem) for (const listener of listeners) listener(problem);
+}
+
+/** Hears the model problems runs report; returns the unsubscribe. */
+export function onModelProblem(listener: ProblemListener): () => void {
+  listeners.add(listener);
+  return () => {
+    listeners.delete(listener);
+  };
+}

@@ -5,6 +5,7 @@
 import { useCallback, useRef, useState } from "react";
 
 import { runtimeApi, toApiError, type ApiError, type Run, type RunEvent } from "../../api";
+import { reportModelProblem } from "../providers/needsModel";
 import { IDLE, applyRunEvent, type RunView } from "./runState";
 
 export type RunStarter = (onEvent: (event: RunEvent) => void) => Promise<Run>;
@@ -49,8 +50,10 @@ export function useRun(): RunHandle {
         error: run.error ?? current.error,
         usage: run.usage,
       }));
+      if (run.error) reportModelProblem(run.error);
       return run;
     } catch (error) {
+      reportModelProblem(error);
       setRefusal(toApiError(error));
       setView((current) => (current.phase === "running" ? { ...current, phase: "failed" } : current));
       return null;

@@ -1,3 +1,4 @@
+import { useState } from "react";
 import { useQuery } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { Network, Plus } from "lucide-react";
@@ -6,6 +7,7 @@ import type { Swarm } from "../../api";
 import { useRoute } from "../../app/route";
 import { shortcutTitle, useShortcutAction } from "../../app/shortcutsHooks";
 import { Button } from "../../components/Button";
+import { filterList, ListFilter } from "../../components/ListFilter";
 import { ListItem } from "../../components/ListItem";
 import { EmptyState } from "../../components/EmptyState";
 import { Spinner } from "../../components/Spinner";
@@ -23,6 +25,8 @@ export function SwarmsView() {
   const current = selected === "new" ? undefined : list.find((s) => s.id === selected) ?? (selected === null ? list[0] : undefined);
   const mode = selected === "new" ? "new" : current ? "edit" : "none";
   const strategyLabel = (s: Swarm) => t(`swarms.strategies.${s.strategy}`);
+  const [filter, setFilter] = useState("");
+  const shown = filterList(list, filter, (s) => [s.name, s.description, strategyLabel(s)]);
 
   return (
     <div className="page page-wide">
@@ -36,8 +40,12 @@ export function SwarmsView() {
             {t("swarms.new")}
           </Button>
           {swarms.isPending && <Spinner />}
+          {list.length > 0 && (
+            <ListFilter value={filter} onChange={setFilter} label={t("forms.filter.swarms")} shown={shown.length} total={list.length} testId="swarms-filter" />
+          )}
+          {list.length > 0 && shown.length === 0 && <p className="muted small">{t("forms.filter.none")}</p>}
           <ul className="item-list" aria-label={t("swarms.title")}>
-            {list.map((swarm) => (
+            {shown.map((swarm) => (
               <ListItem
                 key={swarm.id}
                 active={swarm.id === current?.id && mode === "edit"}
