@@ -22,6 +22,17 @@ export function mergeCatalog(into: Catalog, extra: Catalog, path = ""): Catalog 
   return into;
 }
 
+/** Every message by its dotted key ("canvas.title" → "Canvas"). */
+export function flatten(catalog: Catalog, prefix = ""): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [key, value] of Object.entries(catalog)) {
+    const path = prefix ? `${prefix}.${key}` : key;
+    if (typeof value === "string") out.set(path, value);
+    else for (const [k, v] of flatten(value, path)) out.set(k, v);
+  }
+  return out;
+}
+
 function catalogFor(lang: "en" | "es"): Catalog {
   const out: Catalog = {};
   mergeCatalog(out, base[`./locales/${lang}.json`] ?? {});

@@ -5,17 +5,7 @@
 import { describe, expect, it } from "vitest";
 
 import i18n from ".";
-import { en, es, type Catalog } from "./catalogs";
-
-function flatten(catalog: Catalog, prefix = ""): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const [key, value] of Object.entries(catalog)) {
-    const path = prefix ? `${prefix}.${key}` : key;
-    if (typeof value === "string") out.set(path, value);
-    else for (const [k, v] of flatten(value, path)) out.set(k, v);
-  }
-  return out;
-}
+import { en, es, flatten } from "./catalogs";
 
 const PLURAL = /_(zero|one|two|few|many|other)$/;
 const placeholders = (text: string) => [...text.matchAll(/{{\s*(\w+)\s*}}/g)].map((m) => m[1]);

@@ -116,6 +116,10 @@ pub async fn run(ctx: &Ctx, out: &Output, args: ServeArgs) -> Result<()> {
         let (ctx, stop) = (ctx.clone(), stop.clone());
         tokio::spawn(colmena_core::inbox::wakes::run_scheduler(ctx, stop));
     }
+    // Listening for SIGTERM / Ctrl-C starts before the line that says the
+    // server is up: a script that stops it as soon as it reads that line
+    // must meet the clean shutdown, not the default action of the signal.
+    let signals = StopSignals::install();
     // One line either way: scripts wait for it to know the server is up.
     if out.json {
         println!(
@@ -130,7 +134,7 @@ pub async fn run(ctx: &Ctx, out: &Output, args: ServeArgs) -> Result<()> {
     }
     let signalled = stop.clone();
     let shutdown = async move {
-        wait_for_signal().await;
+        signals.wait().await;
         signalled.cancel();
     };
     http::serve_with(ctx.clone(), listener, config, shutdown).await?;
@@ -139,24 +143,56 @@ pub async fn run(ctx: &Ctx, out: &Output, args: ServeArgs) -> Result<()> {
     Ok(())
 }
 
-async fn wait_for_signal() {
+/// SIGTERM and Ctrl-C, caught from the moment this is made (tokio's
+/// `ctrl_c()` would only register when first polled).
+struct StopSignals {
     #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = term.recv() => {}
-                    _ = tokio::signal::ctrl_c() => {}
-                }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
+    term: Option<tokio::signal::unix::Signal>,
+    #[cfg(unix)]
+    interrupt: Option<tokio::signal::unix::Signal>,
+}
+
+impl StopSignals {
+    fn install() -> StopSignals {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            StopSignals {
+                term: signal(SignalKind::terminate()).ok(),
+                interrupt: signal(SignalKind::interrupt()).ok(),
             }
         }
+        #[cfg(not(unix))]
+        StopSignals {}
     }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
+
+    async fn wait(self) {
+        #[cfg(unix)]
+        {
+            let StopSignals {
+                mut term,
+                mut interrupt,
+            } = self;
+            let term = async {
+                match term.as_mut() {
+                    Some(signal) => signal.recv().await.map(drop),
+                    None => std::future::pending().await,
+                }
+            };
+            let interrupt = async {
+                match interrupt.as_mut() {
+                    Some(signal) => signal.recv().await.map(drop),
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                _ = term => {}
+                _ = interrupt => {}
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }

@@ -24,6 +24,7 @@ import { PromptPreviewDialog } from "./PromptPreviewDialog";
 import { catalogKeys, enabledModelsQuery, skillsQuery, toolsQuery } from "./queries";
 import { OffBadge, SkillToggles } from "./SkillToggles";
 import { ToolPicker } from "./ToolPicker";
+import { CopyId } from "../../components/CopyId";
 
 interface AgentEditorProps {
   /** The agent to edit; absent for a new one. */
@@ -111,8 +112,8 @@ export function AgentEditor({ agent, onSaved, onDeleted, onRestored }: AgentEdit
         <div>
           <h3>{agent ? shownName(agent) : t("agents.newTitle")}</h3>
           {agent && (
-            <p className="muted small mono">
-              {agent.id}
+            <p className="muted small editor-meta">
+              <CopyId id={agent.id} testId="agent-copy-id" />
               {agent.persona && <span className="badge badge-accent">{t("agents.specialist")}</span>}
               {!agent.enabled && <OffBadge kind="agent" />}
             </p>
