@@ -14,9 +14,9 @@ done
 step "Building the UI and the app ($profile)"
 (cd "$REPO/ui" && npm run --silent build)
 if [[ $profile == release ]]; then
-  (cd "$REPO" && cargo build --locked --release -p colmena-desktop -p colmena-server -p colmena-core --bin colmena-sandbox)
+  (cd "$REPO" && cargo build --locked --release -p colmena-desktop -p colmena-server -p colmena-core --bins)
 else
-  (cd "$REPO" && cargo build --locked -p colmena-desktop -p colmena-server -p colmena-core --bin colmena-sandbox)
+  (cd "$REPO" && cargo build --locked -p colmena-desktop -p colmena-server -p colmena-core --bins)
 fi
 app="$CARGO_TARGET_DIR/$profile/colmena-desktop"
 echo "app: $app"

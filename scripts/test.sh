@@ -28,7 +28,7 @@ tauri_cli build --debug --bundles deb,rpm
 "$REPO/tests/packaging/check-installers.sh" "$CARGO_TARGET_DIR/debug/bundle"
 
 step "End-to-end: the real app under Xvfb"
-(cd "$REPO" && cargo build --locked -p colmena-server -p colmena-scripted-llm -p colmena-core --bin colmena-sandbox)
+(cd "$REPO" && cargo build --locked -p colmena-server -p colmena-scripted-llm -p colmena-core --bins)
 export COLMENA_APP="$CARGO_TARGET_DIR/debug/colmena-desktop"
 export COLMENA_CLI="$CARGO_TARGET_DIR/debug/colmena"
 export COLMENA_SCRIPTED_LLM="$CARGO_TARGET_DIR/debug/colmena-scripted-llm"

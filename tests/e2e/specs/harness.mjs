@@ -2,7 +2,7 @@
 // WebDriver sessions that each launch the real app binary.
 
 import { execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -22,6 +22,12 @@ const TAURI_DRIVER =
   process.env.TAURI_DRIVER ?? join(process.env.HOME ?? "/root", ".cache/colmena/tools/bin/tauri-driver");
 const NATIVE_DRIVER = process.env.WEBKIT_WEBDRIVER ?? "/usr/bin/WebKitWebDriver";
 const BASE_PORT = Number(process.env.COLMENA_E2E_PORT ?? 4444);
+
+// Every spec needs these binaries: say at once which one is missing rather
+// than wait for a window or a port that never comes.
+for (const [what, path] of [["the app (COLMENA_APP)", APP], ["the CLI (COLMENA_CLI)", CLI], ["the scripted provider (COLMENA_SCRIPTED_LLM)", SCRIPTED]]) {
+  if (!existsSync(path)) throw new Error(`${what} is not built: ${path}`);
+}
 let port = BASE_PORT;
 
 function waitForPort(port, timeoutMs) {
@@ -106,6 +112,9 @@ export function startScriptedProvider(dataDir, script, name = "script") {
       if (match) resolveProvider({ url: match[1], stop: () => child.kill() });
     });
     child.on("exit", (code) => reject(new Error(`the scripted provider exited (${code})`)));
+    // A binary that is not there is an "error" event, never an "exit": without
+    // this the spec would wait forever.
+    child.on("error", (error) => reject(new Error(`the scripted provider did not start (${SCRIPTED}): ${error.message}`)));
   });
 }
 

@@ -45,6 +45,7 @@ function startLocalServer(dir) {
       if (/listening on/.test(String(chunk))) resolve({ stop: () => child.kill() });
     });
     child.on("exit", (code) => reject(new Error(`the scripted provider could not listen on ${LM_STUDIO_PORT} (${code})`)));
+    child.on("error", (error) => reject(new Error(`the scripted provider did not start (${SCRIPTED}): ${error.message}`)));
   });
 }
 
