@@ -17,7 +17,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import { byTestId, clickTestId, colmenaCli, completeFirstRun, launchApp, shot, startDriver, startScriptedProvider } from "./harness.mjs";
+import { byTestId, clickTestId, colmenaCli, completeFirstRun, launchApp, shot, startDriver, startScriptedProvider, waitGone } from "./harness.mjs";
 
 
 let driver;
@@ -174,7 +174,7 @@ test("a canvas: items (one dropped), two variants generated with the text stream
     await (await el("variant-preset")).selectByAttribute("value", preset);
     if (prompt) await (await el("new-variant-prompt")).setValue(prompt);
     await click("save-variant");
-    await browser.$(byTestId("add-variant-dialog")).waitForExist({ reverse: true, timeout: 10_000 });
+    await waitGone(browser, byTestId("add-variant-dialog"), 10_000);
   }
   const variants = JSON.parse(colmena("--json", "canvas", "show", canvasId)).variants;
   assert.equal(variants.length, 2);

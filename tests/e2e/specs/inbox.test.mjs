@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 
-import { byTestId, clickTestId, colmenaCli, completeFirstRun, launchApp, shot, startDriver } from "./harness.mjs";
+import { byTestId, clickTestId, colmenaCli, completeFirstRun, launchApp, shot, startDriver, waitGone } from "./harness.mjs";
 
 
 let driver;
@@ -117,7 +117,7 @@ test("a message composed in the Inbox view arrives in the recipient's inbox", as
   await (await browser.$("#compose-body")).setValue("¿Está listo el clon de voz?");
   await shot(browser, "inbox-compose");
   await click("compose-send");
-  await browser.$(byTestId("compose-dialog")).waitForExist({ reverse: true, timeout: 10_000 });
+  await waitGone(browser, byTestId("compose-dialog"), 10_000);
 
   // In the view: the recipient's inbox shows it, unread, urgent.
   await click("author-clonador");
