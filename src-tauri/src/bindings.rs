@@ -8,8 +8,10 @@ use serde::{Deserialize, Serialize};
 use tauri::Runtime;
 use tauri_specta::{Builder, ErrorHandlingMode, Event, collect_commands, collect_events};
 
+use crate::commands::web_search;
 use crate::commands::{
-    canvas, catalog, conversations, desktop, inbox, memory, providers, runs, swarms, workspace,
+    canvas, catalog, conversations, desktop, inbox, mcp_servers, memory, providers, runs, swarms,
+    workspace,
 };
 
 /// Sent after a change is committed, so that open views refresh.
@@ -62,6 +64,17 @@ pub fn builder<R: Runtime>() -> Builder<R> {
             catalog::update_agent,
             catalog::set_agent_enabled,
             catalog::delete_agent,
+            mcp_servers::list_mcp_servers,
+            mcp_servers::get_mcp_server,
+            mcp_servers::create_mcp_server,
+            mcp_servers::update_mcp_server,
+            mcp_servers::set_mcp_server_enabled,
+            mcp_servers::delete_mcp_server,
+            mcp_servers::test_mcp_server,
+            mcp_servers::mcp_server_presets,
+            mcp_servers::preview_mcp_import,
+            mcp_servers::import_mcp_servers,
+            mcp_servers::pick_mcp_config_file,
             catalog::agent_system_prompt,
             catalog::list_tools,
             catalog::set_tool_active,
@@ -96,6 +109,11 @@ pub fn builder<R: Runtime>() -> Builder<R> {
             memory::write_memory,
             memory::delete_memory,
             memory::search_memories,
+            web_search::web_search_backends,
+            web_search::get_web_search,
+            web_search::set_web_search,
+            web_search::clear_web_search,
+            web_search::test_web_search,
             providers::default_model,
             providers::set_default_model,
             swarms::list_swarms,

@@ -29,7 +29,8 @@ pub fn run() {
         Ok(ctx) => ctx,
         Err(err) => launch::fail(&err),
     };
-    let app = match app_builder(tauri::Builder::default(), bindings::builder(), ctx)
+    colmena_server::mcp_client::install(&ctx);
+    let app = match app_builder(tauri::Builder::default(), bindings::builder(), ctx.clone())
         .build(tauri::generate_context!())
     {
         Ok(app) => app,
@@ -39,7 +40,12 @@ pub fn run() {
         }
     };
     start_bus(app.handle());
-    app.run(|_, _| {});
+    app.run(move |_, event| {
+        // The MCP servers this app started stop with it.
+        if let tauri::RunEvent::Exit = event {
+            tauri::async_runtime::block_on(ctx.shutdown());
+        }
+    });
 }
 
 /// The app with its plugins, state, commands and event forwarding; shared by

@@ -35,6 +35,23 @@ export const commands = {
 	updateAgent: (id: AgentId, input: AgentUpdate_Deserialize) => __TAURI_INVOKE<Agent_Serialize>("update_agent", { id, input }),
 	setAgentEnabled: (id: AgentId, enabled: boolean) => __TAURI_INVOKE<Agent_Serialize>("set_agent_enabled", { id, enabled }),
 	deleteAgent: (id: AgentId) => __TAURI_INVOKE<null>("delete_agent", { id }),
+	listMcpServers: () => __TAURI_INVOKE<McpServer_Serialize[]>("list_mcp_servers"),
+	getMcpServer: (id: string) => __TAURI_INVOKE<McpServer_Serialize>("get_mcp_server", { id }),
+	createMcpServer: (input: McpServerInput_Deserialize) => __TAURI_INVOKE<McpServer_Serialize>("create_mcp_server", { input }),
+	updateMcpServer: (id: string, input: McpServerInput_Deserialize) => __TAURI_INVOKE<McpServer_Serialize>("update_mcp_server", { id, input }),
+	setMcpServerEnabled: (id: string, enabled: boolean) => __TAURI_INVOKE<McpServer_Serialize>("set_mcp_server_enabled", { id, enabled }),
+	deleteMcpServer: (id: string) => __TAURI_INVOKE<null>("delete_mcp_server", { id }),
+	testMcpServer: (id: string) => __TAURI_INVOKE<McpTestResult_Serialize>("test_mcp_server", { id }),
+	mcpServerPresets: () => __TAURI_INVOKE<McpPreset_Serialize[]>("mcp_server_presets"),
+	/**  What importing `text` (an `mcpServers` JSON) would do; nothing is written. */
+	previewMcpImport: (text: string, options: ImportOptions_Deserialize) => __TAURI_INVOKE<ImportPreview_Serialize>("preview_mcp_import", { text, options }),
+	importMcpServers: (text: string, options: ImportOptions_Deserialize) => __TAURI_INVOKE<ImportOutcome_Serialize>("import_mcp_servers", { text, options }),
+	/**
+	 *  Opens the file picker and returns the chosen configuration's text, for
+	 *  the import dialog to preview; `None` when the person cancelled. The path
+	 *  comes from the native dialog, never from the page.
+	 */
+	pickMcpConfigFile: (title: string) => __TAURI_INVOKE<string | null>("pick_mcp_config_file", { title }),
 	agentSystemPrompt: (id: AgentId) => __TAURI_INVOKE<string>("agent_system_prompt", { id }),
 	listTools: (filter: ToolFilter_Deserialize) => __TAURI_INVOKE<Tool[]>("list_tools", { filter }),
 	setToolActive: (id: string, active: boolean) => __TAURI_INVOKE<Tool>("set_tool_active", { id, active }),
@@ -78,6 +95,11 @@ export const commands = {
 	writeMemory: (title: string, content: string) => __TAURI_INVOKE<Memory>("write_memory", { title, content }),
 	deleteMemory: (title: string) => __TAURI_INVOKE<null>("delete_memory", { title }),
 	searchMemories: (query: string, limit: number | null) => __TAURI_INVOKE<MemoryHit[]>("search_memories", { query, limit }),
+	webSearchBackends: () => __TAURI_INVOKE<WebSearchBackendInfo_Serialize[]>("web_search_backends"),
+	getWebSearch: () => __TAURI_INVOKE<WebSearchConfig_Serialize>("get_web_search"),
+	setWebSearch: (input: WebSearchSettings_Deserialize) => __TAURI_INVOKE<WebSearchConfig_Serialize>("set_web_search", { input }),
+	clearWebSearch: () => __TAURI_INVOKE<WebSearchConfig_Serialize>("clear_web_search"),
+	testWebSearch: (query: string | null) => __TAURI_INVOKE<WebSearchTest>("test_web_search", { query }),
 	defaultModel: () => __TAURI_INVOKE<ModelId | null>("default_model"),
 	setDefaultModel: (id: ModelId | null) => __TAURI_INVOKE<ModelId | null>("set_default_model", { id }),
 	listSwarms: () => __TAURI_INVOKE<Swarm[]>("list_swarms"),
@@ -628,7 +650,9 @@ export type Change = "providers" | "models" | "agents" | "tools" | "skills" | "e
 /**  Canvases, their items, variants, rounds, presets and sources. */
 "canvases" | 
 /**  Tool calls waiting for a person, and their decisions. */
-"approvals";
+"approvals" | 
+/**  MCP servers: their configuration or their state (starting, failed…). */
+"mcp_servers";
 
 export type ChatMessage = ChatMessage_Serialize | ChatMessage_Deserialize;
 
@@ -1050,6 +1074,205 @@ export type ImagePreview_Serialize = {
 	dataBase64: string,
 };
 
+export type ImportCounts = {
+	new: number,
+	exists: number,
+	invalid: number,
+	notSelected: number,
+};
+
+/**  One server of the text, as it would be imported. */
+export type ImportEntry = ImportEntry_Serialize | ImportEntry_Deserialize;
+
+/**  One server of the text, as it would be imported. */
+export type ImportEntry_Deserialize = {
+	/**  The name as written (the key of its object). */
+	name: string,
+	/**  The id it would get; `None` when the name makes none. */
+	id?: string | null,
+	status: ImportStatus,
+	/**  `stdio` or `http`, when it could be told. */
+	transport?: string | null,
+	/**  The command line, or the URL. */
+	target: string,
+	enabled: boolean,
+	timeoutSeconds?: number | null,
+	/**  Environment variables or headers sealed as secrets. */
+	secrets: string[],
+	references: ImportReference[],
+	/**  Fields of the other client's format that Colmena does not use. */
+	ignored: string[],
+	/**  What the import changed or could not carry over. */
+	notes: string[],
+	existing?: ImportExisting | null,
+	problem?: ImportProblem | null,
+};
+
+/**  One server of the text, as it would be imported. */
+export type ImportEntry_Serialize = {
+	/**  The name as written (the key of its object). */
+	name: string,
+	/**  The id it would get; `None` when the name makes none. */
+	id: string | null,
+	status: ImportStatus,
+	/**  `stdio` or `http`, when it could be told. */
+	transport: string | null,
+	/**  The command line, or the URL. */
+	target: string,
+	enabled: boolean,
+	timeoutSeconds: number | null,
+	/**  Environment variables or headers sealed as secrets. */
+	secrets: string[],
+	references: ImportReference[],
+	/**  Fields of the other client's format that Colmena does not use. */
+	ignored: string[],
+	/**  What the import changed or could not carry over. */
+	notes: string[],
+	existing: ImportExisting | null,
+	problem: ImportProblem | null,
+};
+
+/**  The existing server an entry collides with. */
+export type ImportExisting = {
+	id: string,
+	name: string,
+	matchedBy: ImportMatch,
+};
+
+/**  A server `create` refused although the preview found it new. */
+export type ImportFailure = ImportFailure_Serialize | ImportFailure_Deserialize;
+
+/**  A server `create` refused although the preview found it new. */
+export type ImportFailure_Deserialize = {
+	name: string,
+	error: AppError_Deserialize,
+};
+
+/**  A server `create` refused although the preview found it new. */
+export type ImportFailure_Serialize = {
+	name: string,
+	error: AppError_Serialize,
+};
+
+/**  How an entry matched an existing server. */
+export type ImportMatch = 
+/**  The id the entry's name makes is taken. */
+"id" | 
+/**  The name is taken (ignoring case). */
+"name";
+
+/**  What to import, and how. */
+export type ImportOptions = ImportOptions_Serialize | ImportOptions_Deserialize;
+
+/**  What to import, and how. */
+export type ImportOptions_Deserialize = {
+	/**
+	 *  Resolve `${VAR}` references now, from Colmena's environment (an unset
+	 *  one makes its server invalid). Default: keep them, resolved at each start.
+	 */
+	resolveReferences?: boolean,
+	/**  Import only the servers of these names (as written in the file). */
+	only?: string[] | null,
+};
+
+/**  What to import, and how. */
+export type ImportOptions_Serialize = {
+	/**
+	 *  Resolve `${VAR}` references now, from Colmena's environment (an unset
+	 *  one makes its server invalid). Default: keep them, resolved at each start.
+	 */
+	resolveReferences: boolean,
+	/**  Import only the servers of these names (as written in the file). */
+	only: string[] | null,
+};
+
+/**  What an import did. */
+export type ImportOutcome = ImportOutcome_Serialize | ImportOutcome_Deserialize;
+
+/**  What an import did. */
+export type ImportOutcome_Deserialize = {
+	/**  The servers added, as `get` shows them (secrets masked). */
+	added: McpServer_Deserialize[],
+	/**  Left alone: a server with that id or name exists. */
+	skipped: ImportEntry_Deserialize[],
+	invalid: ImportEntry_Deserialize[],
+	failed: ImportFailure_Deserialize[],
+	notSelected: string[],
+};
+
+/**  What an import did. */
+export type ImportOutcome_Serialize = {
+	/**  The servers added, as `get` shows them (secrets masked). */
+	added: McpServer_Serialize[],
+	/**  Left alone: a server with that id or name exists. */
+	skipped: ImportEntry_Serialize[],
+	invalid: ImportEntry_Serialize[],
+	failed: ImportFailure_Serialize[],
+	notSelected: string[],
+};
+
+/**  What an import would do. */
+export type ImportPreview = ImportPreview_Serialize | ImportPreview_Deserialize;
+
+/**  What an import would do. */
+export type ImportPreview_Deserialize = {
+	source: ImportSource,
+	entries: ImportEntry_Deserialize[],
+	counts: ImportCounts,
+	/**  About the text as a whole (comments that were dropped). */
+	notes: string[],
+};
+
+/**  What an import would do. */
+export type ImportPreview_Serialize = {
+	source: ImportSource,
+	entries: ImportEntry_Serialize[],
+	counts: ImportCounts,
+	/**  About the text as a whole (comments that were dropped). */
+	notes: string[],
+};
+
+/**  Why an entry cannot be imported. */
+export type ImportProblem = {
+	/**
+	 *  A stable word: `no_transport`, `sse_unsupported`, `unknown_transport`,
+	 *  `ambiguous_transport`, `bad_shape`, `needs_input`, `unset_reference`,
+	 *  `duplicate_in_file`, `invalid_config` (the configuration checks).
+	 */
+	reason: string,
+	message: string,
+};
+
+/**  A `${VAR}` reference an entry holds. */
+export type ImportReference = {
+	name: string,
+	/**  Set in Colmena's environment now. */
+	set: boolean,
+	/**  Every use of it has a `:-default`. */
+	hasDefault: boolean,
+};
+
+/**  Which object of the text held the servers. */
+export type ImportSource = 
+/**  `mcpServers`: Claude Desktop, Cursor, Claude Code, Cline, Windsurf. */
+"mcp_servers" | 
+/**  `servers`: VS Code's `.vscode/mcp.json`. */
+"servers" | 
+/**  `mcp.servers`: VS Code's settings.json. */
+"vs_code_settings" | 
+/**  The servers object alone, without its key. */
+"bare";
+
+export type ImportStatus = 
+/**  Will be added. */
+"new" | 
+/**  A server with this id or name exists: skipped. */
+"exists" | 
+/**  Cannot be imported; `problem` says why. */
+"invalid" | 
+/**  Left out by `only`. */
+"not_selected";
+
 /**  How to read an inbox. Defaults: unread only, marking read, 100 at most. */
 export type InboxQuery = InboxQuery_Serialize | InboxQuery_Deserialize;
 
@@ -1119,11 +1342,244 @@ export type LocalServer_Serialize = {
 	providerId: ProviderId | null,
 };
 
+/**  A preset as the add dialog lists it. */
+export type McpPreset = McpPreset_Serialize | McpPreset_Deserialize;
+
+/**  A preset as the add dialog lists it. */
+export type McpPreset_Deserialize = {
+	id: string,
+	name: string,
+	description: string,
+	/**  What it needs on this computer that is missing, if anything. */
+	missing?: string | null,
+	input: McpServerInput_Deserialize,
+};
+
+/**  A preset as the add dialog lists it. */
+export type McpPreset_Serialize = {
+	id: string,
+	name: string,
+	description: string,
+	/**  What it needs on this computer that is missing, if anything. */
+	missing: string | null,
+	input: McpServerInput_Serialize,
+};
+
+/**  A configured server. */
+export type McpServer = McpServer_Serialize | McpServer_Deserialize;
+
+/**  Create or replace a server's configuration. */
+export type McpServerInput = McpServerInput_Serialize | McpServerInput_Deserialize;
+
+/**  Create or replace a server's configuration. */
+export type McpServerInput_Deserialize = {
+	name: string,
+	transport: McpServerTransportInput_Deserialize,
+	enabled?: boolean | null,
+	/**  Longest a tool call may take, in seconds (default 120). */
+	timeoutSeconds?: number | null,
+	/**  The preset it came from (`playwright`), if any. */
+	preset?: string | null,
+};
+
+/**  Create or replace a server's configuration. */
+export type McpServerInput_Serialize = {
+	name: string,
+	transport: McpServerTransportInput_Serialize,
+	enabled: boolean | null,
+	/**  Longest a tool call may take, in seconds (default 120). */
+	timeoutSeconds: number | null,
+	/**  The preset it came from (`playwright`), if any. */
+	preset: string | null,
+};
+
+/**
+ *  How Colmena reaches a server. Named `McpServerTransport` in the
+ *  generated bindings: `connect::McpTransport` (how a client reaches
+ *  Colmena) has the plain name there.
+ */
+export type McpServerTransport = McpServerTransport_Serialize | McpServerTransport_Deserialize;
+
+/**
+ *  The transport as written by a person (`McpServerTransportInput` in the
+ *  generated bindings, like [`McpTransport`]).
+ */
+export type McpServerTransportInput = McpServerTransportInput_Serialize | McpServerTransportInput_Deserialize;
+
+/**
+ *  The transport as written by a person (`McpServerTransportInput` in the
+ *  generated bindings, like [`McpTransport`]).
+ */
+export type McpServerTransportInput_Deserialize = { kind: "stdio"; command: string; args?: string[]; env?: McpVarInput_Deserialize[]; cwd?: string | null } | { kind: "http"; url: string; headers?: McpVarInput_Deserialize[] };
+
+/**
+ *  The transport as written by a person (`McpServerTransportInput` in the
+ *  generated bindings, like [`McpTransport`]).
+ */
+export type McpServerTransportInput_Serialize = { kind: "stdio"; command: string; args: string[]; env: McpVarInput_Serialize[]; cwd: string | null } | { kind: "http"; url: string; headers: McpVarInput_Serialize[] };
+
+/**
+ *  How Colmena reaches a server. Named `McpServerTransport` in the
+ *  generated bindings: `connect::McpTransport` (how a client reaches
+ *  Colmena) has the plain name there.
+ */
+export type McpServerTransport_Deserialize = 
+/**  A program started by Colmena; MCP over its stdin and stdout. */
+{ kind: "stdio"; command: string; args: string[]; env: McpVar[]; 
+/**  The working folder; the data dir's `mcp/<id>` when absent. */
+cwd?: string | null } | 
+/**  Streamable HTTP. */
+{ kind: "http"; url: string; headers: McpVar[] };
+
+/**
+ *  How Colmena reaches a server. Named `McpServerTransport` in the
+ *  generated bindings: `connect::McpTransport` (how a client reaches
+ *  Colmena) has the plain name there.
+ */
+export type McpServerTransport_Serialize = 
+/**  A program started by Colmena; MCP over its stdin and stdout. */
+{ kind: "stdio"; command: string; args: string[]; env: McpVar[]; 
+/**  The working folder; the data dir's `mcp/<id>` when absent. */
+cwd: string | null } | 
+/**  Streamable HTTP. */
+{ kind: "http"; url: string; headers: McpVar[] };
+
+/**  A configured server. */
+export type McpServer_Deserialize = {
+	/**  The slug its tools are named by (`mcp__<id>__<tool>`); never changes. */
+	id: string,
+	name: string,
+	transport: McpServerTransport_Deserialize,
+	enabled: boolean,
+	timeoutSeconds: number,
+	preset?: string | null,
+	status: McpStatus_Deserialize,
+	/**  The tools it listed last, as the catalog holds them. */
+	tools: McpToolInfo[],
+	createdAt: string,
+	updatedAt: string,
+};
+
+/**  A configured server. */
+export type McpServer_Serialize = {
+	/**  The slug its tools are named by (`mcp__<id>__<tool>`); never changes. */
+	id: string,
+	name: string,
+	transport: McpServerTransport_Serialize,
+	enabled: boolean,
+	timeoutSeconds: number,
+	preset: string | null,
+	status: McpStatus_Serialize,
+	/**  The tools it listed last, as the catalog holds them. */
+	tools: McpToolInfo[],
+	createdAt: string,
+	updatedAt: string,
+};
+
+/**  Where a server is, in this process. */
+export type McpState = 
+/**  Switched off by a person: its tools are nowhere. */
+"disabled" | 
+/**  Not running now; it starts when a run first needs it. */
+"stopped" | "starting" | "running" | 
+/**  The last start or the running server failed; `error` says why. */
+"failed";
+
+/**  A server's state with what explains it. */
+export type McpStatus = McpStatus_Serialize | McpStatus_Deserialize;
+
+/**  A server's state with what explains it. */
+export type McpStatus_Deserialize = {
+	state: McpState,
+	error?: string | null,
+	/**  The end of what the program wrote on standard error. */
+	stderrTail?: string | null,
+	exitCode?: number | null,
+	/**  When the state was reached (a failure read from the store: when it failed). */
+	since?: string | null,
+};
+
+/**  A server's state with what explains it. */
+export type McpStatus_Serialize = {
+	state: McpState,
+	error: string | null,
+	/**  The end of what the program wrote on standard error. */
+	stderrTail: string | null,
+	exitCode: number | null,
+	/**  When the state was reached (a failure read from the store: when it failed). */
+	since: string | null,
+};
+
+/**  What `test` found. */
+export type McpTestResult = McpTestResult_Serialize | McpTestResult_Deserialize;
+
+/**  What `test` found. */
+export type McpTestResult_Deserialize = {
+	ok: boolean,
+	error?: string | null,
+	stderrTail?: string | null,
+	exitCode?: number | null,
+	tools: McpToolInfo[],
+};
+
+/**  What `test` found. */
+export type McpTestResult_Serialize = {
+	ok: boolean,
+	error: string | null,
+	stderrTail: string | null,
+	exitCode: number | null,
+	tools: McpToolInfo[],
+};
+
+/**  One tool a server offers, as the catalog names it. */
+export type McpToolInfo = {
+	/**  The catalog name (`mcp__github__create_issue`). */
+	id: string,
+	/**  The name the server uses. */
+	name: string,
+	description: string,
+	active: boolean,
+};
+
 export type McpTransport = 
 /**  The client starts `colmena mcp` and talks over its stdin/stdout. */
 "stdio" | 
 /**  The client calls `http://127.0.0.1:PORT/mcp` with a bearer token. */
 "http";
+
+/**  An environment variable (stdio) or a header (HTTP). */
+export type McpVar = {
+	name: string,
+	/**  The value; a secret one is masked (`sk-…1234`). */
+	value: string,
+	secret: boolean,
+};
+
+/**
+ *  A variable as written by a person. A secret with no value keeps the one
+ *  already sealed (an edit that does not retype the key).
+ */
+export type McpVarInput = McpVarInput_Serialize | McpVarInput_Deserialize;
+
+/**
+ *  A variable as written by a person. A secret with no value keeps the one
+ *  already sealed (an edit that does not retype the key).
+ */
+export type McpVarInput_Deserialize = {
+	name: string,
+	value?: string | null,
+	secret?: boolean,
+};
+
+/**
+ *  A variable as written by a person. A secret with no value keeps the one
+ *  already sealed (an edit that does not retype the key).
+ */
+export type McpVarInput_Serialize = {
+	name: string,
+	value: string | null,
+	secret: boolean,
+};
 
 export type MemberInput = MemberInput_Serialize | MemberInput_Deserialize;
 
@@ -2380,6 +2836,107 @@ export type Variant_Serialize = {
 	apiKeyMasked: string | null,
 	createdAt: string,
 	updatedAt: string,
+};
+
+/**  The search services `web_search` can ask. */
+export type WebSearchBackend = "searxng" | "brave" | "tavily";
+
+/**  What a settings form needs to offer a backend. */
+export type WebSearchBackendInfo = WebSearchBackendInfo_Serialize | WebSearchBackendInfo_Deserialize;
+
+/**  What a settings form needs to offer a backend. */
+export type WebSearchBackendInfo_Deserialize = {
+	backend: WebSearchBackend,
+	label: string,
+	defaultBaseUrl?: string | null,
+	needsApiKey: boolean,
+};
+
+/**  What a settings form needs to offer a backend. */
+export type WebSearchBackendInfo_Serialize = {
+	backend: WebSearchBackend,
+	label: string,
+	defaultBaseUrl: string | null,
+	needsApiKey: boolean,
+};
+
+/**  The configuration as every adapter sees it: never the key. */
+export type WebSearchConfig = WebSearchConfig_Serialize | WebSearchConfig_Deserialize;
+
+/**  The configuration as every adapter sees it: never the key. */
+export type WebSearchConfig_Deserialize = {
+	/**  `None`: no backend is configured and `web_search` is off. */
+	backend?: WebSearchBackend | null,
+	baseUrl?: string | null,
+	hasApiKey: boolean,
+	/**  `BSA…a1b2`, or `None` without a key. */
+	apiKeyMasked?: string | null,
+	/**  Whether the `web_search` tool is switched on. */
+	toolActive: boolean,
+	updatedAt?: string | null,
+};
+
+/**  The configuration as every adapter sees it: never the key. */
+export type WebSearchConfig_Serialize = {
+	/**  `None`: no backend is configured and `web_search` is off. */
+	backend: WebSearchBackend | null,
+	baseUrl: string | null,
+	hasApiKey: boolean,
+	/**  `BSA…a1b2`, or `None` without a key. */
+	apiKeyMasked: string | null,
+	/**  Whether the `web_search` tool is switched on. */
+	toolActive: boolean,
+	updatedAt: string | null,
+};
+
+/**  One result, as the model and the settings test see it. */
+export type WebSearchResult = {
+	title: string,
+	url: string,
+	snippet: string,
+};
+
+/**
+ *  Input of [`set`]. `backend` is text so that an unknown one is a
+ *  validation error naming the field, whatever the adapter.
+ */
+export type WebSearchSettings = WebSearchSettings_Serialize | WebSearchSettings_Deserialize;
+
+/**
+ *  Input of [`set`]. `backend` is text so that an unknown one is a
+ *  validation error naming the field, whatever the adapter.
+ */
+export type WebSearchSettings_Deserialize = {
+	backend: string,
+	/**  Empty or absent: the backend's public API (required for SearXNG). */
+	baseUrl?: string | null,
+	/**
+	 *  Empty or absent: keep the stored key, if it is for the same backend
+	 *  and origin.
+	 */
+	apiKey?: string | null,
+};
+
+/**
+ *  Input of [`set`]. `backend` is text so that an unknown one is a
+ *  validation error naming the field, whatever the adapter.
+ */
+export type WebSearchSettings_Serialize = {
+	backend: string,
+	/**  Empty or absent: the backend's public API (required for SearXNG). */
+	baseUrl: string | null,
+	/**
+	 *  Empty or absent: keep the stored key, if it is for the same backend
+	 *  and origin.
+	 */
+	apiKey: string | null,
+};
+
+/**  What a test query found. */
+export type WebSearchTest = {
+	backend: WebSearchBackend,
+	query: string,
+	results: WebSearchResult[],
 };
 
 /**  Facts about the open workspace. */

@@ -12,6 +12,7 @@ import "./styles/swarms.css";
 import "./styles/forms.css";
 import "./styles/onboarding.css";
 import "./styles/names.css";
+import "./styles/mcp.css";
 import "./i18n";
 
 import { defaultLanguage, openPrefs, type PrefsStore } from "./api/prefs";

@@ -150,11 +150,20 @@ fn complete(conn: &Connection, row: AgentRow, tool_names: &[String]) -> Result<A
         "SELECT pattern FROM agent_tool_patterns WHERE agent_id = ?1 ORDER BY position",
         &row.id,
     )?;
-    let tools: BTreeSet<String> = tool_names
+    let mut tools: BTreeSet<String> = tool_names
         .iter()
         .filter(|name| tool_patterns.iter().any(|p| glob::matches(p, name)))
         .cloned()
         .collect();
+    // Every tool of an assigned MCP server (H1 `assign_mcp_servers`), as
+    // long as the server is on: a server switched off has no tools rows.
+    tools.extend(strings(
+        conn,
+        "SELECT t.id FROM tools t JOIN agent_mcp_servers a ON a.server_id = t.mcp_server_id
+         JOIN mcp_servers s ON s.id = t.mcp_server_id
+         WHERE a.agent_id = ?1 AND s.enabled = 1",
+        &row.id,
+    )?);
     Ok(Agent {
         skills: strings(
             conn,

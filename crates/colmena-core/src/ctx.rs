@@ -64,10 +64,12 @@ pub enum Change {
     Canvases,
     /// Tool calls waiting for a person, and their decisions.
     Approvals,
+    /// MCP servers: their configuration or their state (starting, failed…).
+    McpServers,
 }
 
 impl Change {
-    pub const ALL: [Change; 15] = [
+    pub const ALL: [Change; 16] = [
         Change::Providers,
         Change::Models,
         Change::Agents,
@@ -83,6 +85,7 @@ impl Change {
         Change::Messages,
         Change::Canvases,
         Change::Approvals,
+        Change::McpServers,
     ];
 }
 
@@ -106,6 +109,19 @@ struct Inner {
     notices: broadcast::Sender<Notice>,
     /// Pokes the bus scheduler (urgent mail, a new schedule).
     wakes: Arc<tokio::sync::Notify>,
+    /// The MCP servers this process runs.
+    mcp: crate::mcp_servers::Hub,
+}
+
+/// A [`Ctx`] that does not keep the workspace open (held by what the
+/// workspace itself owns, such as an MCP session's event handler).
+#[derive(Clone)]
+pub(crate) struct WeakCtx(std::sync::Weak<Inner>);
+
+impl WeakCtx {
+    pub(crate) fn upgrade(&self) -> Option<Ctx> {
+        self.0.upgrade().map(|inner| Ctx { inner })
+    }
 }
 
 /// Something to tell the person at once (a desktop notification).
@@ -195,12 +211,41 @@ impl Ctx {
                 changes,
                 notices,
                 wakes: Arc::new(tokio::sync::Notify::new()),
+                mcp: crate::mcp_servers::Hub::default(),
             }),
         })
     }
 
     pub fn data_dir(&self) -> &Path {
         &self.inner.data_dir
+    }
+
+    pub(crate) fn downgrade(&self) -> WeakCtx {
+        WeakCtx(Arc::downgrade(&self.inner))
+    }
+
+    /// Gives this workspace an MCP client (the process that opened it has
+    /// one: the app, `colmena serve`, the CLI). Without it, MCP servers can
+    /// be configured but not started.
+    pub fn install_mcp_connector(
+        &self,
+        connector: Arc<dyn crate::mcp_servers::port::McpConnector>,
+    ) {
+        self.inner.mcp.install(connector);
+    }
+
+    pub fn has_mcp_connector(&self) -> bool {
+        self.inner.mcp.has_connector()
+    }
+
+    pub(crate) fn mcp_hub(&self) -> &crate::mcp_servers::Hub {
+        &self.inner.mcp
+    }
+
+    /// Stops what this process started for the workspace (MCP servers);
+    /// called when the app or the server exits.
+    pub async fn shutdown(&self) {
+        self.inner.mcp.stop_all().await;
     }
 
     pub fn store(&self) -> &Store {

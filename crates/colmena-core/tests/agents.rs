@@ -34,7 +34,7 @@ async fn h1_agents_can_be_created_read_listed_updated_disabled_and_deleted() {
     .unwrap();
     assert_eq!(created.id.as_str(), "investigador");
     assert!(created.enabled);
-    assert_eq!(created.tools, ["web_extract", "web_fetch", "web_search"]);
+    assert_eq!(created.tools, ["web_fetch", "web_search"]);
 
     let got = agents::get(&ws.ctx, &created.id).await.unwrap();
     assert_eq!(got, created);

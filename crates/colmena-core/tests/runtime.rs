@@ -373,7 +373,7 @@ async fn h10_saving_reports_what_is_pending_and_activating_is_a_union() {
         enabled.contains(&"browser_operator".to_owned()),
         "another swarm's specialist stays on"
     );
-    assert!(tools::get(&ws.ctx, "browser_open").await.unwrap().active);
+    assert!(tools::get(&ws.ctx, "web_fetch").await.unwrap().active);
 }
 
 #[tokio::test]

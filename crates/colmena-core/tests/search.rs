@@ -38,14 +38,14 @@ async fn deleting_the_index_folder_and_starting_again_restores_search_results() 
     let tool_hits = search::search_catalog(
         &ctx,
         CatalogSearch {
-            query: "screenshot".into(),
+            query: "chart".into(),
             kinds: vec![DocKind::Tool],
             ..Default::default()
         },
     )
     .await
     .unwrap();
-    assert_eq!(tool_hits[0].id, "browser_screenshot", "tools are back too");
+    assert_eq!(tool_hits[0].id, "data_chart", "tools are back too");
 }
 
 #[tokio::test]

@@ -6,6 +6,7 @@ mod support;
 
 use colmena_core::ErrorCode;
 use colmena_core::agents::{self, NewAgent};
+use colmena_core::ids::AgentId;
 use colmena_core::setup::{self, Specialists};
 use colmena_core::skills::{self, SkillFilter};
 use colmena_core::tools::{self, ToolFilter, catalog};
@@ -36,10 +37,10 @@ async fn active_skills(ws: &support::Workspace) -> Vec<String> {
 }
 
 #[tokio::test]
-async fn h31_the_catalog_has_eight_personas_and_eight_minimal_tools() {
+async fn h31_the_catalog_has_seven_personas_and_eight_minimal_tools() {
     let ws = workspace().await;
     let personas = setup::list_catalog_personas(&ws.ctx).await.unwrap();
-    assert_eq!(personas.len(), 8);
+    assert_eq!(personas.len(), 7);
     for persona in &personas {
         assert!(!persona.tools.is_empty(), "{} has no tools", persona.id);
         assert!(!persona.skills.is_empty(), "{} has no skills", persona.id);
@@ -68,21 +69,21 @@ async fn h32_ensure_db_none_gives_no_specialists_exactly_the_minimal_tools_and_n
     assert_eq!(all_tools.len(), catalog::BUILTIN_TOOLS.len());
     let all_skills = skills::list(&ws.ctx, SkillFilter::default()).await.unwrap();
     assert_eq!(all_skills.len(), colmena_core::skills::BUNDLED_SKILLS.len());
-    // And the 8 catalog agents exist, disabled.
+    // And the 7 catalog agents exist, disabled.
     let catalog_agents: Vec<_> = agents::list(&ws.ctx)
         .await
         .unwrap()
         .into_iter()
         .filter(|a| a.persona.is_some())
         .collect();
-    assert_eq!(catalog_agents.len(), 8);
+    assert_eq!(catalog_agents.len(), 7);
 }
 
 #[tokio::test]
-async fn h32_ensure_db_all_installs_the_eight_and_the_union_of_their_needs() {
+async fn h32_ensure_db_all_installs_the_seven_and_the_union_of_their_needs() {
     let ws = workspace().await;
     let status = setup::ensure_db(&ws.ctx, Specialists::All).await.unwrap();
-    assert_eq!(status.personas.iter().filter(|p| p.enabled).count(), 8);
+    assert_eq!(status.personas.iter().filter(|p| p.enabled).count(), 7);
     let active = active_tools(&ws).await;
     for needed in [
         "web_fetch",
@@ -90,7 +91,7 @@ async fn h32_ensure_db_all_installs_the_eight_and_the_union_of_their_needs() {
         "fs_delete",
         "git_commit",
         "image_transform",
-        "cron_list",
+        "data_chart",
         "delegate_task",
     ] {
         assert!(
@@ -98,9 +99,16 @@ async fn h32_ensure_db_all_installs_the_eight_and_the_union_of_their_needs() {
             "{needed} is not active"
         );
     }
+    let mut named: Vec<String> = setup::PERSONAS
+        .iter()
+        .flat_map(|p| p.skills.iter().map(|s| (*s).to_owned()))
+        .collect();
+    named.sort();
+    named.dedup();
     assert_eq!(
-        active_skills(&ws).await.len(),
-        colmena_core::skills::BUNDLED_SKILLS.len()
+        active_skills(&ws).await,
+        named,
+        "every skill a specialist follows"
     );
 }
 
@@ -115,7 +123,11 @@ async fn h32_ensure_db_with_a_list_installs_just_those() {
         ["web_researcher"]
     );
     let active = active_tools(&ws).await;
-    assert!(active.contains(&"web_search".to_owned()));
+    assert!(active.contains(&"web_fetch".to_owned()));
+    assert!(
+        !active.contains(&"web_search".to_owned()),
+        "no search service is configured: web_search stays off"
+    );
     assert!(!active.contains(&"fs_read".to_owned()));
     assert_eq!(
         active_skills(&ws).await,
@@ -129,14 +141,14 @@ async fn h32_ensure_db_with_a_list_installs_just_those() {
 }
 
 #[tokio::test]
-async fn h33_choosing_none_on_a_hive_with_the_eight_deletes_none() {
+async fn h33_choosing_none_on_a_hive_with_the_seven_deletes_none() {
     let ws = workspace().await;
     setup::ensure_db(&ws.ctx, Specialists::All).await.unwrap();
     let dir = ws.dir.path().to_owned();
     drop(ws.ctx);
     let ctx = support::open(&dir).await;
     let status = setup::ensure_db(&ctx, Specialists::None).await.unwrap();
-    assert_eq!(status.personas.iter().filter(|p| p.enabled).count(), 8);
+    assert_eq!(status.personas.iter().filter(|p| p.enabled).count(), 7);
     assert_eq!(
         agents::list(&ctx)
             .await
@@ -144,8 +156,71 @@ async fn h33_choosing_none_on_a_hive_with_the_eight_deletes_none() {
             .iter()
             .filter(|a| a.persona.is_some())
             .count(),
-        8
+        7
     );
+}
+
+#[tokio::test]
+async fn the_browser_operator_keeps_the_playwright_pattern_before_the_server_exists() {
+    let ws = workspace().await;
+    let operator = agents::get(&ws.ctx, &AgentId::from("browser_operator"))
+        .await
+        .unwrap();
+    assert_eq!(operator.tool_patterns, ["mcp__playwright__*", "web_fetch"]);
+    assert_eq!(
+        operator.tools,
+        ["web_fetch"],
+        "the MCP tools join once the server is added"
+    );
+    let personas = setup::list_catalog_personas(&ws.ctx).await.unwrap();
+    assert!(personas.iter().all(|p| p.id != "scheduler"));
+    let analyst = personas.iter().find(|p| p.id == "data_analyst").unwrap();
+    assert_eq!(
+        analyst.tools,
+        ["data_chart", "data_describe", "data_query_csv", "fs_read"]
+    );
+}
+
+/// A store written when the catalog had `browser_*` tools and a scheduler
+/// specialist opens with both brought up to date.
+#[tokio::test]
+async fn a_store_from_before_loses_no_agent_and_names_only_real_tools() {
+    let ws = workspace().await;
+    let dir = ws.dir.path().to_owned();
+    drop(ws.ctx);
+    {
+        let db = support::db(&dir);
+        db.execute_batch(
+            "UPDATE agent_tool_patterns SET pattern = 'browser_*'
+               WHERE agent_id = 'browser_operator' AND pattern = 'mcp__playwright__*';
+             INSERT INTO agents (id, name, description, system_prompt, enabled, persona, created_at, updated_at)
+               VALUES ('scheduler', 'Scheduler', 'Schedules jobs', 'You schedule.', 0, 'scheduler',
+                       '2025-01-01T00:00:00+00:00', '2025-01-01T00:00:00+00:00');
+             INSERT INTO agent_tool_patterns (agent_id, position, pattern) VALUES ('scheduler', 0, 'cron_*');",
+        )
+        .unwrap();
+    }
+    let ctx = support::open(&dir).await;
+    let operator = agents::get(&ctx, &AgentId::from("browser_operator"))
+        .await
+        .unwrap();
+    assert_eq!(operator.tool_patterns, ["mcp__playwright__*", "web_fetch"]);
+    let scheduler = agents::get(&ctx, &AgentId::from("scheduler"))
+        .await
+        .unwrap();
+    assert_eq!(scheduler.persona, None, "an ordinary agent now");
+    assert_eq!(
+        scheduler.tool_patterns,
+        ["cron_*"],
+        "kept as the person had it"
+    );
+    assert!(
+        scheduler.tools.is_empty(),
+        "a pattern that matches nothing is no error"
+    );
+    agents::delete(&ctx, &AgentId::from("scheduler"))
+        .await
+        .unwrap();
 }
 
 #[tokio::test]
@@ -169,7 +244,6 @@ async fn h34_disabling_web_researcher_leaves_web_fetch_active_while_browser_oper
         !active.contains(&"web_search".to_owned()),
         "only web_researcher needed web_search"
     );
-    assert!(!active.contains(&"web_extract".to_owned()));
     assert!(
         active.contains(&"delegate_task".to_owned()),
         "minimal tools stay"

@@ -4,3 +4,4 @@
 
 pub mod http;
 pub mod mcp;
+pub mod mcp_client;

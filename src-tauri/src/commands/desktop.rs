@@ -44,6 +44,7 @@ type Answer = oneshot::Sender<Option<FilePath>>;
 pub struct Dialogs {
     save_markdown: Arc<dyn Fn(String, String, Answer) + Send + Sync>,
     pick_folder: Arc<dyn Fn(String, Answer) + Send + Sync>,
+    pick_json: Arc<dyn Fn(String, Answer) + Send + Sync>,
 }
 
 impl Dialogs {
@@ -61,6 +62,19 @@ impl Dialogs {
                         let _ = answer.send(path);
                     });
             }),
+            pick_json: {
+                let picker = app.clone();
+                Arc::new(move |title, answer| {
+                    picker
+                        .dialog()
+                        .file()
+                        .set_title(title)
+                        .add_filter("JSON", &["json", "jsonc"])
+                        .pick_file(move |path| {
+                            let _ = answer.send(path);
+                        });
+                })
+            },
             pick_folder: Arc::new(move |title, answer| {
                 app.dialog()
                     .file()
@@ -81,6 +95,13 @@ impl Dialogs {
     async fn pick_folder(&self, title: String) -> Option<PathBuf> {
         let (answer, receiver) = oneshot::channel();
         (self.pick_folder)(title, answer);
+        chosen(receiver).await
+    }
+
+    /// The open dialog for a JSON file (an MCP configuration to import).
+    pub(crate) async fn pick_json(&self, title: String) -> Option<PathBuf> {
+        let (answer, receiver) = oneshot::channel();
+        (self.pick_json)(title, answer);
         chosen(receiver).await
     }
 }

@@ -131,7 +131,6 @@ test("first run: a local server is found, its test streams, specialists in words
   const checked = async (id) => (await browser.$(byTestId(`persona-${id}`)).getAttribute("aria-checked")) === "true";
   assert.equal(await checked("web_researcher"), true);
   assert.equal(await checked("software_engineer"), false, "runs programs: not pre-selected");
-  assert.equal(await checked("scheduler"), false, "runs programs: not pre-selected");
   assert.doesNotMatch(await text("persona-web_researcher"), /web_\*/, "the card speaks in words");
   assert.match(await text("persona-web_researcher"), /sources/);
   await click("specialist-details-web_researcher");

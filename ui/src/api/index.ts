@@ -113,6 +113,22 @@ import {
   type Rule,
 } from "../bindings";
 import type {
+  ImportEntry_Serialize,
+  ImportOptions_Deserialize,
+  ImportOutcome_Serialize,
+  ImportPreview_Serialize,
+  ImportStatus,
+  McpPreset_Serialize,
+  McpServerInput_Deserialize,
+  McpServerTransport_Serialize,
+  McpServer_Serialize,
+  McpState,
+  McpTestResult_Serialize,
+  McpToolInfo,
+  McpVar,
+  McpVarInput_Deserialize,
+} from "../bindings";
+import type {
   CheckEvent,
   ConnectModel_Deserialize,
   Connected_Serialize,
@@ -123,9 +139,31 @@ import type {
 import { Channel } from "@tauri-apps/api/core";
 import { toApiError } from "./errors";
 
+import type {
+  WebSearchBackend,
+  WebSearchBackendInfo_Serialize,
+  WebSearchConfig_Serialize,
+  WebSearchResult,
+  WebSearchSettings_Deserialize,
+  WebSearchTest,
+} from "../bindings";
 export { ApiError, toApiError, type FieldProblem, type ErrorCode } from "./errors";
 
 export type Provider = Provider_Serialize;
+/** An MCP server Colmena uses as a client (not `McpTransport`: that is how
+ * a client reaches Colmena). */
+export type McpServer = McpServer_Serialize;
+export type McpServerInput = McpServerInput_Deserialize;
+export type McpServerTransport = McpServerTransport_Serialize;
+export type McpVarInput = McpVarInput_Deserialize;
+export type McpTestResult = McpTestResult_Serialize;
+export type McpPreset = McpPreset_Serialize;
+export type McpImportOptions = ImportOptions_Deserialize;
+export type McpImportPreview = ImportPreview_Serialize;
+export type McpImportEntry = ImportEntry_Serialize;
+export type McpImportOutcome = ImportOutcome_Serialize;
+export type McpImportStatus = ImportStatus;
+export type { McpState, McpToolInfo, McpVar };
 export type LocalServer = LocalServer_Serialize;
 export type ConnectModel = ConnectModel_Deserialize;
 export type Connected = Connected_Serialize;
@@ -413,6 +451,23 @@ export const onboardingApi = {
   openSampleCanvas: (language: string) => call(commands.openSampleCanvas(language)),
 };
 
+/** MCP servers Colmena uses as a client (Catalog → MCP servers), acting as
+ * the person at the window. A configuration file to import is chosen in the
+ * native dialog the backend opens: the page gets its text, never a path. */
+export const mcpApi = {
+  list: () => call(commands.listMcpServers()),
+  get: (id: string) => call(commands.getMcpServer(id)),
+  create: (input: McpServerInput) => call(commands.createMcpServer(input)),
+  update: (id: string, input: McpServerInput) => call(commands.updateMcpServer(id, input)),
+  setEnabled: (id: string, enabled: boolean) => call(commands.setMcpServerEnabled(id, enabled)),
+  remove: (id: string) => call(commands.deleteMcpServer(id)),
+  test: (id: string) => call(commands.testMcpServer(id)),
+  presets: () => call(commands.mcpServerPresets()),
+  previewImport: (text: string, options: McpImportOptions) => call(commands.previewMcpImport(text, options)),
+  importServers: (text: string, options: McpImportOptions) => call(commands.importMcpServers(text, options)),
+  pickConfigFile: (title: string) => call(commands.pickMcpConfigFile(title)),
+};
+
 /** Calls `onNotice` for every notice an agent sends to the person. */
 export async function onUserNotice(onNotice: (notice: Notice) => void): Promise<() => void> {
   return events.userNotice.listen((event) => onNotice(event.payload.notice));
@@ -436,3 +491,18 @@ export const desktopApi = {
 export async function onDataChanged(onChange: (change: Change) => void): Promise<() => void> {
   return events.dataChanged.listen((event) => onChange(event.payload.change));
 }
+
+export type WebSearchConfig = WebSearchConfig_Serialize;
+export type WebSearchSettings = WebSearchSettings_Deserialize;
+export type WebSearchBackendInfo = WebSearchBackendInfo_Serialize;
+export type { WebSearchBackend, WebSearchResult, WebSearchTest };
+
+/** The search service `web_search` asks (Settings → Web search). A key goes
+ * in with `set`; every answer carries only its masked form. */
+export const webSearchApi = {
+  backends: () => call(commands.webSearchBackends()),
+  get: () => call(commands.getWebSearch()),
+  set: (input: WebSearchSettings) => call(commands.setWebSearch(input)),
+  clear: () => call(commands.clearWebSearch()),
+  test: (query: string | null) => call(commands.testWebSearch(query)),
+};

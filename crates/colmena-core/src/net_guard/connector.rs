@@ -1,4 +1,5 @@
-//! Sends one checked hop: a GET to exactly the addresses that were checked.
+//! Sends one checked hop — a GET, or the request a caller built (a search
+//! service's POST) — to exactly the addresses that were checked.
 //!
 //! Why a resolver that only knows those addresses instead of reqwest's
 //! `resolve_to_addrs`: an override that missed (a name spelled differently
@@ -14,13 +15,34 @@ use url::Url;
 
 use crate::error::{AppError, ErrorCode, Result};
 
-/// One hop of a guarded GET.
+/// One hop of a guarded request.
 #[derive(Debug, Clone, Copy)]
 pub struct Hop<'a> {
     pub url: &'a Url,
     /// The checked addresses, the only ones that may be connected to.
     pub addrs: &'a [SocketAddr],
     pub timeout: Duration,
+    /// What is sent: a plain GET unless the caller built something else.
+    pub request: &'a Outgoing,
+}
+
+/// The method, headers and body of a request; the default is a plain GET.
+#[derive(Clone, Default)]
+pub struct Outgoing {
+    pub method: reqwest::Method,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Option<Vec<u8>>,
+}
+
+/// Header names only: their values can be credentials.
+impl std::fmt::Debug for Outgoing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Outgoing")
+            .field("method", &self.method)
+            .field("headers", &self.headers.keys().collect::<Vec<_>>())
+            .field("body_bytes", &self.body.as_ref().map(Vec::len))
+            .finish()
+    }
 }
 
 /// Performs a hop's request, without following redirects.
@@ -76,7 +98,13 @@ impl Connector for ReqwestConnector {
                 })
                 .build()
                 .map_err(|e| AppError::internal(format!("cannot build the HTTP client: {e}")))?;
-            client.get(hop.url.clone()).send().await.map_err(|e| {
+            let mut request = client
+                .request(hop.request.method.clone(), hop.url.clone())
+                .headers(hop.request.headers.clone());
+            if let Some(body) = &hop.request.body {
+                request = request.body(body.clone());
+            }
+            request.send().await.map_err(|e| {
                 let reason = if e.is_timeout() {
                     "timeout"
                 } else {

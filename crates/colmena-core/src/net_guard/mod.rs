@@ -1,6 +1,6 @@
 //! The address guard for requests made on an agent's behalf (`web_fetch`,
-//! source refreshes): no loopback, link-local, private or metadata address
-//! unless the user allowed local network access.
+//! `web_search`'s service, source refreshes): no loopback, link-local,
+//! private or metadata address unless the user allowed local network access.
 //!
 //! Why it is built this way:
 //! - the check runs on the addresses a name *resolves to*, not on the URL
@@ -29,7 +29,7 @@ use serde_json::json;
 use url::{Host, Url};
 
 pub use classify::{AddressClass, classify, classify_name};
-pub use connector::{Connector, Hop, ReqwestConnector};
+pub use connector::{Connector, Hop, Outgoing, ReqwestConnector};
 
 use crate::error::{AppError, ErrorCode, Result};
 
@@ -200,6 +200,7 @@ impl NetGuard {
     /// checked before it is connected to. The answer is the first one that
     /// is not a redirect.
     pub async fn get(&self, url: &Url, timeout: Duration) -> Result<reqwest::Response> {
+        let plain = Outgoing::default();
         let mut current = url.clone();
         for hop in 0..=self.max_redirects {
             let addrs = self.check_hop(&current, hop > 0).await?;
@@ -209,6 +210,7 @@ impl NetGuard {
                     url: &current,
                     addrs: &addrs,
                     timeout,
+                    request: &plain,
                 })
                 .await?;
             let location = response
@@ -231,6 +233,28 @@ impl NetGuard {
             format!("{url} redirected more than {} times", self.max_redirects),
         )
         .with_details(json!({ "reason": "too_many_redirects" })))
+    }
+}
+
+impl NetGuard {
+    /// Sends `request` to `url`, checked like any hop. A redirect is handed
+    /// back as it is, never followed: a request that carries a key or a body
+    /// is not repeated to wherever an answer points.
+    pub async fn send(
+        &self,
+        url: &Url,
+        request: &Outgoing,
+        timeout: Duration,
+    ) -> Result<reqwest::Response> {
+        let addrs = self.check_hop(url, false).await?;
+        self.connector
+            .get(Hop {
+                url,
+                addrs: &addrs,
+                timeout,
+                request,
+            })
+            .await
     }
 }
 

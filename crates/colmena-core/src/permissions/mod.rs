@@ -76,26 +76,30 @@ impl Risk {
     }
 }
 
-/// The risk class of a tool, by name. A tool this build does not know (an
-/// MCP or endpoint tool of a later release) counts as reaching the network.
+/// The risk class of a tool, by name. An MCP server's tool can do anything
+/// its program can (a shell server, a file server), so it counts as
+/// running programs: a grant for the network (`web_fetch`) never covers it.
+/// A tool this build does not know counts as reaching the network.
 pub fn risk_of(tool: &str) -> Risk {
+    if tool.starts_with("mcp__") {
+        return Risk::Run;
+    }
     class_of(tool).unwrap_or(Risk::Network)
 }
 
 /// The class of a tool this build knows.
 fn class_of(tool: &str) -> Option<Risk> {
     Some(match tool {
-        "fs_write" | "fs_move" | "fs_delete" | "git_commit" => Risk::Write,
+        // data_chart writes its SVG into the workspace.
+        "fs_write" | "fs_move" | "fs_delete" | "git_commit" | "data_chart" => Risk::Write,
         "cli_exec" => Risk::Run,
         "send_message" => Risk::Send,
-        "web_fetch" | "web_search" | "web_extract" => Risk::Network,
-        t if t.starts_with("browser_") => Risk::Network,
-        t if t.starts_with("cron_") => Risk::Run,
+        "web_fetch" | "web_search" => Risk::Network,
         "delegate_task" | "list_agents" | "search_catalog" | "load_skill" | "memory_search"
         | "memory_read" | "memory_write" | "notify_user" | "read_inbox" | "list_sent"
         | "fs_list" | "fs_read" | "fs_search" | "git_status" | "git_diff" | "git_log"
-        | "doc_outline" | "doc_stats" | "image_metadata" | "image_transform" => Risk::Read,
-        t if t.starts_with("data_") => Risk::Read,
+        | "doc_outline" | "doc_stats" | "image_metadata" | "image_transform" | "data_query_csv"
+        | "data_describe" => Risk::Read,
         _ => return None,
     })
 }
@@ -187,14 +191,28 @@ mod tests {
         for tool in crate::tools::catalog::BUILTIN_TOOLS {
             assert!(class_of(tool.name).is_some(), "{} has no class", tool.name);
         }
-        for acting in ["fs_write", "fs_move", "fs_delete", "git_commit", "cli_exec"] {
+        for acting in [
+            "fs_write",
+            "fs_move",
+            "fs_delete",
+            "git_commit",
+            "cli_exec",
+            "data_chart",
+        ] {
             assert_ne!(risk_of(acting), Risk::Read, "{acting} acts on the world");
         }
         assert_eq!(risk_of("cli_exec"), Risk::Run);
         assert_eq!(risk_of("fs_write"), Risk::Write);
         assert_eq!(risk_of("send_message"), Risk::Send);
         assert_eq!(risk_of("web_fetch"), Risk::Network);
-        assert_eq!(risk_of("mcp__github__create_issue"), Risk::Network);
+        assert_eq!(risk_of("web_search"), Risk::Network);
+        assert_eq!(risk_of("data_query_csv"), Risk::Read);
+        assert_eq!(risk_of("mcp__github__create_issue"), Risk::Run);
+        assert_eq!(
+            risk_of("mcp__playwright__browser_click"),
+            Risk::Network,
+            "browsers are MCP tools now"
+        );
     }
 
     #[test]

@@ -57,6 +57,9 @@ fn setup(
     let agent_id = agent_id.clone();
     let extra = extra_system.map(str::to_owned);
     async move {
+        // The agent's MCP servers that have never listed their tools start
+        // now, so the model is offered them (SPEC H23: started when needed).
+        crate::mcp_servers::prepare_for(&ctx, &agent_id).await;
         ctx.store()
             .read(move |conn| {
                 let agent = agents::find(conn, &agent_id)?.ok_or_else(|| {

@@ -173,7 +173,11 @@ pub(crate) async fn execute(rc: &RunContext, agent: &Agent, step: u32, call: &To
         Ok(Passage::Refused(why)) => return Outcome::denied(why),
         Err(e) => return Outcome::failed(e.message),
     }
-    match builtins::call(rc, agent, &call.name, &arguments).await {
+    let called = match tool.source {
+        tools::ToolSource::Mcp => crate::mcp_servers::call_tool(rc, &call.name, arguments).await,
+        _ => builtins::call(rc, agent, &call.name, &arguments).await,
+    };
+    match called {
         Ok(output) => Outcome {
             ok: true,
             denied: false,

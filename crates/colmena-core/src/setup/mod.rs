@@ -2,7 +2,7 @@
 //! and keeping the tools and skills they need active.
 //!
 //! - At every start [`reconcile`] re-seeds tool and bundled-skill rows from
-//!   code (keeping `active`) and makes sure the 8 catalog agent rows exist —
+//!   code (keeping `active`) and makes sure the 7 catalog agent rows exist —
 //!   disabled when new. Every row exists even when off, so activating later
 //!   needs no re-seed (H32).
 //! - The first [`ensure_db`] applies the user's choice (all, none, or a
@@ -138,12 +138,69 @@ fn persona_agent(persona: &Persona) -> NewAgent {
 pub(crate) fn reconcile(tx: &Transaction<'_>) -> Result<(Vec<SearchDoc>, Vec<String>)> {
     let (mut docs, removed) = tools::reseed(tx)?;
     docs.extend(skills::reseed(tx)?);
+    docs.extend(crate::web_search::sync_tool_in(tx)?);
     for persona in &PERSONAS {
         if agents::find(tx, &AgentId::from(persona.id))?.is_none() {
-            agents::insert(tx, &persona_agent(persona), Some(persona.id))?;
+            insert_persona(tx, persona)?;
         }
     }
+    retire_old_personas(tx)?;
     Ok((docs, removed))
+}
+
+/// Inserts a catalog agent. A pattern that matches no tool yet (an MCP
+/// server's, before the server is added) is kept all the same: the agent
+/// gets those tools the moment they exist.
+fn insert_persona(tx: &Transaction<'_>, persona: &Persona) -> Result<()> {
+    let mut agent = persona_agent(persona);
+    let expansion = tools::expand_in(tx, &agent.tools)?;
+    if expansion.unmatched.is_empty() {
+        agents::insert(tx, &agent, Some(persona.id))?;
+        return Ok(());
+    }
+    agent.tools.retain(|p| !expansion.unmatched.contains(p));
+    agents::insert(tx, &agent, Some(persona.id))?;
+    tx.execute(
+        "DELETE FROM agent_tool_patterns WHERE agent_id = ?1",
+        [persona.id],
+    )?;
+    for (position, pattern) in persona.tools.iter().enumerate() {
+        tx.execute(
+            "INSERT INTO agent_tool_patterns (agent_id, position, pattern) VALUES (?1, ?2, ?3)",
+            params![persona.id, position as i64, pattern],
+        )?;
+    }
+    Ok(())
+}
+
+/// Catalog agents of a store written before some capabilities were real:
+/// the browser operator's `browser_*` (tools that never ran) becomes the
+/// Playwright MCP server's tools, and a specialist the catalog no longer
+/// has (the scheduler) becomes an ordinary agent, which the person may keep,
+/// edit or delete.
+fn retire_old_personas(tx: &Transaction<'_>) -> Result<()> {
+    tx.execute(
+        "UPDATE agent_tool_patterns SET pattern = ?2
+         WHERE pattern = 'browser_*'
+           AND agent_id IN (SELECT id FROM agents WHERE persona = ?1)",
+        params!["browser_operator", personas::MCP_BROWSER],
+    )?;
+    let known: Vec<String> = personas::ids();
+    let mut stmt = tx.prepare("SELECT id, persona FROM agents WHERE persona IS NOT NULL")?;
+    let stale: Vec<String> = stmt
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
+        .collect::<rusqlite::Result<Vec<_>>>()?
+        .into_iter()
+        .filter(|(_, persona)| !known.contains(persona))
+        .map(|(id, _)| id)
+        .collect();
+    for id in stale {
+        tx.execute(
+            "UPDATE agents SET persona = NULL, updated_at = ?2 WHERE id = ?1",
+            params![id, chrono::Utc::now()],
+        )?;
+    }
+    Ok(())
 }
 
 fn setup_done(conn: &Connection) -> Result<bool> {
@@ -182,6 +239,11 @@ fn needs_of(
             tools.extend(agent.tools);
             skill_ids.extend(agent.skills);
         }
+    }
+    // A tool with nothing to ask yet (no web search service) stays off until
+    // the person sets it up; it is not "missing" for the agents that name it.
+    for tool in crate::web_search::needs_setup(conn)? {
+        tools.remove(tool);
     }
     Ok((tools, skill_ids))
 }

@@ -1,8 +1,16 @@
-//! The 8 catalog specialists (SPEC H31): who they are, the tool patterns
+//! The 7 catalog specialists (SPEC H31): who they are, the tool patterns
 //! they use and the skills they follow. Tool patterns overlap on purpose —
 //! `web_fetch` serves the web researcher and the browser operator, `fs_*`
 //! the file operator and the software engineer — which is why seeding works
 //! on the union and disabling one never strips another (H34).
+//!
+//! Every specialist names only tools that exist: the browser operator drives
+//! a real browser through the Playwright MCP server (`mcp__playwright__*`,
+//! matched once that server is added), and there is no scheduler specialist
+//! until scheduled jobs exist.
+
+/// The Playwright MCP server's tools (its preset is named `playwright`).
+pub const MCP_BROWSER: &str = "mcp__playwright__*";
 
 pub struct Persona {
     pub id: &'static str,
@@ -13,7 +21,7 @@ pub struct Persona {
     pub skills: &'static [&'static str],
 }
 
-pub const PERSONAS: [Persona; 8] = [
+pub const PERSONAS: [Persona; 7] = [
     Persona {
         id: "web_researcher",
         name: "Web researcher",
@@ -25,9 +33,9 @@ pub const PERSONAS: [Persona; 8] = [
     Persona {
         id: "browser_operator",
         name: "Browser operator",
-        description: "Operates web pages in a real browser: forms, dashboards, multi-step flows.",
+        description: "Operates web pages in a real browser (the Playwright MCP server): forms, dashboards, multi-step flows.",
         system_prompt: "You are the hive's browser operator. You carry out tasks on web pages one verified step at a time, and you stop to ask before anything that spends money, sends messages or deletes data.",
-        tools: &["browser_*", "web_fetch"],
+        tools: &[MCP_BROWSER, "web_fetch"],
         skills: &["browser-automation"],
     },
     Persona {
@@ -69,14 +77,6 @@ pub const PERSONAS: [Persona; 8] = [
         system_prompt: "You are the hive's image designer. You adapt images to where they will be shown without distorting them, and you describe each one in alt text.",
         tools: &["image_*"],
         skills: &["image-briefs"],
-    },
-    Persona {
-        id: "scheduler",
-        name: "Scheduler",
-        description: "Turns recurring work into scheduled jobs and keeps track of them.",
-        system_prompt: "You are the hive's scheduler. You confirm cadence and time zone in words, write jobs whose prompts stand alone, and report when each will next run.",
-        tools: &["cron_*"],
-        skills: &["scheduling"],
     },
 ];
 

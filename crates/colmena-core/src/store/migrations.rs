@@ -28,6 +28,7 @@ const VARIANT_LEASES: &str = include_str!("migrations/0007_variant_leases.sql");
 const ROLE_WAKES: &str = include_str!("migrations/0008_role_wakes.sql");
 const PERMISSIONS: &str = include_str!("migrations/0009_permissions.sql");
 const HAND_ROUNDS: &str = include_str!("migrations/0010_hand_rounds.sql");
+const MCP_SERVERS: &str = include_str!("migrations/0011_mcp_servers.sql");
 
 /// Every migration script, in order; version N is "the first N applied".
 /// Append new ones at the end.
@@ -42,6 +43,7 @@ const SCRIPTS: &[&str] = &[
     ROLE_WAKES,
     PERMISSIONS,
     HAND_ROUNDS,
+    MCP_SERVERS,
 ];
 
 /// How long a process starting on a store being migrated (and backed up) by

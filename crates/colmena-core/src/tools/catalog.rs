@@ -5,8 +5,11 @@
 //!
 //! [`MINIMAL_TOOLS`] are what a coordinator always needs — delegate, search,
 //! remember, notify — and stay active whatever specialists are installed.
-//! Executing tools arrives with the LLM runtime; the catalog is already the
-//! contract.
+//!
+//! Every tool listed here runs for real (`runtime::builtins`): a capability
+//! this build does not have is not listed, rather than listed and refusing
+//! (browsers come from an MCP server such as Playwright's; scheduling
+//! returns with its scheduler). `tests/every_tool_is_real.rs` calls each one.
 
 use crate::contracts::{self, bus, hive};
 
@@ -147,51 +150,14 @@ pub const BUILTIN_TOOLS: &[ToolDef] = &[
     tool!(
         "web_search",
         "web",
-        "Search the web and return result titles, URLs and snippets.",
-        r#"{"type":"object","properties":{"query":{"type":"string","minLength":1},"limit":{"type":"integer","minimum":1,"maximum":20,"default":5}},"required":["query"],"additionalProperties":false}"#
+        "Search the web through the search service the person configured (SearXNG, Brave Search or Tavily) and return result titles, URLs and snippets; read a result with web_fetch.",
+        r#"{"type":"object","properties":{"query":{"type":"string","minLength":1,"maxLength":400,"description":"What to search for, as you would type it into a search engine"},"limit":{"type":"integer","minimum":1,"maximum":20,"default":5,"description":"Most results to return"}},"required":["query"],"additionalProperties":false}"#
     ),
     tool!(
         "web_fetch",
         "web",
         "Fetch a web page or file over HTTP(S) and return its readable text (size and time limited).",
         r#"{"type":"object","properties":{"url":{"type":"string","format":"uri"},"max_bytes":{"type":"integer","minimum":1024,"maximum":5242880,"default":1048576},"timeout_seconds":{"type":"integer","minimum":1,"maximum":60,"default":20}},"required":["url"],"additionalProperties":false}"#
-    ),
-    tool!(
-        "web_extract",
-        "web",
-        "Extract structured facts (title, author, date, links, tables) from a fetched page.",
-        r#"{"type":"object","properties":{"url":{"type":"string","format":"uri"},"fields":{"type":"array","items":{"type":"string"},"description":"What to extract, e.g. [\"author\", \"published date\"]"}},"required":["url"],"additionalProperties":false}"#
-    ),
-    // -- browser ------------------------------------------------------------
-    tool!(
-        "browser_open",
-        "browser",
-        "Open a URL in the controlled browser session and return the page's title and visible text.",
-        r#"{"type":"object","properties":{"url":{"type":"string","format":"uri"}},"required":["url"],"additionalProperties":false}"#
-    ),
-    tool!(
-        "browser_click",
-        "browser",
-        "Click the element matching a CSS selector or visible text in the current page.",
-        r#"{"type":"object","properties":{"selector":{"type":"string"},"text":{"type":"string"}},"additionalProperties":false}"#
-    ),
-    tool!(
-        "browser_type",
-        "browser",
-        "Type text into the input matching a CSS selector, optionally pressing Enter.",
-        r#"{"type":"object","properties":{"selector":{"type":"string"},"text":{"type":"string"},"submit":{"type":"boolean","default":false}},"required":["selector","text"],"additionalProperties":false}"#
-    ),
-    tool!(
-        "browser_read",
-        "browser",
-        "Return the current page's visible text, or the text of one element.",
-        r#"{"type":"object","properties":{"selector":{"type":"string"}},"additionalProperties":false}"#
-    ),
-    tool!(
-        "browser_screenshot",
-        "browser",
-        "Take a screenshot of the current page; returns an image artifact id.",
-        r#"{"type":"object","properties":{"full_page":{"type":"boolean","default":false}},"additionalProperties":false}"#
     ),
     // -- files --------------------------------------------------------------
     tool!(
@@ -265,20 +231,20 @@ pub const BUILTIN_TOOLS: &[ToolDef] = &[
     tool!(
         "data_query_csv",
         "data",
-        "Run a SQL query over one or more CSV files and return the resulting rows.",
-        r#"{"type":"object","properties":{"files":{"type":"array","items":{"type":"string"},"minItems":1},"sql":{"type":"string","minLength":1}},"required":["files","sql"],"additionalProperties":false}"#
+        "Run one read-only SQL SELECT over CSV, TSV, JSON or JSON Lines files of your workspace. Each file is loaded as a table named after its file name (sales-2024.csv → sales_2024; the answer lists the tables and columns); returns the columns and rows as JSON.",
+        r#"{"type":"object","properties":{"files":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":8,"description":"Paths relative to your workspace (.csv, .tsv, .json holding an array of objects, .jsonl)"},"sql":{"type":"string","minLength":1,"maxLength":20000,"description":"One SELECT (or WITH … SELECT) statement over the tables"},"max_rows":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Most rows to return"}},"required":["files","sql"],"additionalProperties":false}"#
     ),
     tool!(
         "data_describe",
         "data",
-        "Summarise a table file: columns, types, counts, missing values and basic statistics.",
-        r#"{"type":"object","properties":{"file":{"type":"string"}},"required":["file"],"additionalProperties":false}"#
+        "Summarise a CSV, TSV, JSON or JSON Lines file of your workspace: its table name, row count, each column's inferred type, missing values, distinct values, min, max and mean of numbers, and a few sample rows.",
+        r#"{"type":"object","properties":{"file":{"type":"string","description":"Path relative to your workspace"},"sample_rows":{"type":"integer","minimum":0,"maximum":20,"default":5}},"required":["file"],"additionalProperties":false}"#
     ),
     tool!(
         "data_chart",
         "data",
-        "Draw a bar, line or scatter chart from rows of data; returns an image artifact id.",
-        r#"{"type":"object","properties":{"kind":{"type":"string","enum":["bar","line","scatter"]},"rows":{"type":"array","items":{"type":"object"}},"x":{"type":"string"},"y":{"type":"string"},"title":{"type":"string"}},"required":["kind","rows","x","y"],"additionalProperties":false}"#
+        "Draw a bar, line or scatter chart of a CSV, TSV, JSON or JSON Lines file of your workspace (optionally of a SELECT over its table) and write it as an SVG file into your workspace; returns the file's path.",
+        r#"{"type":"object","properties":{"file":{"type":"string","description":"Path relative to your workspace"},"sql":{"type":"string","maxLength":20000,"description":"A SELECT over the file's table giving the rows to draw (default: every row, in file order)"},"kind":{"type":"string","enum":["bar","line","scatter"]},"x":{"type":"string","description":"Column for the horizontal axis (numeric for scatter)"},"y":{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":6,"description":"Numeric column(s) to draw, one series each"},"title":{"type":"string","maxLength":200},"output":{"type":"string","description":"Where to write the SVG, relative to your workspace (default charts/<title or file name>.svg)"}},"required":["file","kind","x","y"],"additionalProperties":false}"#
     ),
     // -- documents ----------------------------------------------------------
     tool!(
@@ -305,25 +271,6 @@ pub const BUILTIN_TOOLS: &[ToolDef] = &[
         "images",
         "Resize, crop or convert an image artifact; returns a new artifact id with its width, height and format.",
         r#"{"type":"object","properties":{"artifact_id":{"type":"string"},"width":{"type":"integer","minimum":1},"height":{"type":"integer","minimum":1},"format":{"type":"string","enum":["png","jpeg","webp"]},"crop":{"type":"object","properties":{"x":{"type":"integer"},"y":{"type":"integer"},"width":{"type":"integer"},"height":{"type":"integer"}}}},"required":["artifact_id"],"additionalProperties":false}"#
-    ),
-    // -- scheduling ---------------------------------------------------------
-    tool!(
-        "cron_create",
-        "scheduling",
-        "Schedule an agent, a swarm or a role wake-up with a cron expression and a prompt.",
-        r#"{"type":"object","properties":{"name":{"type":"string","minLength":1},"schedule":{"type":"string","description":"Cron expression, e.g. 0 9 * * 1-5"},"target":{"type":"string","description":"agent:<id>, swarm:<id> or role:<id>"},"prompt":{"type":"string"}},"required":["name","schedule","target"],"additionalProperties":false}"#
-    ),
-    tool!(
-        "cron_list",
-        "scheduling",
-        "List scheduled jobs with their next run.",
-        r#"{"type":"object","properties":{},"additionalProperties":false}"#
-    ),
-    tool!(
-        "cron_pause",
-        "scheduling",
-        "Pause or resume a scheduled job.",
-        r#"{"type":"object","properties":{"name":{"type":"string"},"paused":{"type":"boolean"}},"required":["name","paused"],"additionalProperties":false}"#
     ),
 ];
 

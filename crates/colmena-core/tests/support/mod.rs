@@ -5,6 +5,7 @@
 
 pub mod bus;
 pub mod hive;
+pub mod web;
 
 use std::path::Path;
 

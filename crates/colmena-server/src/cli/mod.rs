@@ -12,6 +12,7 @@ mod doctor;
 mod ethics;
 mod image;
 mod mcp;
+mod mcp_server;
 mod memory;
 mod message;
 mod model;
@@ -24,6 +25,7 @@ mod skill;
 mod stream;
 mod swarm;
 mod tool;
+mod web_search;
 
 use std::path::PathBuf;
 
@@ -72,6 +74,9 @@ pub enum Command {
     /// Tools from the catalog: list, switch, rename, expand patterns.
     #[command(subcommand)]
     Tool(tool::ToolCommand),
+    /// The search service web_search asks (SearXNG, Brave, Tavily): show, set, clear, test.
+    #[command(subcommand)]
+    WebSearch(web_search::WebSearchCommand),
     /// Per-user long-term memory.
     Memory(memory::MemoryArgs),
     /// Which catalog specialists are installed.
@@ -128,6 +133,10 @@ pub enum Command {
     /// Serve MCP over stdio for AI clients (Claude Code, Cursor, Claude
     /// Desktop); `mcp config` prints how to connect one.
     Mcp(mcp::McpArgs),
+    /// MCP servers Colmena uses as a client: programs and HTTP endpoints
+    /// whose tools agents call; `import` reads other clients' configurations.
+    #[command(subcommand)]
+    McpServer(mcp_server::McpServerCommand),
 }
 
 pub async fn run(cli: Cli) -> Result<()> {
@@ -140,6 +149,16 @@ pub async fn run(cli: Cli) -> Result<()> {
         command => command,
     };
     let ctx = Ctx::open(options).await?;
+    // Agents run here (chat, swarms, `serve`) and `mcp-server test` starts
+    // servers: this process is an MCP client. What it starts stops with it.
+    colmena_server::mcp_client::install(&ctx);
+    let outcome = dispatch(&ctx, &out, command).await;
+    ctx.shutdown().await;
+    outcome
+}
+
+async fn dispatch(ctx: &Ctx, out: &output::Output, command: Command) -> Result<()> {
+    let (ctx, out) = (ctx.clone(), output::Output { json: out.json });
     match command {
         Command::Backup(_) | Command::Restore(_) => Ok(()),
         Command::Doctor => doctor::run(&ctx, &out).await,
@@ -157,6 +176,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Tool(command) => tool::run(&ctx, &out, command).await,
+        Command::WebSearch(command) => web_search::run(&ctx, &out, command).await,
         Command::Memory(args) => memory::run(&ctx, &out, args).await,
         Command::Setup(command) => setup::run(&ctx, &out, command).await,
         Command::Ethics(command) => ethics::run(&ctx, &out, command).await,
@@ -204,6 +224,7 @@ pub async fn run(cli: Cli) -> Result<()> {
         Command::Canvas(args) => canvas::run(&ctx, &out, args).await,
         Command::Image(command) => image::run(&ctx, &out, command).await,
         Command::Mcp(args) => mcp::run(&ctx, &out, args).await,
+        Command::McpServer(command) => mcp_server::run(&ctx, &out, command).await,
         Command::Reindex => {
             let count = ctx.reindex().await?;
             out.emit(&serde_json::json!({ "documents": count }), |_| {

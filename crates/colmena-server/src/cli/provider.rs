@@ -60,7 +60,7 @@ pub struct KeyArgs {
 }
 
 impl KeyArgs {
-    fn read(self) -> Result<Option<String>> {
+    pub(super) fn read(self) -> Result<Option<String>> {
         if self.api_key_stdin {
             let mut key = String::new();
             std::io::stdin()

@@ -21,7 +21,8 @@ import { changedAgentFields, DRAFT_LABELS, draftOf } from "./agentDraft";
 import { useAgentName } from "./agentName";
 import { PermissionsFields } from "./PermissionsFields";
 import { PromptPreviewDialog } from "./PromptPreviewDialog";
-import { catalogKeys, enabledModelsQuery, skillsQuery, toolsQuery } from "./queries";
+import { McpServerToggles } from "./McpServerToggles";
+import { catalogKeys, enabledModelsQuery, mcpServersQuery, skillsQuery, toolsQuery } from "./queries";
 import { OffBadge, SkillToggles } from "./SkillToggles";
 import { ToolPicker } from "./ToolPicker";
 import { CopyId } from "../../components/CopyId";
@@ -43,6 +44,7 @@ export function AgentEditor({ agent, onSaved, onDeleted, onRestored }: AgentEdit
   const models = useQuery(enabledModelsQuery).data ?? [];
   const skills = useQuery(skillsQuery).data ?? [];
   const tools = useQuery(toolsQuery).data ?? [];
+  const mcpServers = useQuery(mcpServersQuery).data ?? [];
   const shownName = useAgentName();
 
   const form = useDraft(draftOf(agent), agent?.updatedAt, changedAgentFields);
@@ -171,6 +173,18 @@ export function AgentEditor({ agent, onSaved, onDeleted, onRestored }: AgentEdit
           </p>
         )}
       </fieldset>
+      {(mcpServers.length > 0 || draft.mcpServers.length > 0) && (
+        <fieldset className="field skills-picker" data-testid="agent-mcp-servers">
+          <legend className="field-label">{t("mcp.agent.field")}</legend>
+          <p className="field-hint">{t("mcp.agent.hint")}</p>
+          <McpServerToggles servers={mcpServers} chosen={draft.mcpServers} onChange={set("mcpServers")} />
+          {problems.mcpServers && (
+            <p className="field-error" role="alert" data-testid="error-mcpServers">
+              {fieldErrorText(t, problems.mcpServers, save.error)}
+            </p>
+          )}
+        </fieldset>
+      )}
       <PermissionsFields value={draft.permissions} onChange={set("permissions")} />
       {agent && (
         <div className="editor-actions">

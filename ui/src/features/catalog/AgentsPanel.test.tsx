@@ -69,6 +69,25 @@ vi.mock("../../api", async () => {
         return { ...was, ...input, toolPatterns: input.tools, updatedAt: "2026-01-02T00:00:00Z" };
       },
     },
+    mcpApi: {
+      list: async () => [
+        {
+          id: "everything",
+          name: "Everything",
+          transport: { kind: "stdio", command: "mcp-server-everything", args: ["stdio"], env: [], cwd: null },
+          enabled: true,
+          timeoutSeconds: 120,
+          preset: null,
+          status: { state: "running", error: null, stderrTail: null, exitCode: null, since: null },
+          tools: [
+            { id: "mcp__everything__echo", name: "echo", description: "Echoes", active: true },
+            { id: "mcp__everything__add", name: "add", description: "Adds", active: true },
+          ],
+          createdAt: "",
+          updatedAt: "",
+        },
+      ],
+    },
   };
 });
 
@@ -213,6 +232,23 @@ describe("the agent editor", () => {
     fireEvent.click(screen.getByTestId("save-agent"));
     await waitFor(() => expect(backend.updates).toHaveLength(1));
     expect(backend.updates[0]?.input.skills).toEqual(["web-research"]);
+  });
+
+  it("gives an MCP server's tools with its toggle, saved as mcpServers", async () => {
+    renderPanel();
+    const everything = await screen.findByTestId("mcp-toggle-everything");
+    expect(everything).toHaveTextContent("Everything");
+    expect(everything).toHaveTextContent("2 tools");
+    expect(screen.queryByTestId("agent-mcp-tools")).toBeNull();
+    fireEvent.click(everything);
+    const given = screen.getByTestId("agent-mcp-tools");
+    expect(given).toHaveTextContent("Gives 2 tools:");
+    expect(within(given).getByText("mcp__everything__echo")).toBeInTheDocument();
+    expect(within(given).getByText("mcp__everything__add")).toBeInTheDocument();
+    expect(screen.getByTestId("save-bar-status")).toHaveTextContent("1 unsaved change");
+    fireEvent.click(screen.getByTestId("save-agent"));
+    await waitFor(() => expect(backend.updates).toHaveLength(1));
+    expect(backend.updates[0]?.input.mcpServers).toEqual(["everything"]);
   });
 
   it("deleting hides the agent at once and Undo brings it back, with nothing deleted", async () => {

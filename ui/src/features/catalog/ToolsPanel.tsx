@@ -1,10 +1,12 @@
 // Tools: every tool of the catalog by category with its switch, filtered
-// by name, id or what it does; and the dialog that renames or re-describes one.
+// by name, id or what it does, and by where it comes from (built in, or
+// which MCP server: those are grouped by server and say so on each row);
+// and the dialog that renames or re-describes one.
 
 import { useMemo, useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
-import { Pencil } from "lucide-react";
+import { Pencil, Plug } from "lucide-react";
 
 import { api, type ApiError, type Tool } from "../../api";
 import { Button, IconButton } from "../../components/Button";
@@ -13,39 +15,68 @@ import { Field } from "../../components/Field";
 import { filterList, ListFilter } from "../../components/ListFilter";
 import { Switch } from "../../components/Switch";
 import { errorText } from "../../app/errorText";
-import { catalogKeys, toolsQuery } from "./queries";
+import { keepsSource, sourceOf, type SourceFilter } from "./mcpDraft";
+import { catalogKeys, mcpServersQuery, toolsQuery } from "./queries";
 import { OffBadge } from "./SkillToggles";
 
-/** Every tool of the catalog by category, with its switch. */
+/** Every tool of the catalog by category (MCP tools by server), with its switch. */
 export function ToolsPanel() {
   const { t } = useTranslation();
   const tools = useQuery(toolsQuery);
+  const servers = useQuery(mcpServersQuery).data;
   const [filter, setFilter] = useState("");
+  const [source, setSource] = useState<SourceFilter>("all");
   const [editing, setEditing] = useState<Tool | null>(null);
+  const serverName = useMemo(() => {
+    const names = new Map((servers ?? []).map((s) => [s.id, s.name]));
+    return (id: string) => names.get(id) ?? id;
+  }, [servers]);
   const groups = useMemo(() => {
-    const byCategory = new Map<string, Tool[]>();
-    const shown = filterList(tools.data ?? [], filter, (tool) => [tool.id, tool.displayName, tool.description, t(`tools.categories.${tool.category}`, { defaultValue: tool.category })]);
+    const byGroup = new Map<string, { title: string; list: Tool[] }>();
+    const kept = (tools.data ?? []).filter((tool) => keepsSource(source, tool));
+    const shown = filterList(kept, filter, (tool) => {
+      const server = sourceOf(tool).server;
+      return [tool.id, tool.displayName, tool.description, t(`tools.categories.${tool.category}`, { defaultValue: tool.category }), server ? serverName(server) : null];
+    });
     for (const tool of shown) {
-      byCategory.set(tool.category, [...(byCategory.get(tool.category) ?? []), tool]);
+      const server = sourceOf(tool).server;
+      const key = server ? `mcp:${server}` : tool.category;
+      const title = server ? t("mcp.tools.group", { name: serverName(server) }) : t(`tools.categories.${tool.category}`, { defaultValue: tool.category });
+      const group = byGroup.get(key) ?? { title, list: [] };
+      group.list.push(tool);
+      byGroup.set(key, group);
     }
-    return [...byCategory.entries()];
-  }, [tools.data, filter, t]);
-  const shownCount = groups.reduce((sum, [, list]) => sum + list.length, 0);
+    return [...byGroup.entries()];
+  }, [tools.data, filter, source, serverName, t]);
+  const mcpServerIds = [...new Set((tools.data ?? []).map((tool) => sourceOf(tool).server).filter((id): id is string => id !== null))];
+  const hasEndpoints = (tools.data ?? []).some((tool) => tool.source === "endpoint");
+  const shownCount = groups.reduce((sum, [, group]) => sum + group.list.length, 0);
   const active = (tools.data ?? []).filter((tool) => tool.active).length;
 
   return (
     <div className="section">
       <div className="toolbar">
         <ListFilter className="tools-filter" value={filter} onChange={setFilter} label={t("tools.filter")} shown={shownCount} total={tools.data?.length ?? 0} testId="tools-filter" />
+        <select className="input input-sm tools-source" value={source} aria-label={t("mcp.tools.source")} onChange={(e) => setSource(e.target.value as SourceFilter)} data-testid="tools-source">
+          <option value="all">{t("mcp.tools.sources.all")}</option>
+          <option value="builtin">{t("mcp.tools.sources.builtin")}</option>
+          {hasEndpoints && <option value="endpoint">{t("mcp.tools.sources.endpoint")}</option>}
+          {mcpServerIds.length > 0 && <option value="mcp">{t("mcp.tools.sources.mcp")}</option>}
+          {mcpServerIds.map((id) => (
+            <option key={id} value={`mcp:${id}`}>
+              {t("mcp.tools.group", { name: serverName(id) })}
+            </option>
+          ))}
+        </select>
         <span className="muted small">{t("tools.activeCount", { active, total: tools.data?.length ?? 0 })}</span>
       </div>
-      {filter && shownCount === 0 && <p className="muted">{t("forms.filter.none")}</p>}
-      {groups.map(([category, list]) => (
-        <section key={category} className="card tool-group">
-          <h4 className="models-title">{t(`tools.categories.${category}`, { defaultValue: category })}</h4>
+      {(filter || source !== "all") && shownCount === 0 && <p className="muted">{t("forms.filter.none")}</p>}
+      {groups.map(([key, group]) => (
+        <section key={key} className="card tool-group" data-testid={`tool-group-${key}`}>
+          <h4 className="models-title">{group.title}</h4>
           <ul className="tool-list">
-            {list.map((tool) => (
-              <ToolRow key={tool.id} tool={tool} onEdit={() => setEditing(tool)} />
+            {group.list.map((tool) => (
+              <ToolRow key={tool.id} tool={tool} server={sourceOf(tool).server} serverName={serverName} onEdit={() => setEditing(tool)} />
             ))}
           </ul>
         </section>
@@ -55,7 +86,7 @@ export function ToolsPanel() {
   );
 }
 
-function ToolRow({ tool, onEdit }: { tool: Tool; onEdit(): void }) {
+function ToolRow({ tool, server, serverName, onEdit }: { tool: Tool; server: string | null; serverName(id: string): string; onEdit(): void }) {
   const { t } = useTranslation();
   const client = useQueryClient();
   const toggle = useMutation<Tool, ApiError, boolean>({
@@ -69,6 +100,11 @@ function ToolRow({ tool, onEdit }: { tool: Tool; onEdit(): void }) {
           <span className="mono">{tool.id}</span>
           {tool.displayName !== tool.id && <span className="muted small">{tool.displayName}</span>}
           {tool.minimal && <span className="badge badge-accent">{t("tools.minimal")}</span>}
+          {server && (
+            <span className="badge badge-source" title={t("mcp.tools.fromServer", { name: serverName(server) })} data-testid="tool-source">
+              <Plug size={11} aria-hidden="true" /> {serverName(server)}
+            </span>
+          )}
           {!tool.active && <OffBadge kind="tool" />}
         </span>
         <span className="tool-description">{tool.description}</span>

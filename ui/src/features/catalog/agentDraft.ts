@@ -14,6 +14,8 @@ export interface AgentDraft {
   /** Tool ids and patterns, as written. */
   tools: string[];
   skills: string[];
+  /** MCP servers whose every tool the agent is given. */
+  mcpServers: string[];
   permissions: Permissions;
 }
 
@@ -26,6 +28,7 @@ export function draftOf(agent?: Agent): AgentDraft {
     modelId: agent?.modelId ?? "",
     tools: agent?.toolPatterns ?? [],
     skills: agent?.skills ?? [],
+    mcpServers: agent?.mcpServers ?? [],
     permissions: agent?.permissions ?? DEFAULT_PERMISSIONS,
   };
 }
@@ -38,6 +41,7 @@ export const DRAFT_LABELS: Record<keyof AgentDraft, string> = {
   modelId: "agents.fields.model",
   tools: "agents.fields.tools",
   skills: "agents.fields.skills",
+  mcpServers: "mcp.agent.field",
   permissions: "permissions.title",
 };
 

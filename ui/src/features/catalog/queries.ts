@@ -1,6 +1,6 @@
 import { queryOptions, type QueryClient } from "@tanstack/react-query";
 
-import { api, type Change } from "../../api";
+import { api, mcpApi, type Change } from "../../api";
 
 export const catalogKeys = {
   agents: ["agents"] as const,
@@ -10,6 +10,8 @@ export const catalogKeys = {
   ethics: ["ethics"] as const,
   setup: ["setup"] as const,
   memories: ["memories"] as const,
+  mcpServers: ["mcp-servers"] as const,
+  mcpPresets: ["mcp-presets"] as const,
   expansion: (patterns: string[]) => ["tool-expansion", ...patterns] as const,
   prompt: (id: string) => ["agent-prompt", id] as const,
 };
@@ -19,6 +21,8 @@ export const toolsQuery = queryOptions({ queryKey: catalogKeys.tools, queryFn: (
 export const skillsQuery = queryOptions({ queryKey: catalogKeys.skills, queryFn: api.listSkills });
 export const diskSkillsQuery = queryOptions({ queryKey: catalogKeys.diskSkills, queryFn: api.listDiskSkills });
 export const ethicsQuery = queryOptions({ queryKey: catalogKeys.ethics, queryFn: api.listEthics });
+export const mcpServersQuery = queryOptions({ queryKey: catalogKeys.mcpServers, queryFn: () => mcpApi.list() });
+export const mcpPresetsQuery = queryOptions({ queryKey: catalogKeys.mcpPresets, queryFn: () => mcpApi.presets(), staleTime: 60_000 });
 export const setupQuery = queryOptions({ queryKey: catalogKeys.setup, queryFn: api.setupStatus });
 export const enabledModelsQuery = queryOptions({
   queryKey: ["models", "enabled"] as const,
@@ -36,11 +40,13 @@ export const expansionQuery = (patterns: string[]) =>
 export function invalidateCatalogFor(client: QueryClient, change: Change) {
   const keys: Record<string, readonly (readonly string[])[]> = {
     agents: [catalogKeys.agents, catalogKeys.setup, ["agent-prompt"]],
-    tools: [catalogKeys.tools, catalogKeys.setup, ["tool-expansion"], catalogKeys.agents],
+    tools: [catalogKeys.tools, catalogKeys.setup, ["tool-expansion"], catalogKeys.agents, catalogKeys.mcpServers],
     skills: [catalogKeys.skills, catalogKeys.diskSkills, catalogKeys.setup, ["agent-prompt"]],
     ethics: [catalogKeys.ethics, ["agent-prompt"]],
     memories: [catalogKeys.memories],
     models: [["models"]],
+    // A server's state or configuration; its tools arrive as `tools`.
+    mcp_servers: [catalogKeys.mcpServers, catalogKeys.tools, ["tool-expansion"]],
   };
   for (const key of keys[change] ?? []) void client.invalidateQueries({ queryKey: key });
 }

@@ -1,6 +1,6 @@
 import type { ComponentType } from "react";
 import { useTranslation } from "react-i18next";
-import { Bot, Palette, Plug, Server, ShieldCheck } from "lucide-react";
+import { Bot, Palette, Plug, Search, Server, ShieldCheck } from "lucide-react";
 import type { LucideIcon } from "lucide-react";
 
 import { useRoute } from "../../app/route";
@@ -9,9 +9,11 @@ import { AppearanceSection } from "./AppearanceSection";
 import { ConnectSection } from "./ConnectSection";
 import { DataSection } from "./DataSection";
 import { ServerSection } from "./ServerSection";
+import { WebSearchSection } from "./WebSearchSection";
 
 const SECTIONS: { id: string; icon: LucideIcon; component: ComponentType }[] = [
   { id: "providers", icon: Plug, component: ProvidersSection },
+  { id: "search", icon: Search, component: WebSearchSection },
   { id: "server", icon: Server, component: ServerSection },
   { id: "connect", icon: Bot, component: ConnectSection },
   { id: "appearance", icon: Palette, component: AppearanceSection },

@@ -14,7 +14,7 @@ const persona = (id: string, runsPrograms = false): CatalogPersona => ({
   runsPrograms,
 });
 
-const catalog = [persona("web_researcher"), persona("software_engineer", true), persona("scheduler", true), persona("content_writer")];
+const catalog = [persona("web_researcher"), persona("software_engineer", true), persona("shell_runner", true), persona("content_writer")];
 
 describe("first run steps", () => {
   it("goes connect → specialists → sample", () => {

@@ -131,6 +131,37 @@ pub fn call(root: &Path, name: &str, args: &Value) -> Result<String> {
     }
 }
 
+/// A workspace file's bytes for another tool (the data tools), under the
+/// same rules as `fs_read`; refused, before reading, when larger than `cap`.
+#[cfg(unix)]
+pub(crate) fn read_bytes(root: &Path, path: &str, cap: u64) -> Result<Vec<u8>> {
+    let ws = beneath::Root::open(root)?;
+    let (bytes, _) = ws.read(path, &beneath::parts(path, true)?, cap, cap)?;
+    Ok(bytes)
+}
+
+/// Creates or replaces a workspace file for another tool (`data_chart`),
+/// under the same rules as `fs_write`.
+#[cfg(unix)]
+pub(crate) fn write_bytes(root: &Path, path: &str, content: &[u8]) -> Result<()> {
+    let ws = beneath::Root::open(root)?;
+    ws.write(path, &beneath::parts(path, false)?, content)
+}
+
+#[cfg(not(unix))]
+pub(crate) fn read_bytes(_root: &Path, path: &str, _cap: u64) -> Result<Vec<u8>> {
+    Err(AppError::precondition(format!(
+        "'{path}' cannot be opened: the workspace tools need a Unix system to open paths without following links"
+    )))
+}
+
+#[cfg(not(unix))]
+pub(crate) fn write_bytes(_root: &Path, path: &str, _content: &[u8]) -> Result<()> {
+    Err(AppError::precondition(format!(
+        "'{path}' cannot be written: the workspace tools need a Unix system to open paths without following links"
+    )))
+}
+
 /// A path as the model wrote it, tidied for answers.
 #[cfg(unix)]
 fn shown(path: &str) -> String {

@@ -1,10 +1,10 @@
-//! The code behind the built-in tools. The minimal tools (delegate, list
-//! agents, search, skills, memory, notify) and the file, document, shell,
-//! git, web-fetch, bus and image tools run here. Tools that need something
-//! this build has no access to (a web search service, a controlled browser,
-//! a data engine, the scheduler) answer with what is missing, so
-//! the model can tell the person instead of guessing.
+//! The code behind the built-in tools: every tool of the catalog runs here
+//! for real — the minimal tools (delegate, list agents, search, skills,
+//! memory, notify) and the file, data, document, shell, git, web, bus and
+//! image tools. A tool that needs something the person sets up first
+//! (`web_search`'s service) says exactly how, and nothing else.
 
+mod data;
 mod docs;
 mod files;
 mod shell;
@@ -25,13 +25,6 @@ pub const MAX_DEPTH: u32 = 3;
 
 fn text(args: &Value, key: &str) -> String {
     args[key].as_str().unwrap_or_default().to_owned()
-}
-
-fn unavailable(tool: &str, why: &str) -> AppError {
-    AppError::new(
-        ErrorCode::Precondition,
-        format!("{tool} cannot run here: {why}"),
-    )
 }
 
 pub(crate) async fn call(
@@ -97,22 +90,18 @@ pub(crate) async fn call(
         "git_status" | "git_diff" | "git_log" | "git_commit" => {
             shell::git(&files::workspace(ctx, &agent.id)?, name, args, &rc.cancel).await
         }
-        "web_search" => Err(unavailable(
-            name,
-            "it needs a web search service, and none is configured in this workspace",
-        )),
-        "web_extract" => Err(unavailable(
-            name,
-            "use web_fetch and read the page text instead",
-        )),
-        n if n.starts_with("browser_") => Err(unavailable(
-            n,
-            "it needs a controlled browser session, which this build does not include; use web_fetch to read pages",
-        )),
-        n if n.starts_with("data_") => Err(unavailable(
-            n,
-            "the tabular data engine is not part of this build; use fs_read to read the file",
-        )),
+        "web_search" => {
+            crate::web_search::run_tool(
+                ctx,
+                &text(args, "query"),
+                args["limit"].as_u64(),
+                &rc.cancel,
+            )
+            .await
+        }
+        "data_query_csv" | "data_describe" | "data_chart" => {
+            data::call(files::workspace(ctx, &agent.id)?, name, args, &rc.cancel).await
+        }
         "image_metadata" => {
             let artifact =
                 crate::images::metadata(ctx, &rc.user_id, &text(args, "artifact_id")).await?;
@@ -130,11 +119,6 @@ pub(crate) async fn call(
                     .await?;
             Ok(serde_json::to_string_pretty(&artifact)?)
         }
-        n if n.starts_with("image_") => Err(unavailable(
-            n,
-            "only image_metadata and image_transform exist in this build",
-        )),
-        n if n.starts_with("cron_") => Err(unavailable(n, "this build has no scheduler yet")),
         other => Err(AppError::new(
             ErrorCode::NotFound,
             format!("no code runs the tool '{other}'"),

@@ -22,6 +22,10 @@
 //! - **io_uring**, which can open sockets without the `socket` call;
 //! - with `--no-network` (the git tools), every socket.
 //!
+//! With `--supervise` (the user's MCP servers) it does not become the
+//! program: it runs it as a child and watches it and the app, so that
+//! nothing the program starts outlives either — see `supervisor.rs`.
+//!
 //! It refuses to run the program when it cannot confine it: exit status
 //! [`SETUP_FAILED`](crate::protocol::SETUP_FAILED) and a message on
 //! standard error that starts with
@@ -35,6 +39,9 @@ use crate::protocol as p;
 
 /// What the command line asks for.
 struct Plan {
+    supervise: bool,
+    /// With `supervise`: the app's process id, as the app says.
+    parent: Option<u32>,
     landlock: bool,
     no_network: bool,
     read: Vec<PathBuf>,
@@ -46,6 +53,8 @@ struct Plan {
 
 fn parse(mut args: impl Iterator<Item = OsString>) -> Result<Plan, String> {
     let mut plan = Plan {
+        supervise: false,
+        parent: None,
         landlock: false,
         no_network: false,
         read: Vec::new(),
@@ -57,6 +66,15 @@ fn parse(mut args: impl Iterator<Item = OsString>) -> Result<Plan, String> {
     while let Some(arg) = args.next() {
         let text = arg.to_string_lossy();
         match text.as_ref() {
+            p::SUPERVISE => plan.supervise = true,
+            p::PARENT => {
+                let pid = args.next().ok_or("--parent needs a process id")?;
+                let pid = pid.to_string_lossy();
+                let pid = pid
+                    .parse()
+                    .map_err(|_| format!("--parent: '{pid}' is not a process id"))?;
+                plan.parent = Some(pid);
+            }
             p::LANDLOCK => plan.landlock = true,
             p::NO_NETWORK => plan.no_network = true,
             p::READ => plan
@@ -80,6 +98,9 @@ fn parse(mut args: impl Iterator<Item = OsString>) -> Result<Plan, String> {
             p::END => {
                 plan.program = args.next().ok_or("no program after --")?;
                 plan.args = args.collect();
+                if plan.parent.is_some() && !plan.supervise {
+                    return Err("--parent needs --supervise".into());
+                }
                 return Ok(plan);
             }
             other => return Err(format!("unknown option '{other}'")),
@@ -88,7 +109,7 @@ fn parse(mut args: impl Iterator<Item = OsString>) -> Result<Plan, String> {
     Err("no program (expected -- PROGRAM ARG…)".into())
 }
 
-fn fail(message: &str) -> ExitCode {
+pub(crate) fn fail(message: &str) -> ExitCode {
     eprintln!("{}{message}", p::ERROR_PREFIX);
     ExitCode::from(p::SETUP_FAILED)
 }
@@ -97,7 +118,11 @@ fn fail(message: &str) -> ExitCode {
 pub fn main() -> ExitCode {
     use std::os::unix::process::CommandExt;
 
-    let plan = match parse(std::env::args_os().skip(1)) {
+    let mut args = std::env::args_os().skip(1).peekable();
+    if args.peek().is_some_and(|a| a == p::WATCHDOG) {
+        return crate::supervisor::watchdog(args.nth(1));
+    }
+    let plan = match parse(args) {
         Ok(plan) => plan,
         Err(e) => return fail(&e),
     };
@@ -109,8 +134,15 @@ pub fn main() -> ExitCode {
     {
         return fail(&e);
     }
-    if let Err(e) = filter_syscalls(plan.no_network) {
+    // A supervised program is the person's own (an MCP server they
+    // configured): filtered only when the app asks for confinement.
+    if (!plan.supervise || plan.landlock || plan.no_network)
+        && let Err(e) = filter_syscalls(plan.no_network)
+    {
         return fail(&e);
+    }
+    if plan.supervise {
+        return crate::supervisor::run(&plan.program, &plan.args, plan.parent);
     }
     // Only returns when the program could not be executed.
     let error = std::process::Command::new(&plan.program)

@@ -24,6 +24,11 @@
 //! Limits and Landlock are applied by `colmena-sandbox`, a small launcher
 //! that confines itself and then becomes the program (see `launcher.rs` for
 //! why this is not done in the app's own process).
+//!
+//! The same launcher also keeps the user's MCP servers from outliving the
+//! app (`--supervise`, [`supervised_command`]): those are the person's own
+//! programs, not confined, but nothing they start survives them or the app
+//! — not even a `kill -9` of the app (see `supervisor.rs`).
 
 mod capture;
 mod command;
@@ -31,6 +36,7 @@ mod env;
 mod group;
 mod mechanism;
 mod protocol;
+mod supervise;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -43,6 +49,7 @@ use crate::error::{AppError, Result};
 
 pub(crate) use capture::Captured;
 pub(crate) use mechanism::{Mechanism, detect, launcher};
+pub use supervise::{kill_group, supervised_command};
 
 /// Bytes of each stream (stdout, stderr) kept for the model.
 pub(crate) const OUTPUT_CAP: usize = 32 * 1024;

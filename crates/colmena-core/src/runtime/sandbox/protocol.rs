@@ -2,8 +2,23 @@
 //! `colmena-sandbox` (which reads it; `src/bin/colmena-sandbox.rs` includes
 //! this file by path, so both sides always agree).
 //!
-//! `colmena-sandbox [--landlock] [--no-network] [--ro DIR]… [--rw DIR]… [--limit NAME=N]… -- PROGRAM ARG…`
+//! `colmena-sandbox [--supervise [--parent PID]] [--landlock] [--no-network] [--ro DIR]… [--rw DIR]… [--limit NAME=N]… -- PROGRAM ARG…`
+//!
+//! (and `colmena-sandbox --watchdog PID`, which only the launcher itself
+//! starts in supervise mode; see `supervisor.rs`).
 
+/// Stay as the program's parent instead of becoming it: nothing it starts
+/// outlives it or the app (MCP servers; see `supervisor.rs`). The syscall
+/// filter then applies only with [`LANDLOCK`] or [`NO_NETWORK`].
+pub const SUPERVISE: &str = "--supervise";
+/// With [`SUPERVISE`]: the process id of the app that starts the launcher.
+/// A launcher whose parent is already someone else (the app died while
+/// starting it) starts nothing.
+pub const PARENT: &str = "--parent";
+/// Internal: the launcher's watchdog, `--watchdog LAUNCHER_PID`, kills the
+/// group when the launcher is killed on its own.
+#[allow(dead_code)]
+pub const WATCHDOG: &str = "--watchdog";
 /// Confine the file system with Landlock before running the program.
 pub const LANDLOCK: &str = "--landlock";
 /// No sockets at all (the git tools); without it only Unix sockets are refused.

@@ -1,0 +1,95 @@
+//! `${VAR}` references in a server's configuration, as Claude Code's
+//! `.mcp.json` has them: `${VAR}` is the variable's value and
+//! `${VAR:-default}` falls back to `default`. A configuration keeps the
+//! references as written; they are resolved against Colmena's own
+//! environment each time the server starts, so a changed variable applies
+//! at the next start and the value never lands in the store.
+
+use crate::error::{AppError, Result};
+
+/// Replaces every reference in `text` using `lookup`; a variable that is
+/// not set and has no default is an error naming it.
+pub(crate) fn resolve(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            out.push_str(&rest[start..]);
+            return Ok(out);
+        };
+        let inner = &after[..end];
+        let (name, default) = match inner.split_once(":-") {
+            Some((name, default)) => (name, Some(default)),
+            None => (inner, None),
+        };
+        if !is_name(name) {
+            // Not a reference (`${}` or `${a b}`): kept as written.
+            out.push_str(&rest[start..start + 2 + end + 1]);
+        } else {
+            match (lookup(name), default) {
+                (Some(value), _) => out.push_str(&value),
+                (None, Some(default)) => out.push_str(default),
+                (None, None) => {
+                    return Err(AppError::precondition(format!(
+                        "the environment variable {name} is not set (the configuration refers to ${{{name}}})"
+                    )));
+                }
+            }
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// The names `text` refers to.
+pub(crate) fn names(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else { break };
+        let name = after[..end].split(":-").next().unwrap_or_default();
+        if is_name(name) {
+            found.push(name.to_owned());
+        }
+        rest = &after[end + 1..];
+    }
+    found
+}
+
+fn is_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The process environment.
+pub(crate) fn from_env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(name: &str) -> Option<String> {
+        (name == "TOKEN").then(|| "t0k".to_owned())
+    }
+
+    #[test]
+    fn references_resolve_fall_back_or_name_what_is_missing() {
+        assert_eq!(resolve("Bearer ${TOKEN}", &env).unwrap(), "Bearer t0k");
+        assert_eq!(resolve("${NOPE:-x}/${TOKEN}", &env).unwrap(), "x/t0k");
+        assert_eq!(
+            resolve("plain $HOME ${} ${a b}", &env).unwrap(),
+            "plain $HOME ${} ${a b}"
+        );
+        assert_eq!(resolve("open ${TOKEN", &env).unwrap(), "open ${TOKEN");
+        let missing = resolve("${MISSING}", &env).unwrap_err();
+        assert!(missing.message.contains("MISSING"), "{}", missing.message);
+        assert_eq!(names("${A} and ${B:-x} ${}"), ["A", "B"]);
+    }
+}

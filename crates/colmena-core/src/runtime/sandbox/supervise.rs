@@ -1,0 +1,226 @@
+//! The app's side of supervised programs (the user's MCP servers): the
+//! command that starts one under `colmena-sandbox --supervise`, and the
+//! group kill that ends it. What the launcher does is in `supervisor.rs`.
+//!
+//! Unlike `cli_exec`, the program is the person's own choice, so it gets
+//! their environment (`PATH` to find `npx`, `HOME` for its caches) — minus
+//! Colmena's own `COLMENA_*` variables (a data dir, a token: this process's
+//! business, not a third-party package's) — plus what its configuration
+//! adds. Its name is looked up on `PATH` here, before anything starts, so a
+//! missing `npx` is a clear error rather than a launcher that exits 127.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use serde_json::json;
+use tokio::process::Command;
+
+use super::{group, mechanism, protocol as p};
+use crate::error::{AppError, Result};
+
+/// A command for `program args…` under the supervising launcher: its own
+/// process group (the launcher leads it), stdin, stdout and stderr piped,
+/// this process's environment without `COLMENA_*` and with `env` on top,
+/// `cwd` as its folder (else this process's).
+///
+/// The launcher's exit status is the program's (its code, or 128 + the
+/// signal that killed it), and once the launcher has exited nothing the
+/// program started is alive. If this process dies, the launcher kills the
+/// group within a quarter of a second. `kill_on_drop` kills only the
+/// launcher; its watchdog then kills the group — call [`kill_group`] with
+/// the child's id to end everything at once.
+pub fn supervised_command(
+    program: &str,
+    args: &[String],
+    env: &[(String, String)],
+    cwd: Option<&Path>,
+) -> Result<Command> {
+    if cfg!(not(unix)) {
+        return Err(AppError::precondition(
+            "programs run as MCP servers need Linux or macOS; use an HTTP MCP server here",
+        ));
+    }
+    check(program, args, env)?;
+    let path = env
+        .iter()
+        .rev()
+        .find(|(name, _)| name == "PATH")
+        .map(|(_, value)| value.into())
+        .or_else(|| std::env::var_os("PATH"));
+    let resolved = resolve(program, path.as_deref(), cwd)?;
+    let launcher = mechanism::launcher()?;
+    let mut command = Command::new(launcher);
+    command
+        .arg(p::SUPERVISE)
+        .arg(p::PARENT)
+        .arg(std::process::id().to_string())
+        .arg(p::END)
+        .arg(resolved)
+        .args(args);
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("COLMENA_") {
+            command.env_remove(name);
+        }
+    }
+    command.envs(env.iter().map(|(name, value)| (name, value)));
+    if let Some(dir) = cwd {
+        command.current_dir(dir);
+    }
+    #[cfg(unix)]
+    command.process_group(0);
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    Ok(command)
+}
+
+/// SIGKILL to the process group led by `leader` (a supervised command's
+/// pid): the launcher, the program and everything in the group. A group
+/// that is already gone is fine.
+pub fn kill_group(leader: u32) {
+    group::kill(leader);
+}
+
+/// What the operating system would refuse with a less clear message.
+fn check(program: &str, args: &[String], env: &[(String, String)]) -> Result<()> {
+    if program.trim().is_empty() {
+        return Err(AppError::invalid_field(
+            "command",
+            "empty",
+            "the program to start is empty",
+        ));
+    }
+    if program.contains('\0') || args.iter().any(|a| a.contains('\0')) {
+        return Err(AppError::invalid_field(
+            "command",
+            "nul_byte",
+            "the program or an argument contains a NUL character",
+        ));
+    }
+    for (name, value) in env {
+        if name.is_empty() || name.contains(['=', '\0']) || value.contains('\0') {
+            return Err(AppError::invalid_field(
+                "env",
+                "invalid_variable",
+                format!("'{name}' is not a valid environment variable (empty, or with '=' or NUL)"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `program` as a path: as given when it has a `/` (relative to `cwd`),
+/// else the first runnable file of that name in the folders of `path`.
+fn resolve(program: &str, path: Option<&OsStr>, cwd: Option<&Path>) -> Result<PathBuf> {
+    let base = || {
+        cwd.map(Path::to_path_buf)
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_default()
+    };
+    let anchored = |p: PathBuf| if p.is_relative() { base().join(p) } else { p };
+    if program.contains('/') {
+        let candidate = anchored(PathBuf::from(program));
+        return if runnable(&candidate) {
+            Ok(candidate)
+        } else {
+            Err(not_found(
+                program,
+                format!(
+                    "cannot start '{program}': {} is not a program that can run",
+                    candidate.display()
+                ),
+            ))
+        };
+    }
+    let dirs: Vec<PathBuf> = path
+        .map(|p| std::env::split_paths(p).collect())
+        .unwrap_or_default();
+    dirs.iter()
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .map(|dir| anchored(dir.join(program)))
+        .find(|candidate| runnable(candidate))
+        .ok_or_else(|| {
+            let folders = path.map(|p| p.to_string_lossy().into_owned());
+            not_found(
+                program,
+                format!(
+                    "cannot start '{program}': it is not in any folder of PATH ({}); \
+                     install it, or give its full path",
+                    folders.as_deref().unwrap_or("PATH is not set")
+                ),
+            )
+        })
+}
+
+fn not_found(program: &str, message: String) -> AppError {
+    AppError::precondition(message)
+        .with_details(json!({ "reason": "program_not_found", "program": program }))
+}
+
+/// A file (links followed) someone may execute.
+#[cfg(unix)]
+fn runnable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    path.metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn runnable(path: &Path) -> bool {
+    path.is_file()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+
+    #[test]
+    fn a_program_is_found_on_the_path_given_and_refused_when_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let tool = dir.path().join("my-tool");
+        std::fs::write(&tool, "#!/bin/sh\n").unwrap();
+        let plain = dir.path().join("not-runnable");
+        std::fs::write(&plain, "data").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let path =
+            std::env::join_paths(["/nonexistent-dir", dir.path().to_str().unwrap()]).unwrap();
+        assert_eq!(resolve("my-tool", Some(&path), None).unwrap(), tool);
+        // Relative to the folder the program will run in.
+        assert_eq!(
+            resolve("./my-tool", None, Some(dir.path())).unwrap(),
+            dir.path().join("./my-tool")
+        );
+        for (program, path) in [
+            ("no-such-tool", Some(path.as_os_str())),
+            ("my-tool", None),
+            ("not-runnable", Some(path.as_os_str())),
+        ] {
+            let e = resolve(program, path, Some(dir.path())).unwrap_err();
+            assert_eq!(e.code, ErrorCode::Precondition, "{program}");
+            assert_eq!(e.details.as_ref().unwrap()["reason"], "program_not_found");
+        }
+    }
+
+    #[test]
+    fn malformed_input_is_refused_before_anything_starts() {
+        let ok = vec![("A".to_owned(), "1".to_owned())];
+        assert!(check("sh", &[], &ok).is_ok());
+        for (program, args, env) in [
+            (" ", vec![], ok.clone()),
+            ("sh", vec!["a\0b".to_owned()], ok.clone()),
+            ("sh", vec![], vec![("A=B".to_owned(), "1".to_owned())]),
+            ("sh", vec![], vec![(String::new(), "1".to_owned())]),
+        ] {
+            let e = check(program, &args, &env).unwrap_err();
+            assert_eq!(e.code, ErrorCode::Validation, "{program} {args:?} {env:?}");
+        }
+    }
+}
