@@ -210,8 +210,8 @@ mod tests {
         assert_eq!(risk_of("mcp__github__create_issue"), Risk::Run);
         assert_eq!(
             risk_of("mcp__playwright__browser_click"),
-            Risk::Network,
-            "browsers are MCP tools now"
+            Risk::Run,
+            "the browser is an MCP server's tool now, and MCP tools count as running programs"
         );
     }
 

@@ -255,19 +255,11 @@ pub async fn expand(ctx: &Ctx, patterns: Vec<String>) -> Result<PatternExpansion
 
 pub(crate) fn expand_in(conn: &Connection, patterns: &[String]) -> Result<PatternExpansion> {
     let names = all_names(conn)?;
-    // A pattern for a configured MCP server's tools (`mcp__github__*`) is
-    // valid before the server has listed them (it has not started yet, or
-    // it is switched off): they arrive when it runs.
-    let servers: Vec<String> = {
-        let mut stmt = conn.prepare("SELECT id FROM mcp_servers")?;
-        let rows = stmt.query_map([], |r| r.get(0))?;
-        rows.collect::<rusqlite::Result<Vec<_>>>()?
-    };
-    let awaits_server = |pattern: &str| {
-        servers
-            .iter()
-            .any(|id| pattern.starts_with(&format!("mcp__{id}__")))
-    };
+    // A pattern for an MCP server's tools (`mcp__github__*`) is valid
+    // before the server has listed them — it has not started yet, is
+    // switched off, or is still to be added (the browser specialist's
+    // `mcp__playwright__*` before the preset): they arrive when it runs.
+    let awaits_server = |pattern: &str| pattern.starts_with("mcp__");
     let mut expansion = PatternExpansion {
         patterns: Vec::new(),
         tools: Vec::new(),

@@ -17,21 +17,25 @@
 //!   does not switch on a tool that has nothing to ask.
 
 mod backends;
+mod base_url;
 mod stored;
+mod tool_row;
 
 use chrono::{DateTime, Utc};
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
-use url::Url;
 
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, Result};
 use crate::net_guard::NetGuard;
 use crate::providers::{KEY_REQUIRED_FOR_NEW_ORIGIN, normalize_key, origin_changes};
-use crate::search::{self, SearchDoc};
+use crate::search;
 use crate::validate::FieldErrors;
+use base_url::normalize_base_url;
 use stored::Stored;
+use tool_row::set_tool_active_in;
+pub(crate) use tool_row::{needs_setup, sync_tool_in};
 
 /// The catalog tool this module serves.
 pub const TOOL: &str = "web_search";
@@ -391,113 +395,9 @@ fn render(backend: WebSearchBackend, query: &str, results: &[WebSearchResult]) -
     out
 }
 
-/// Switches the tool row on or off; the document to re-index if it changed.
-fn set_tool_active_in(conn: &Connection, active: bool) -> Result<Option<SearchDoc>> {
-    let changed = conn.execute(
-        "UPDATE tools SET active = ?2, updated_at = ?3 WHERE id = ?1 AND active != ?2",
-        rusqlite::params![TOOL, active, Utc::now()],
-    )?;
-    if changed == 0 {
-        return Ok(None);
-    }
-    Ok(crate::tools::find(conn, TOOL)?.map(|t| crate::tools::doc(&t)))
-}
-
-/// The catalog tools that stay off because they have nothing to ask yet
-/// (setup leaves them out of what it activates).
-pub(crate) fn needs_setup(conn: &Connection) -> Result<Vec<&'static str>> {
-    Ok(if stored::read(conn)?.is_none() {
-        vec![TOOL]
-    } else {
-        Vec::new()
-    })
-}
-
-/// At start: `web_search` is off while no backend is configured (a store
-/// from before the tool was real may have it on).
-pub(crate) fn sync_tool_in(conn: &Connection) -> Result<Option<SearchDoc>> {
-    if stored::read(conn)?.is_none() {
-        set_tool_active_in(conn, false)
-    } else {
-        Ok(None)
-    }
-}
-
-/// Checks and canonicalises a base URL: http(s), a host, no credentials,
-/// query or fragment, no trailing slash; a key never travels unencrypted
-/// to another computer. Empty means the backend's public API.
-fn normalize_base_url(backend: WebSearchBackend, raw: Option<&str>) -> Result<String> {
-    let raw = raw.map(str::trim).unwrap_or_default();
-    let invalid = |why: &str| {
-        AppError::invalid_field(
-            "baseUrl",
-            "invalid_url",
-            format!("'{raw}' is not a usable base URL: {why}"),
-        )
-    };
-    if raw.is_empty() {
-        return backend
-            .default_base_url()
-            .map(str::to_owned)
-            .ok_or_else(|| {
-                AppError::invalid_field(
-                    "baseUrl",
-                    "required",
-                    "SearXNG needs the address of your instance, e.g. http://localhost:8080",
-                )
-            });
-    }
-    let url = Url::parse(raw).map_err(|e| invalid(&e.to_string()))?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(invalid("it must start with http:// or https://"));
-    }
-    let Some(host) = url.host_str().filter(|h| !h.is_empty()) else {
-        return Err(invalid("it has no host"));
-    };
-    if !url.username().is_empty() || url.password().is_some() {
-        return Err(invalid("credentials belong in the API key, not in the URL"));
-    }
-    if url.query().is_some() || url.fragment().is_some() {
-        return Err(invalid("it must not have a query or a fragment"));
-    }
-    let local = host == "localhost"
-        || host
-            .trim_matches(['[', ']'])
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback());
-    if backend.needs_api_key() && url.scheme() == "http" && !local {
-        return Err(invalid(
-            "the API key would travel unencrypted: use https:// (http:// only on this computer)",
-        ));
-    }
-    Ok(url.as_str().trim_end_matches('/').to_owned())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn base_urls_are_checked_and_defaulted() {
-        assert_eq!(
-            normalize_base_url(WebSearchBackend::Brave, None).unwrap(),
-            "https://api.search.brave.com"
-        );
-        let err = normalize_base_url(WebSearchBackend::Searxng, Some(" ")).unwrap_err();
-        assert_eq!(err.field(), Some("baseUrl"));
-        assert_eq!(
-            normalize_base_url(WebSearchBackend::Searxng, Some("http://10.0.0.5:8888/")).unwrap(),
-            "http://10.0.0.5:8888"
-        );
-        assert!(
-            normalize_base_url(WebSearchBackend::Tavily, Some("http://search.example.com"))
-                .is_err(),
-            "a key never goes out over plain http"
-        );
-        assert!(normalize_base_url(WebSearchBackend::Tavily, Some("http://127.0.0.1:9")).is_ok());
-        assert!(normalize_base_url(WebSearchBackend::Brave, Some("ftp://x")).is_err());
-        assert!(normalize_base_url(WebSearchBackend::Brave, Some("https://u:p@x")).is_err());
-    }
 
     #[test]
     fn backends_parse_by_name_only() {

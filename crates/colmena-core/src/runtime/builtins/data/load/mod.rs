@@ -7,7 +7,7 @@
 //! TEXT otherwise. Empty cells are NULL. Per-column types keep `ORDER BY`
 //! and comparisons meaning what a person expects.
 
-mod csv;
+mod delimited;
 mod json;
 
 use std::path::Path;
@@ -87,10 +87,10 @@ impl Format {
             "jsonl" | "ndjson" => Format::JsonLines,
             "json" if start == b'[' => Format::Json,
             "json" => Format::JsonLines,
-            "csv" => Format::Csv(csv::sniff_delimiter(bytes)),
+            "csv" => Format::Csv(delimited::sniff_delimiter(bytes)),
             _ if start == b'[' => Format::Json,
             _ if start == b'{' => Format::JsonLines,
-            _ => Format::Csv(csv::sniff_delimiter(bytes)),
+            _ => Format::Csv(delimited::sniff_delimiter(bytes)),
         }
     }
 
@@ -155,7 +155,7 @@ impl Database {
             let name = table_name(path, &tables);
             let (rows, columns) = match format {
                 Format::Csv(delimiter) => {
-                    csv::load(&conn, &name, path, &bytes, delimiter, limits, stop)?
+                    delimited::load(&conn, &name, path, &bytes, delimiter, limits, stop)?
                 }
                 Format::Json | Format::JsonLines => {
                     let records = json::records(path, &bytes, format == Format::JsonLines)?;
