@@ -70,15 +70,20 @@ fn status(state: McpState, report: Option<&ExitReport>) -> McpStatus {
 /// A start that failed, as the error a run or a Test shows.
 pub(crate) fn start_error(name: &str, report: &ExitReport) -> AppError {
     let mut message = format!("MCP server '{name}' could not start: {}", report.reason);
-    if let Some(code) = report.exit_code {
+    // The reason usually names the exit code already ("exited with code 3").
+    if let Some(code) = report.exit_code
+        && !report.reason.contains(&code.to_string())
+    {
         message.push_str(&format!(" (exit code {code})"));
     }
-    if let Some(tail) = report
+    message.push('.');
+    // The last line the program wrote is usually the one that says why.
+    if let Some(last) = report
         .stderr_tail
         .as_deref()
-        .filter(|t| !t.trim().is_empty())
+        .and_then(|t| t.lines().rev().find(|l| !l.trim().is_empty()))
     {
-        message.push_str(&format!("\nIts last output: {}", tail.trim()));
+        message.push_str(&format!(" It said: {}", last.trim()));
     }
     AppError::new(ErrorCode::Upstream, message).with_details(serde_json::json!({
         "reason": "mcp_server_failed",
