@@ -374,21 +374,33 @@ pub async fn run(ctx: &Ctx, out: &Output, command: McpServerCommand) -> Result<(
     Ok(())
 }
 
-/// The text of `file` (`-`: standard input), bounded like the import.
+/// The text of `file` (`-`: standard input). A file is read by core, as the
+/// window's picked file is; standard input with the same bounds.
 fn read_config(file: &str) -> Result<String> {
-    const LIMIT: u64 = 10 * 1024 * 1024 + 1;
+    if file != "-" {
+        return import::read_config_file(Path::new(file));
+    }
     let mut bytes = Vec::new();
-    let read = if file == "-" {
-        std::io::stdin().lock().take(LIMIT).read_to_end(&mut bytes)
-    } else {
-        std::fs::File::open(Path::new(file)).and_then(|f| f.take(LIMIT).read_to_end(&mut bytes))
-    };
-    read.map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => AppError::not_found("file", file),
-        _ => AppError::invalid_field("file", "unreadable", format!("cannot read {file}: {e}")),
-    })?;
+    std::io::stdin()
+        .lock()
+        .take(import::MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| {
+            AppError::invalid_field(
+                "file",
+                "unreadable",
+                format!("cannot read standard input: {e}"),
+            )
+        })?;
+    if bytes.len() as u64 > import::MAX_FILE_BYTES {
+        return Err(AppError::invalid_field(
+            "file",
+            "too_large",
+            "standard input is too large to be an MCP configuration",
+        ));
+    }
     String::from_utf8(bytes).map_err(|_| {
-        AppError::invalid_field("file", "not_text", format!("{file} is not UTF-8 text"))
+        AppError::invalid_field("file", "not_text", "standard input is not UTF-8 text")
     })
 }
 
