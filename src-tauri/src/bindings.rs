@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 use tauri::Runtime;
 use tauri_specta::{Builder, ErrorHandlingMode, Event, collect_commands, collect_events};
 
+use crate::commands::cron;
+use crate::commands::endpoints;
 use crate::commands::web_search;
 use crate::commands::{
     canvas, catalog, conversations, desktop, inbox, mcp_servers, memory, providers, runs, swarms,
@@ -52,6 +54,7 @@ pub fn builder<R: Runtime>() -> Builder<R> {
             providers::create_model,
             providers::set_model_enabled,
             providers::set_model_label,
+            providers::set_model_images,
             providers::rename_model,
             providers::delete_model,
             providers::agents_using_model,
@@ -75,6 +78,25 @@ pub fn builder<R: Runtime>() -> Builder<R> {
             mcp_servers::preview_mcp_import,
             mcp_servers::import_mcp_servers,
             mcp_servers::pick_mcp_config_file,
+            endpoints::list_endpoints,
+            endpoints::get_endpoint,
+            endpoints::create_endpoint,
+            endpoints::update_endpoint,
+            endpoints::set_endpoint_enabled,
+            endpoints::delete_endpoint,
+            endpoints::test_endpoint,
+            endpoints::preview_endpoint,
+            cron::list_cron_jobs,
+            cron::get_cron_job,
+            cron::create_cron_job,
+            cron::update_cron_job,
+            cron::delete_cron_job,
+            cron::pause_cron_job,
+            cron::resume_cron_job,
+            cron::trigger_cron_job,
+            cron::cron_job_history,
+            cron::cron_scheduler_status,
+            cron::preview_cron_schedule,
             catalog::agent_system_prompt,
             catalog::list_tools,
             catalog::set_tool_active,
@@ -142,6 +164,9 @@ pub fn builder<R: Runtime>() -> Builder<R> {
             conversations::delete_conversation,
             conversations::conversation_resume,
             conversations::send_chat_message,
+            conversations::upload_chat_image,
+            conversations::pick_chat_images,
+            conversations::chat_image_preview,
             inbox::list_authors,
             inbox::create_author,
             inbox::update_author,

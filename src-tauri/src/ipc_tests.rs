@@ -403,3 +403,32 @@ fn h18_connecting_and_testing_a_model_never_answer_with_the_key() {
         assert!(!response.to_string().contains(KEY), "{response}");
     }
 }
+
+#[test]
+fn h28_no_ipc_response_carries_an_endpoint_secret_header() {
+    let h = harness();
+    let secret = "Bearer ipc-endpoint-SECRET-77aa";
+    let input = json!({
+        "name": "Items",
+        "description": "Items by id",
+        "method": "GET",
+        "url": "http://127.0.0.1:9/items/{{id}}",
+        "secretHeaders": [{ "name": "Authorization", "value": secret }],
+        "paramSchema": { "type": "object", "properties": { "id": { "type": "string" } }, "required": ["id"] }
+    });
+    let created = invoke(&h.window, "create_endpoint", json!({ "input": input })).unwrap();
+    assert_eq!(created["tool"], "endpoint_items");
+    assert_eq!(created["secretHeaderNames"], json!(["Authorization"]));
+    let listed = invoke(&h.window, "list_endpoints", json!({})).unwrap();
+    let got = invoke(&h.window, "get_endpoint", json!({ "id": "items" })).unwrap();
+    let preview = invoke(
+        &h.window,
+        "preview_endpoint",
+        json!({ "input": input, "params": { "id": "7" } }),
+    )
+    .unwrap();
+    assert_eq!(preview["url"], "http://127.0.0.1:9/items/7");
+    for response in [&created, &listed, &got, &preview] {
+        assert!(!response.to_string().contains("77aa"), "{response}");
+    }
+}

@@ -107,5 +107,12 @@ pub async fn start(ctx: &Ctx, server: &LocalServer) {
         ctx.clone(),
         stop.clone(),
     ));
-    tauri::async_runtime::spawn(colmena_core::inbox::announce_urgent_mail(ctx.clone(), stop));
+    tauri::async_runtime::spawn(colmena_core::inbox::announce_urgent_mail(
+        ctx.clone(),
+        stop.clone(),
+    ));
+    // Scheduled jobs (H25), and the notice of every failed one, whichever
+    // process (this app or `colmena serve`) ran it.
+    tauri::async_runtime::spawn(colmena_core::cron::run_scheduler(ctx.clone(), stop.clone()));
+    tauri::async_runtime::spawn(colmena_core::cron::announce_failures(ctx.clone(), stop));
 }

@@ -20,6 +20,11 @@ export const commands = {
 	createModel: (input: NewModel_Deserialize) => __TAURI_INVOKE<Model_Serialize>("create_model", { input }),
 	setModelEnabled: (id: ModelId, enabled: boolean) => __TAURI_INVOKE<Model_Serialize>("set_model_enabled", { id, enabled }),
 	setModelLabel: (id: ModelId, label: string | null) => __TAURI_INVOKE<Model_Serialize>("set_model_label", { id, label }),
+	/**
+	 *  Whether images are sent to a model: `true`/`false`, or `null` for the
+	 *  default of its name.
+	 */
+	setModelImages: (id: ModelId, setting: boolean | null) => __TAURI_INVOKE<Model_Serialize>("set_model_images", { id, setting }),
 	renameModel: (id: ModelId, newName: string) => __TAURI_INVOKE<Model_Serialize>("rename_model", { id, newName }),
 	deleteModel: (id: ModelId) => __TAURI_INVOKE<null>("delete_model", { id }),
 	agentsUsingModel: (id: ModelId) => __TAURI_INVOKE<AgentRef[]>("agents_using_model", { id }),
@@ -52,6 +57,30 @@ export const commands = {
 	 *  comes from the native dialog, never from the page.
 	 */
 	pickMcpConfigFile: (title: string) => __TAURI_INVOKE<string | null>("pick_mcp_config_file", { title }),
+	listEndpoints: () => __TAURI_INVOKE<Endpoint_Serialize[]>("list_endpoints"),
+	getEndpoint: (id: string) => __TAURI_INVOKE<Endpoint_Serialize>("get_endpoint", { id }),
+	createEndpoint: (input: EndpointInput_Deserialize) => __TAURI_INVOKE<Endpoint_Serialize>("create_endpoint", { input }),
+	updateEndpoint: (id: string, input: EndpointInput_Deserialize) => __TAURI_INVOKE<Endpoint_Serialize>("update_endpoint", { id, input }),
+	setEndpointEnabled: (id: string, enabled: boolean) => __TAURI_INVOKE<Endpoint_Serialize>("set_endpoint_enabled", { id, enabled }),
+	deleteEndpoint: (id: string) => __TAURI_INVOKE<null>("delete_endpoint", { id }),
+	/**  Calls a saved endpoint with sample arguments, without the model. */
+	testEndpoint: (id: string, params: Value) => __TAURI_INVOKE<EndpointTestResult_Serialize>("test_endpoint", { id, params }),
+	/**
+	 *  The request the form's definition would send (secrets masked); nothing
+	 *  is stored or sent.
+	 */
+	previewEndpoint: (input: EndpointInput_Deserialize, params: Value) => __TAURI_INVOKE<EndpointRequest_Serialize>("preview_endpoint", { input, params }),
+	listCronJobs: () => __TAURI_INVOKE<CronJob_Serialize[]>("list_cron_jobs"),
+	getCronJob: (id: string) => __TAURI_INVOKE<CronJob_Serialize>("get_cron_job", { id }),
+	createCronJob: (input: NewCronJob_Deserialize) => __TAURI_INVOKE<CronJob_Serialize>("create_cron_job", { input }),
+	updateCronJob: (id: string, input: CronJobUpdate_Deserialize) => __TAURI_INVOKE<CronJob_Serialize>("update_cron_job", { id, input }),
+	deleteCronJob: (id: string) => __TAURI_INVOKE<null>("delete_cron_job", { id }),
+	pauseCronJob: (id: string) => __TAURI_INVOKE<CronJob_Serialize>("pause_cron_job", { id }),
+	resumeCronJob: (id: string) => __TAURI_INVOKE<CronJob_Serialize>("resume_cron_job", { id }),
+	triggerCronJob: (id: string) => __TAURI_INVOKE<TriggerReceipt>("trigger_cron_job", { id }),
+	cronJobHistory: (id: string, limit: number | null) => __TAURI_INVOKE<CronRun_Serialize[]>("cron_job_history", { id, limit }),
+	cronSchedulerStatus: () => __TAURI_INVOKE<SchedulerStatus>("cron_scheduler_status"),
+	previewCronSchedule: (schedule: Schedule, timeZone: string, count: number) => __TAURI_INVOKE<string[]>("preview_cron_schedule", { schedule, timeZone, count }),
 	agentSystemPrompt: (id: AgentId) => __TAURI_INVOKE<string>("agent_system_prompt", { id }),
 	listTools: (filter: ToolFilter_Deserialize) => __TAURI_INVOKE<Tool[]>("list_tools", { filter }),
 	setToolActive: (id: string, active: boolean) => __TAURI_INVOKE<Tool>("set_tool_active", { id, active }),
@@ -127,7 +156,16 @@ export const commands = {
 	reopenConversation: (id: string) => __TAURI_INVOKE<Conversation_Serialize>("reopen_conversation", { id }),
 	deleteConversation: (id: string) => __TAURI_INVOKE<null>("delete_conversation", { id }),
 	conversationResume: (id: string) => __TAURI_INVOKE<Resumable_Serialize | null>("conversation_resume", { id }),
-	sendChatMessage: (conversationId: string, text: string, onEvent: Channel<RunEvent_Deserialize>) => __TAURI_INVOKE<Run_Serialize>("send_chat_message", { conversationId, text, onEvent }),
+	sendChatMessage: (conversationId: string, text: string, images: string[], onEvent: Channel<RunEvent_Deserialize>) => __TAURI_INVOKE<Run_Serialize>("send_chat_message", { conversationId, text, images, onEvent }),
+	/**  An image dropped on the composer, stored as the owner's artifact. */
+	uploadChatImage: (name: string, dataBase64: string) => __TAURI_INVOKE<Artifact_Serialize>("upload_chat_image", { name, dataBase64 }),
+	/**
+	 *  Opens the native dialog for image files and stores the chosen ones;
+	 *  empty when the person cancelled.
+	 */
+	pickChatImages: (title: string) => __TAURI_INVOKE<Artifact_Serialize[]>("pick_chat_images", { title }),
+	/**  A thumbnail of one of the owner's images (its copy for models). */
+	chatImagePreview: (artifactId: string) => __TAURI_INVOKE<ImagePreview_Serialize>("chat_image_preview", { artifactId }),
 	listAuthors: () => __TAURI_INVOKE<Author_Serialize[]>("list_authors"),
 	createAuthor: (input: NewAuthor_Deserialize) => __TAURI_INVOKE<AuthorWithToken_Serialize>("create_author", { input }),
 	updateAuthor: (id: string, input: AuthorUpdate_Deserialize) => __TAURI_INVOKE<Author_Serialize>("update_author", { id, input }),
@@ -165,9 +203,9 @@ export const commands = {
 	updateVariant: (id: string, input: VariantUpdate_Deserialize) => __TAURI_INVOKE<Variant_Serialize>("update_variant", { id, input }),
 	removeVariant: (id: string) => __TAURI_INVOKE<null>("remove_variant", { id }),
 	selectRound: (id: string, index: number) => __TAURI_INVOKE<Variant_Serialize>("select_round", { id, index }),
-	variantRounds: (id: string) => __TAURI_INVOKE<Round[]>("variant_rounds", { id }),
-	writeRound: (id: string, text: string) => __TAURI_INVOKE<Round>("write_round", { id, text }),
-	generateVariant: (id: string, onEvent: Channel<CanvasEvent_Deserialize>) => __TAURI_INVOKE<Round>("generate_variant", { id, onEvent }),
+	variantRounds: (id: string) => __TAURI_INVOKE<Round_Serialize[]>("variant_rounds", { id }),
+	writeRound: (id: string, text: string) => __TAURI_INVOKE<Round_Serialize>("write_round", { id, text }),
+	generateVariant: (id: string, onEvent: Channel<CanvasEvent_Deserialize>) => __TAURI_INVOKE<Round_Serialize>("generate_variant", { id, onEvent }),
 	generateAll: (canvas: string, onEvent: Channel<CanvasEvent_Deserialize>) => __TAURI_INVOKE<GenerateAllOutcome_Serialize>("generate_all", { canvas, onEvent }),
 	cancelGeneration: (id: string) => __TAURI_INVOKE<boolean>("cancel_generation", { id }),
 	exportVariant: (request: ExportRequest_Deserialize) => __TAURI_INVOKE<Exported_Serialize>("export_variant", { request }),
@@ -436,6 +474,42 @@ export type Approval_Serialize = {
 	decidedAt: string | null,
 };
 
+export type Artifact = Artifact_Serialize | Artifact_Deserialize;
+
+export type Artifact_Deserialize = {
+	id: string,
+	name: string,
+	mime: string,
+	width?: number | null,
+	height?: number | null,
+	/**  `jpeg`, `png`, `webp`…; none when the bytes could not be decoded. */
+	format?: string | null,
+	sizeBytes: number,
+	sha256: string,
+	/**  The artifact this one was made from. */
+	sourceId?: string | null,
+	/**  How it was made (`normalize`, `resize 512x384 webp`…). */
+	derivation?: string | null,
+	createdAt: string,
+};
+
+export type Artifact_Serialize = {
+	id: string,
+	name: string,
+	mime: string,
+	width: number | null,
+	height: number | null,
+	/**  `jpeg`, `png`, `webp`…; none when the bytes could not be decoded. */
+	format: string | null,
+	sizeBytes: number,
+	sha256: string,
+	/**  The artifact this one was made from. */
+	sourceId: string | null,
+	/**  How it was made (`normalize`, `resize 512x384 webp`…). */
+	derivation: string | null,
+	createdAt: string,
+};
+
 export type Author = Author_Serialize | Author_Deserialize;
 
 export type AuthorKind = 
@@ -547,10 +621,10 @@ export type CanvasDetail_Serialize = {
 export type CanvasEvent = CanvasEvent_Serialize | CanvasEvent_Deserialize;
 
 /**  What streams out of a generation. */
-export type CanvasEvent_Deserialize = { type: "queued"; variantId: string } | { type: "streaming"; variantId: string; provider: string; model: string } | { type: "delta"; variantId: string; text: string } | { type: "done"; variantId: string; round: Round } | { type: "failed"; variantId: string; error: AppError_Deserialize };
+export type CanvasEvent_Deserialize = { type: "queued"; variantId: string } | { type: "streaming"; variantId: string; provider: string; model: string } | { type: "delta"; variantId: string; text: string } | { type: "done"; variantId: string; round: Round_Deserialize } | { type: "failed"; variantId: string; error: AppError_Deserialize };
 
 /**  What streams out of a generation. */
-export type CanvasEvent_Serialize = { type: "queued"; variantId: string } | { type: "streaming"; variantId: string; provider: string; model: string } | { type: "delta"; variantId: string; text: string } | { type: "done"; variantId: string; round: Round } | { type: "failed"; variantId: string; error: AppError_Serialize };
+export type CanvasEvent_Serialize = { type: "queued"; variantId: string } | { type: "streaming"; variantId: string; provider: string; model: string } | { type: "delta"; variantId: string; text: string } | { type: "done"; variantId: string; round: Round_Serialize } | { type: "failed"; variantId: string; error: AppError_Serialize };
 
 export type CanvasItem = CanvasItem_Serialize | CanvasItem_Deserialize;
 
@@ -652,7 +726,11 @@ export type Change = "providers" | "models" | "agents" | "tools" | "skills" | "e
 /**  Tool calls waiting for a person, and their decisions. */
 "approvals" | 
 /**  MCP servers: their configuration or their state (starting, failed…). */
-"mcp_servers";
+"mcp_servers" | 
+/**  Scheduled jobs, their history and trigger requests (SPEC H25). */
+"cron_jobs" | 
+/**  HTTP endpoints declared as tools (SPEC H27); their tools arrive as `Tools`. */
+"endpoints";
 
 export type ChatMessage = ChatMessage_Serialize | ChatMessage_Deserialize;
 
@@ -663,6 +741,8 @@ export type ChatMessage_Deserialize = {
 	agentId?: string | null,
 	runId?: string | null,
 	createdAt: string,
+	/**  Images attached to it, in order. */
+	images?: MessageImage_Deserialize[],
 };
 
 export type ChatMessage_Serialize = {
@@ -672,6 +752,8 @@ export type ChatMessage_Serialize = {
 	agentId: string | null,
 	runId: string | null,
 	createdAt: string,
+	/**  Images attached to it, in order. */
+	images: MessageImage_Serialize[],
 };
 
 /**  What streams while the model answers. */
@@ -815,6 +897,137 @@ export type Conversation_Serialize = {
 	lastRun: Run_Serialize | null,
 };
 
+/**  A scheduled job. */
+export type CronJob = CronJob_Serialize | CronJob_Deserialize;
+
+/**  A change to a job (`cron_update`): only what is given changes. */
+export type CronJobUpdate = CronJobUpdate_Serialize | CronJobUpdate_Deserialize;
+
+/**  A change to a job (`cron_update`): only what is given changes. */
+export type CronJobUpdate_Deserialize = {
+	name?: string | null,
+	schedule?: Schedule | null,
+	timeZone?: string | null,
+	target?: Target | null,
+	prompt?: string | null,
+	missed?: MissedPolicy | null,
+	/**
+	 *  Replaces what its runs may do with nobody watching; absent:
+	 *  unchanged. Only a person sets it (the `cron_update` tool refuses it).
+	 */
+	unattended?: Risk[] | null,
+};
+
+/**  A change to a job (`cron_update`): only what is given changes. */
+export type CronJobUpdate_Serialize = {
+	name: string | null,
+	schedule: Schedule | null,
+	timeZone: string | null,
+	target: Target | null,
+	prompt: string | null,
+	missed: MissedPolicy | null,
+	/**
+	 *  Replaces what its runs may do with nobody watching; absent:
+	 *  unchanged. Only a person sets it (the `cron_update` tool refuses it).
+	 */
+	unattended: Risk[] | null,
+};
+
+/**  A scheduled job. */
+export type CronJob_Deserialize = {
+	id: string,
+	name: string,
+	schedule: Schedule,
+	/**  IANA name; the cron expression is read in this zone. */
+	timeZone: string,
+	target: Target,
+	/**  The name of what it runs (agent, swarm or role), when it still exists. */
+	targetName?: string | null,
+	prompt: string,
+	missed: MissedPolicy,
+	paused: boolean,
+	/**
+	 *  What its runs may also do with nobody watching, where the agent's
+	 *  rule would ask (write, run, network, send); empty: nothing beyond
+	 *  reading. Always empty for a role's job (the role's grant applies).
+	 */
+	unattended: Risk[],
+	/**  When it runs next (UTC); none while paused. */
+	nextRunAt?: string | null,
+	/**  The latest history entry. */
+	last?: CronRun_Deserialize | null,
+	createdAt: string,
+	updatedAt: string,
+};
+
+/**  A scheduled job. */
+export type CronJob_Serialize = {
+	id: string,
+	name: string,
+	schedule: Schedule,
+	/**  IANA name; the cron expression is read in this zone. */
+	timeZone: string,
+	target: Target,
+	/**  The name of what it runs (agent, swarm or role), when it still exists. */
+	targetName: string | null,
+	prompt: string,
+	missed: MissedPolicy,
+	paused: boolean,
+	/**
+	 *  What its runs may also do with nobody watching, where the agent's
+	 *  rule would ask (write, run, network, send); empty: nothing beyond
+	 *  reading. Always empty for a role's job (the role's grant applies).
+	 */
+	unattended: Risk[],
+	/**  When it runs next (UTC); none while paused. */
+	nextRunAt: string | null,
+	/**  The latest history entry. */
+	last: CronRun_Serialize | null,
+	createdAt: string,
+	updatedAt: string,
+};
+
+/**  One entry of a job's history. */
+export type CronRun = CronRun_Serialize | CronRun_Deserialize;
+
+/**  One entry of a job's history. */
+export type CronRun_Deserialize = {
+	id: number,
+	jobId: string,
+	trigger: TriggerKind,
+	/**  The fire it stands for (none for a manual run). */
+	scheduledFor?: string | null,
+	startedAt: string,
+	finishedAt?: string | null,
+	status: HistoryStatus,
+	durationMs?: number | null,
+	/**  The agent or swarm run it produced. */
+	runId?: string | null,
+	runKind?: RunKind | null,
+	error?: string | null,
+	/**  What a skipped or catch-up entry stands for, in words. */
+	note?: string | null,
+};
+
+/**  One entry of a job's history. */
+export type CronRun_Serialize = {
+	id: number,
+	jobId: string,
+	trigger: TriggerKind,
+	/**  The fire it stands for (none for a manual run). */
+	scheduledFor: string | null,
+	startedAt: string,
+	finishedAt: string | null,
+	status: HistoryStatus,
+	durationMs: number | null,
+	/**  The agent or swarm run it produced. */
+	runId: string | null,
+	runKind: RunKind | null,
+	error: string | null,
+	/**  What a skipped or catch-up entry stands for, in words. */
+	note: string | null,
+};
+
 /**  Sent after a change is committed, so that open views refresh. */
 export type DataChanged = {
 	change: Change,
@@ -858,6 +1071,170 @@ export type DiskSkill_Serialize = {
 
 /**  What a search hit is. */
 export type DocKind = "skill" | "tool" | "memory";
+
+/**  A declared endpoint. Secret headers are named, never shown (SPEC H28). */
+export type Endpoint = Endpoint_Serialize | Endpoint_Deserialize;
+
+/**  Create or replace an endpoint. */
+export type EndpointInput = EndpointInput_Serialize | EndpointInput_Deserialize;
+
+/**  Create or replace an endpoint. */
+export type EndpointInput_Deserialize = {
+	name: string,
+	/**
+	 *  The id and tool suffix (`endpoint_<slug>`); from the name when
+	 *  absent. It never changes once created.
+	 */
+	slug?: string | null,
+	/**  What the model reads to decide when to call it. */
+	description: string,
+	method: HttpMethod,
+	/**  `http(s)://host[:port]/path`; `{{param}}` only in the path. */
+	url: string,
+	query?: EndpointPair[],
+	/**  A JSON template; `"{{p}}"` alone takes p's typed value. */
+	body?: Value | null,
+	headers?: EndpointPair[],
+	secretHeaders?: SecretHeaderInput_Deserialize[],
+	/**  JSON schema of the parameters (an object schema); none: no parameters. */
+	paramSchema?: Value | null,
+	enabled?: boolean | null,
+	/**  Longest a call may take, 1–120 s (default 30). */
+	timeoutSeconds?: number | null,
+};
+
+/**  Create or replace an endpoint. */
+export type EndpointInput_Serialize = {
+	name: string,
+	/**
+	 *  The id and tool suffix (`endpoint_<slug>`); from the name when
+	 *  absent. It never changes once created.
+	 */
+	slug: string | null,
+	/**  What the model reads to decide when to call it. */
+	description: string,
+	method: HttpMethod,
+	/**  `http(s)://host[:port]/path`; `{{param}}` only in the path. */
+	url: string,
+	query: EndpointPair[],
+	/**  A JSON template; `"{{p}}"` alone takes p's typed value. */
+	body: Value | null,
+	headers: EndpointPair[],
+	secretHeaders: SecretHeaderInput_Serialize[],
+	/**  JSON schema of the parameters (an object schema); none: no parameters. */
+	paramSchema: Value | null,
+	enabled: boolean | null,
+	/**  Longest a call may take, 1–120 s (default 30). */
+	timeoutSeconds: number | null,
+};
+
+/**  A query parameter or a plain header: a name and a template. */
+export type EndpointPair = {
+	name: string,
+	value: string,
+};
+
+/**  The request a call sends, as the live preview shows it. */
+export type EndpointRequest = EndpointRequest_Serialize | EndpointRequest_Deserialize;
+
+/**  The request a call sends, as the live preview shows it. */
+export type EndpointRequest_Deserialize = {
+	method: HttpMethod,
+	url: string,
+	headers: ShownHeader[],
+	body?: string | null,
+};
+
+/**  The request a call sends, as the live preview shows it. */
+export type EndpointRequest_Serialize = {
+	method: HttpMethod,
+	url: string,
+	headers: ShownHeader[],
+	body: string | null,
+};
+
+/**  What calling an endpoint with sample arguments answered (SPEC H29). */
+export type EndpointTestResult = EndpointTestResult_Serialize | EndpointTestResult_Deserialize;
+
+/**  What calling an endpoint with sample arguments answered (SPEC H29). */
+export type EndpointTestResult_Deserialize = {
+	/**  The status is 2xx. */
+	ok: boolean,
+	status: number,
+	contentType?: string | null,
+	/**  The response's headers; any holding a secret value is masked. */
+	headers: EndpointPair[],
+	/**  JSON pretty-printed, else text; secrets echoed back are masked. */
+	body: string,
+	/**  Only the first MiB was read. */
+	truncated: boolean,
+	/**  A redirect that was not followed, and why. */
+	note?: string | null,
+	durationMs: number,
+	request: EndpointRequest_Deserialize,
+};
+
+/**  What calling an endpoint with sample arguments answered (SPEC H29). */
+export type EndpointTestResult_Serialize = {
+	/**  The status is 2xx. */
+	ok: boolean,
+	status: number,
+	contentType: string | null,
+	/**  The response's headers; any holding a secret value is masked. */
+	headers: EndpointPair[],
+	/**  JSON pretty-printed, else text; secrets echoed back are masked. */
+	body: string,
+	/**  Only the first MiB was read. */
+	truncated: boolean,
+	/**  A redirect that was not followed, and why. */
+	note: string | null,
+	durationMs: number,
+	request: EndpointRequest_Serialize,
+};
+
+/**  A declared endpoint. Secret headers are named, never shown (SPEC H28). */
+export type Endpoint_Deserialize = {
+	/**  The slug; never changes. */
+	id: string,
+	/**  The tool models call: `endpoint_<id>`. */
+	tool: string,
+	name: string,
+	description: string,
+	method: HttpMethod,
+	url: string,
+	query: EndpointPair[],
+	body?: Value | null,
+	headers: EndpointPair[],
+	/**  Which secret headers are set; their values never leave the vault. */
+	secretHeaderNames: string[],
+	paramSchema: Value,
+	enabled: boolean,
+	timeoutSeconds: number,
+	createdAt: string,
+	updatedAt: string,
+};
+
+/**  A declared endpoint. Secret headers are named, never shown (SPEC H28). */
+export type Endpoint_Serialize = {
+	/**  The slug; never changes. */
+	id: string,
+	/**  The tool models call: `endpoint_<id>`. */
+	tool: string,
+	name: string,
+	description: string,
+	method: HttpMethod,
+	url: string,
+	query: EndpointPair[],
+	body: Value | null,
+	headers: EndpointPair[],
+	/**  Which secret headers are set; their values never leave the vault. */
+	secretHeaderNames: string[],
+	paramSchema: Value,
+	enabled: boolean,
+	timeoutSeconds: number,
+	createdAt: string,
+	updatedAt: string,
+};
 
 /**
  *  Stable, machine-readable error codes. Never renamed once released: the UI,
@@ -1033,15 +1410,25 @@ export type GenerateAllOutcome = GenerateAllOutcome_Serialize | GenerateAllOutco
 
 /**  What `generate_all` did: every variant's new round or its error. */
 export type GenerateAllOutcome_Deserialize = {
-	done: Round[],
+	done: Round_Deserialize[],
 	failed: VariantFailure_Deserialize[],
 };
 
 /**  What `generate_all` did: every variant's new round or its error. */
 export type GenerateAllOutcome_Serialize = {
-	done: Round[],
+	done: Round_Serialize[],
 	failed: VariantFailure_Serialize[],
 };
+
+export type HistoryStatus = "running" | "succeeded" | "failed" | 
+/**
+ *  Not run: missed while no scheduler ran, or the previous run was
+ *  still going; `note` says which.
+ */
+"skipped";
+
+/**  The methods an endpoint may use. */
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /**
  *  An image item's picture, small enough to show beside it: the copy made
@@ -1618,6 +2005,38 @@ export type MemoryHit = {
 
 export type Message = Message_Serialize | Message_Deserialize;
 
+/**
+ *  An image attached to a message. An artifact deleted since (retention)
+ *  is `None`: the conversation says the image is gone.
+ */
+export type MessageImage = MessageImage_Serialize | MessageImage_Deserialize;
+
+/**
+ *  An image attached to a message. An artifact deleted since (retention)
+ *  is `None`: the conversation says the image is gone.
+ */
+export type MessageImage_Deserialize = {
+	/**  The image as the person gave it. */
+	artifactId?: string | null,
+	/**  The copy made for models: what is sent, and shown as a thumbnail. */
+	modelArtifactId?: string | null,
+	/**  Its file name. */
+	name: string,
+};
+
+/**
+ *  An image attached to a message. An artifact deleted since (retention)
+ *  is `None`: the conversation says the image is gone.
+ */
+export type MessageImage_Serialize = {
+	/**  The image as the person gave it. */
+	artifactId: string | null,
+	/**  The copy made for models: what is sent, and shown as a thumbnail. */
+	modelArtifactId: string | null,
+	/**  Its file name. */
+	name: string,
+};
+
 export type MessageRole = "user" | "assistant" | "system" | "tool";
 
 export type Message_Deserialize = {
@@ -1641,6 +2060,13 @@ export type Message_Serialize = {
 	/**  `null` while unread. */
 	read_at: string | null,
 };
+
+/**  What happens to fires that fell due while no scheduler ran. */
+export type MissedPolicy = 
+/**  Record them as skipped (the history says what was missed). */
+"skip" | 
+/**  Run once when a scheduler starts, standing for all of them. */
+"run_once";
 
 /**  A model as every adapter sees it. */
 export type Model = Model_Serialize | Model_Deserialize;
@@ -1680,6 +2106,13 @@ export type Model_Deserialize = {
 	/**  Whether agents may use it. False whenever the provider is disabled. */
 	enabled: boolean,
 	providerEnabled: boolean,
+	/**
+	 *  Whether images are sent to it: `images_setting` when set, else the
+	 *  default for its name ([`vision::accepts_images_by_name`]).
+	 */
+	acceptsImages: boolean,
+	/**  The user's choice: `None` is "by default from the name". */
+	imagesSetting?: boolean | null,
 	createdAt: string,
 	updatedAt: string,
 };
@@ -1695,6 +2128,13 @@ export type Model_Serialize = {
 	/**  Whether agents may use it. False whenever the provider is disabled. */
 	enabled: boolean,
 	providerEnabled: boolean,
+	/**
+	 *  Whether images are sent to it: `images_setting` when set, else the
+	 *  default for its name ([`vision::accepts_images_by_name`]).
+	 */
+	acceptsImages: boolean,
+	/**  The user's choice: `None` is "by default from the name". */
+	imagesSetting: boolean | null,
 	createdAt: string,
 	updatedAt: string,
 };
@@ -1756,6 +2196,59 @@ export type NewAuthor_Serialize = {
 	/**  Minutes between wake-ups (default 30 when an agent is set). */
 	wakeIntervalMinutes: number | null,
 	/**  What unattended wake-ups may do where the agent asks (default: send). */
+	unattended: Risk[] | null,
+};
+
+/**  A new job (`cron_create`). */
+export type NewCronJob = NewCronJob_Serialize | NewCronJob_Deserialize;
+
+/**  A new job (`cron_create`). */
+export type NewCronJob_Deserialize = {
+	/**  A name to recognise it by; its id is made from it. */
+	name: string,
+	schedule: Schedule,
+	/**  IANA time zone (`Europe/Madrid`); default: this computer's. */
+	timeZone?: string | null,
+	target: Target,
+	/**
+	 *  What the agent or swarm is asked each time (required for them; for a
+	 *  role, an optional message it finds in its inbox).
+	 */
+	prompt?: string | null,
+	/**  Default `skip`. */
+	missed?: MissedPolicy | null,
+	/**  Create it paused. */
+	paused?: boolean | null,
+	/**
+	 *  What its runs may also do with nobody watching (see
+	 *  [`CronJob::unattended`]); default: nothing. Only a person sets it:
+	 *  the `cron_create` tool refuses it, and its schema does not show it.
+	 */
+	unattended?: Risk[] | null,
+};
+
+/**  A new job (`cron_create`). */
+export type NewCronJob_Serialize = {
+	/**  A name to recognise it by; its id is made from it. */
+	name: string,
+	schedule: Schedule,
+	/**  IANA time zone (`Europe/Madrid`); default: this computer's. */
+	timeZone: string | null,
+	target: Target,
+	/**
+	 *  What the agent or swarm is asked each time (required for them; for a
+	 *  role, an optional message it finds in its inbox).
+	 */
+	prompt: string | null,
+	/**  Default `skip`. */
+	missed: MissedPolicy | null,
+	/**  Create it paused. */
+	paused: boolean | null,
+	/**
+	 *  What its runs may also do with nobody watching (see
+	 *  [`CronJob::unattended`]); default: nothing. Only a person sets it:
+	 *  the `cron_create` tool refuses it, and its schema does not show it.
+	 */
 	unattended: Risk[] | null,
 };
 
@@ -2106,7 +2599,9 @@ export type Risk =
 /**  Sends messages to others. */
 "send";
 
-export type Round = {
+export type Round = Round_Serialize | Round_Deserialize;
+
+export type Round_Deserialize = {
 	id: string,
 	variantId: string,
 	index: number,
@@ -2115,8 +2610,35 @@ export type Round = {
 	styleSnapshot: string,
 	provider: string,
 	model: string,
-	promptTokens: number,
-	completionTokens: number,
+	/**  `None`: the provider reported no count (or nobody generated it). */
+	promptTokens?: number | null,
+	completionTokens?: number | null,
+	latencyMs: number,
+	/**  Who asked for it (`ui`, `cli`, `claude-code`, …). */
+	client: string,
+	generatedAt: string,
+	/**
+	 *  Written (edited) by the person through their own doors (the window
+	 *  `ui`, the `cli`) rather than generated by a model. A round another
+	 *  client wrote with `session_write_round` (an AI over MCP, HTTP) is not
+	 *  by hand: `client` names who wrote it. Neither has a provider, model,
+	 *  tokens or latency.
+	 */
+	byHand: boolean,
+};
+
+export type Round_Serialize = {
+	id: string,
+	variantId: string,
+	index: number,
+	output: string,
+	promptSnapshot: string,
+	styleSnapshot: string,
+	provider: string,
+	model: string,
+	/**  `None`: the provider reported no count (or nobody generated it). */
+	promptTokens: number | null,
+	completionTokens: number | null,
 	latencyMs: number,
 	/**  Who asked for it (`ui`, `cli`, `claude-code`, …). */
 	client: string,
@@ -2190,7 +2712,7 @@ denied: boolean; output: string } |
 /**  A person decided (or the run stopped waiting). */
 { type: "approval_decided"; runId: string; approval: Approval_Deserialize } | 
 /**  An agent's final answer within the run. */
-{ type: "agent_output"; runId: string; agentId: string; text: string } | { type: "error"; runId: string; agentId?: string | null; error: AppError_Deserialize } | { type: "finished"; runId: string; status: RunStatus; output?: string | null; usage: Usage };
+{ type: "agent_output"; runId: string; agentId: string; text: string } | { type: "error"; runId: string; agentId?: string | null; error: AppError_Deserialize } | { type: "finished"; runId: string; status: RunStatus; output?: string | null; usage: Usage_Deserialize };
 
 /**  What streams out of a run, as it happens. */
 export type RunEvent_Serialize = { type: "started"; runId: string; kind: RunKind; targetId: string } | 
@@ -2203,7 +2725,7 @@ denied: boolean; output: string } |
 /**  A person decided (or the run stopped waiting). */
 { type: "approval_decided"; runId: string; approval: Approval_Serialize } | 
 /**  An agent's final answer within the run. */
-{ type: "agent_output"; runId: string; agentId: string; text: string } | { type: "error"; runId: string; agentId: string | null; error: AppError_Serialize } | { type: "finished"; runId: string; status: RunStatus; output: string | null; usage: Usage };
+{ type: "agent_output"; runId: string; agentId: string; text: string } | { type: "error"; runId: string; agentId: string | null; error: AppError_Serialize } | { type: "finished"; runId: string; status: RunStatus; output: string | null; usage: Usage_Serialize };
 
 export type RunFilter = RunFilter_Serialize | RunFilter_Deserialize;
 
@@ -2265,7 +2787,7 @@ export type Run_Deserialize = {
 	error?: AppError_Deserialize | null,
 	/**  Saved state to resume from. */
 	hasCheckpoint: boolean,
-	usage: Usage,
+	usage: Usage_Deserialize,
 	startedAt: string,
 	finishedAt?: string | null,
 };
@@ -2284,9 +2806,27 @@ export type Run_Serialize = {
 	error: AppError_Serialize | null,
 	/**  Saved state to resume from. */
 	hasCheckpoint: boolean,
-	usage: Usage,
+	usage: Usage_Serialize,
 	startedAt: string,
 	finishedAt: string | null,
+};
+
+/**  When a job fires. */
+export type Schedule = 
+/**
+ *  A cron expression of five fields read in the job's time zone
+ *  (`0 9 * * 1-5`: weekdays at 9:00), or an alias such as `@daily`.
+ */
+{ kind: "cron"; expression: string } | 
+/**  Every `seconds` seconds (60 to 31 622 400), in real time. */
+{ kind: "interval"; seconds: number };
+
+/**  Who runs scheduled jobs on this data dir. */
+export type SchedulerStatus = {
+	/**  A scheduler runs in this process or another live one. */
+	running: boolean,
+	/**  It is this process's. */
+	here: boolean,
 };
 
 /**  One result, best first. */
@@ -2331,6 +2871,30 @@ export type SecretBackendStatus_Serialize = {
 	ready: boolean,
 	/**  Why this backend (a fallback's reason), or why it is not ready. */
 	note: string | null,
+};
+
+/**
+ *  A secret header as written. No value (or an empty one) keeps the value
+ *  already sealed: an edit need not retype the key.
+ */
+export type SecretHeaderInput = SecretHeaderInput_Serialize | SecretHeaderInput_Deserialize;
+
+/**
+ *  A secret header as written. No value (or an empty one) keeps the value
+ *  already sealed: an edit need not retype the key.
+ */
+export type SecretHeaderInput_Deserialize = {
+	name: string,
+	value?: string | null,
+};
+
+/**
+ *  A secret header as written. No value (or an empty one) keeps the value
+ *  already sealed: an edit need not retype the key.
+ */
+export type SecretHeaderInput_Serialize = {
+	name: string,
+	value: string | null,
 };
 
 /**  What seeding a set of specialists installs (a dry run, H35). */
@@ -2403,6 +2967,13 @@ export type SetupStatus = {
 	personas: CatalogPersona[],
 	activeTools: number,
 	activeSkills: number,
+};
+
+/**  One header of a request as shown to a person: a secret one masked. */
+export type ShownHeader = {
+	name: string,
+	value: string,
+	secret: boolean,
 };
 
 export type Skill = Skill_Serialize | Skill_Deserialize;
@@ -2631,6 +3202,18 @@ export type SwarmUpdate_Serialize = {
 	activateMembers: boolean,
 };
 
+/**  What a job runs. */
+export type Target = 
+/**  Runs the agent with the job's prompt. */
+{ kind: "agent"; id: string } | 
+/**  Runs the swarm with the job's prompt. */
+{ kind: "swarm"; id: string } | 
+/**
+ *  Wakes the bus role (its agent reads its inbox); a prompt is first
+ *  sent to the role as a message from the workspace owner.
+ */
+{ kind: "role"; id: string };
+
 /**  A tool as adapters see it. */
 export type Tool = {
 	/**  The name a model calls. */
@@ -2681,6 +3264,27 @@ export type ToolMetadata_Serialize = {
 /**  Where a tool comes from. */
 export type ToolSource = "builtin" | "endpoint" | "mcp";
 
+/**  Why a history entry exists. */
+export type TriggerKind = 
+/**  Its time came. */
+"schedule" | 
+/**  Someone asked for it now ([`trigger`]). */
+"manual" | 
+/**
+ *  Fires missed while no scheduler ran (policy `run_once`, or a
+ *  `skipped` entry for policy `skip`).
+ */
+"catch_up";
+
+/**  What [`trigger`] answers: the request is queued for a scheduler. */
+export type TriggerReceipt = {
+	jobId: string,
+	requestId: number,
+	requestedAt: string,
+	/**  A scheduler of this process will run it (else another process's). */
+	here: boolean,
+};
+
 /**
  *  What the UI remembers. Unknown or missing values are `None`; the UI
  *  falls back to its defaults.
@@ -2709,9 +3313,31 @@ export type UiPrefs_Serialize = {
 	language: string | null,
 };
 
-export type Usage = {
-	promptTokens: number,
-	completionTokens: number,
+/**
+ *  Tokens a call (or a run, summed) took. `None` is "not reported": the
+ *  server streamed no count (llama.cpp's server sends none), which is not
+ *  the same as zero and is never shown as zero.
+ */
+export type Usage = Usage_Serialize | Usage_Deserialize;
+
+/**
+ *  Tokens a call (or a run, summed) took. `None` is "not reported": the
+ *  server streamed no count (llama.cpp's server sends none), which is not
+ *  the same as zero and is never shown as zero.
+ */
+export type Usage_Deserialize = {
+	promptTokens?: number | null,
+	completionTokens?: number | null,
+};
+
+/**
+ *  Tokens a call (or a run, summed) took. `None` is "not reported": the
+ *  server streamed no count (llama.cpp's server sends none), which is not
+ *  the same as zero and is never shown as zero.
+ */
+export type Usage_Serialize = {
+	promptTokens: number | null,
+	completionTokens: number | null,
 };
 
 /**  Something an agent asked to tell the person now (`notify_user`). */

@@ -5,6 +5,7 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import "@fontsource-variable/inter";
 import "./styles/app.css";
 import "./styles/runtime.css";
+import "./styles/chat-images.css";
 import "./styles/inbox.css";
 import "./styles/canvas.css";
 import "./styles/undo.css";
@@ -13,6 +14,8 @@ import "./styles/forms.css";
 import "./styles/onboarding.css";
 import "./styles/names.css";
 import "./styles/mcp.css";
+import "./styles/endpoints.css";
+import "./styles/cron.css";
 import "./i18n";
 
 import { defaultLanguage, openPrefs, type PrefsStore } from "./api/prefs";

@@ -66,10 +66,14 @@ pub enum Change {
     Approvals,
     /// MCP servers: their configuration or their state (starting, failed…).
     McpServers,
+    /// Scheduled jobs, their history and trigger requests (SPEC H25).
+    CronJobs,
+    /// HTTP endpoints declared as tools (SPEC H27); their tools arrive as `Tools`.
+    Endpoints,
 }
 
 impl Change {
-    pub const ALL: [Change; 16] = [
+    pub const ALL: [Change; 18] = [
         Change::Providers,
         Change::Models,
         Change::Agents,
@@ -86,6 +90,8 @@ impl Change {
         Change::Canvases,
         Change::Approvals,
         Change::McpServers,
+        Change::CronJobs,
+        Change::Endpoints,
     ];
 }
 
@@ -111,6 +117,8 @@ struct Inner {
     wakes: Arc<tokio::sync::Notify>,
     /// The MCP servers this process runs.
     mcp: crate::mcp_servers::Hub,
+    /// The cron scheduler this process runs, if any.
+    cron: crate::cron::Hub,
 }
 
 /// A [`Ctx`] that does not keep the workspace open (held by what the
@@ -212,6 +220,7 @@ impl Ctx {
                 notices,
                 wakes: Arc::new(tokio::sync::Notify::new()),
                 mcp: crate::mcp_servers::Hub::default(),
+                cron: crate::cron::Hub::default(),
             }),
         })
     }
@@ -240,6 +249,11 @@ impl Ctx {
 
     pub(crate) fn mcp_hub(&self) -> &crate::mcp_servers::Hub {
         &self.inner.mcp
+    }
+
+    /// Where this process's cron scheduler is found, when one runs.
+    pub(crate) fn cron_hub(&self) -> &crate::cron::Hub {
+        &self.inner.cron
     }
 
     /// Stops what this process started for the workspace (MCP servers);

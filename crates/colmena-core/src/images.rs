@@ -529,6 +529,78 @@ pub async fn normalize_for_model(ctx: &Ctx, user: &str, id: &str) -> Result<Arti
     }
 }
 
+/// The copy of `id` a model gets, made once: an artifact that is itself a
+/// model copy is its own; one normalised before gives that copy back;
+/// otherwise it is normalised now ([`normalize_for_model`], best effort).
+pub async fn model_copy(ctx: &Ctx, user: &str, id: &str) -> Result<Artifact> {
+    let original = get(ctx, user, id).await?;
+    if original.derivation.as_deref() == Some("normalize") {
+        return Ok(original);
+    }
+    let (u, i) = (user.to_owned(), id.to_owned());
+    let made: Option<String> = ctx
+        .store()
+        .read(move |conn| {
+            Ok(conn
+                .query_row(
+                    "SELECT id FROM artifacts WHERE source_id = ?1 AND user_id = ?2
+                         AND derivation = 'normalize'
+                     ORDER BY created_at DESC LIMIT 1",
+                    params![i, u],
+                    |r| r.get(0),
+                )
+                .optional()?)
+        })
+        .await?;
+    match made {
+        Some(copy) => get(ctx, user, &copy).await,
+        None => normalize_for_model(ctx, user, id).await,
+    }
+}
+
+/// Whether an artifact can be sent to a model as an image: its bytes were
+/// recognised as a picture format providers take.
+pub fn is_model_image(artifact: &Artifact) -> bool {
+    artifact.format.is_some() && artifact.mime.starts_with("image/")
+}
+
+/// The image part a model is sent for artifact `id` (its stored bytes, as
+/// they are — pass a model copy); `None` when it is not an image.
+pub async fn model_part(ctx: &Ctx, user: &str, id: &str) -> Result<Option<crate::llm::ImagePart>> {
+    let artifact = get(ctx, user, id).await?;
+    if !is_model_image(&artifact) {
+        return Ok(None);
+    }
+    let data = bytes(ctx, user, id).await?;
+    Ok(Some(crate::llm::ImagePart::new(artifact.mime, data)))
+}
+
+/// A picture of artifact `id` small enough to show: its model copy (made
+/// if need be), inline as base64. Not an image: `validation`, reason
+/// `not_an_image`.
+pub async fn preview(
+    ctx: &Ctx,
+    user: &str,
+    id: &str,
+) -> Result<crate::canvas::items::ImagePreview> {
+    use base64::Engine;
+    let copy = model_copy(ctx, user, id).await?;
+    if !is_model_image(&copy) {
+        return Err(AppError::invalid_field(
+            "artifactId",
+            "not_an_image",
+            format!("'{}' is not an image that can be shown", copy.name),
+        ));
+    }
+    let data = bytes(ctx, user, &copy.id).await?;
+    Ok(crate::canvas::items::ImagePreview {
+        mime: copy.mime,
+        width: copy.width,
+        height: copy.height,
+        data_base64: base64::engine::general_purpose::STANDARD.encode(data),
+    })
+}
+
 /// Crops, resizes or converts (`image_transform`): a new artifact.
 pub async fn transform(ctx: &Ctx, user: &str, id: &str, spec: Transform) -> Result<Artifact> {
     let original = get(ctx, user, id).await?;

@@ -10,7 +10,11 @@
 //! - the first working model becomes the default: while no default is set,
 //!   a model created enabled, or one whose connection test answers
 //!   (`providers::check`), is made the default in the same transaction — so
-//!   adding a provider never leaves agents on "no model" (issue 12).
+//!   adding a provider never leaves agents on "no model" (issue 12);
+//! - whether a model accepts images is the user's setting when they made
+//!   one, else a guess from its name ([`vision`]); a model that does not is
+//!   never sent an image — the caller gets [`images_refused`], naming it
+//!   (issue 14), instead of a silent drop.
 
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
@@ -22,6 +26,8 @@ use crate::error::{AppError, ErrorCode, Result};
 use crate::ids::{AgentId, ModelId, ProviderId};
 use crate::providers;
 use crate::validate::FieldErrors;
+
+pub mod vision;
 
 const MAX_NAME_CHARS: usize = 200;
 const MAX_LABEL_CHARS: usize = 120;
@@ -39,6 +45,11 @@ pub struct Model {
     /// Whether agents may use it. False whenever the provider is disabled.
     pub enabled: bool,
     pub provider_enabled: bool,
+    /// Whether images are sent to it: `images_setting` when set, else the
+    /// default for its name ([`vision::accepts_images_by_name`]).
+    pub accepts_images: bool,
+    /// The user's choice: `None` is "by default from the name".
+    pub images_setting: Option<bool>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -121,14 +132,18 @@ pub struct AgentRef {
 }
 
 const SELECT: &str = "SELECT m.id, m.provider_id, m.name, m.label, m.enabled, m.created_at,
-        m.updated_at, p.enabled AS provider_enabled
+        m.updated_at, m.accepts_images, p.enabled AS provider_enabled
     FROM models m JOIN providers p ON p.id = m.provider_id";
 
 fn from_row(row: &Row<'_>) -> rusqlite::Result<Model> {
+    let name: String = row.get("name")?;
+    let images_setting: Option<bool> = row.get("accepts_images")?;
     Ok(Model {
         id: row.get("id")?,
         provider_id: row.get("provider_id")?,
-        name: row.get("name")?,
+        accepts_images: images_setting.unwrap_or_else(|| vision::accepts_images_by_name(&name)),
+        images_setting,
+        name,
         label: row.get("label")?,
         enabled: row.get("enabled")?,
         provider_enabled: row.get("provider_enabled")?,
@@ -248,6 +263,41 @@ pub async fn set_label(ctx: &Ctx, id: &ModelId, label_text: Option<String>) -> R
     Ok(model)
 }
 
+/// Sets whether a model accepts images: `Some(true)` or `Some(false)` as
+/// the user says, `None` back to the default for its name.
+pub async fn set_images(ctx: &Ctx, id: &ModelId, setting: Option<bool>) -> Result<Model> {
+    let id = id.clone();
+    let model = ctx
+        .store()
+        .write(move |tx| {
+            require(tx, &id)?;
+            tx.execute(
+                "UPDATE models SET accepts_images = ?2, updated_at = ?3 WHERE id = ?1",
+                params![id, setting, Utc::now()],
+            )?;
+            require(tx, &id)
+        })
+        .await?;
+    ctx.changed(Change::Models);
+    Ok(model)
+}
+
+/// The error of a model that does not accept images being given some:
+/// `precondition`, reason `model_without_images`, with the model's id.
+pub fn images_refused(model: &ModelId, images: usize) -> AppError {
+    let what = if images == 1 {
+        "an image".to_owned()
+    } else {
+        format!("{images} images")
+    };
+    AppError::precondition(format!(
+        "the model '{model}' does not accept images, so {what} cannot be sent to it; \
+         if it does, switch \"accepts images\" on for it (Settings → Providers & models, \
+         or `colmena model images {model} on`), or use a model that sees images"
+    ))
+    .with_details(json!({ "reason": "model_without_images", "modelId": model, "images": images }))
+}
+
 /// Switches a model on or off. A model of a disabled provider stays off.
 pub async fn set_enabled(ctx: &Ctx, id: &ModelId, enabled: bool) -> Result<Model> {
     switch(ctx, id, Some(enabled)).await
@@ -353,8 +403,9 @@ pub async fn rename(ctx: &Ctx, id: &ModelId, new_name: &str) -> Result<Model> {
             // (the foreign key is checked per statement).
             tx.execute(
                 "INSERT INTO models (id, provider_id, name, label, enabled, disabled_by_provider,
-                                     created_at, updated_at)
-                 SELECT ?2, provider_id, ?3, label, enabled, disabled_by_provider, created_at, ?4
+                                     created_at, updated_at, accepts_images)
+                 SELECT ?2, provider_id, ?3, label, enabled, disabled_by_provider, created_at, ?4,
+                        accepts_images
                  FROM models WHERE id = ?1",
                 params![old, new_id, new_name, now],
             )?;

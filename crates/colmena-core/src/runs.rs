@@ -141,9 +141,18 @@ pub(crate) struct NewRun {
     pub input: String,
 }
 
-const SELECT: &str = "SELECT id, kind, target_id, thread_id, parent_run_id, user_id, input, status, output, error,
-        checkpoint IS NOT NULL AS has_checkpoint, prompt_tokens, completion_tokens, started_at, finished_at
+const SELECT: &str =
+    "SELECT id, kind, target_id, thread_id, parent_run_id, user_id, input, status, output, error,
+        checkpoint IS NOT NULL AS has_checkpoint, prompt_tokens, completion_tokens,
+        prompt_tokens_reported, completion_tokens_reported, started_at, finished_at
     FROM runs";
+
+/// A stored token count: `None` when the provider reported none. Rows from
+/// before the `*_reported` columns (NULL there) count as reported when
+/// above zero.
+pub(crate) fn stored_count(count: u32, reported: Option<bool>) -> Option<u32> {
+    reported.unwrap_or(count > 0).then_some(count)
+}
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<Run> {
     let kind: String = r.get("kind")?;
@@ -166,8 +175,11 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Run> {
         error: error.and_then(|e| serde_json::from_str(&e).ok()),
         has_checkpoint: r.get("has_checkpoint")?,
         usage: Usage {
-            prompt_tokens: r.get("prompt_tokens")?,
-            completion_tokens: r.get("completion_tokens")?,
+            prompt_tokens: stored_count(r.get("prompt_tokens")?, r.get("prompt_tokens_reported")?),
+            completion_tokens: stored_count(
+                r.get("completion_tokens")?,
+                r.get("completion_tokens_reported")?,
+            ),
         },
         started_at: r.get("started_at")?,
         finished_at: r.get("finished_at")?,
@@ -371,8 +383,17 @@ pub(crate) async fn save_checkpoint(
     ctx.store()
         .write(move |tx| {
             tx.execute(
-                "UPDATE runs SET checkpoint = ?2, prompt_tokens = ?3, completion_tokens = ?4 WHERE id = ?1",
-                params![id, checkpoint.to_string(), usage.prompt_tokens, usage.completion_tokens],
+                "UPDATE runs SET checkpoint = ?2, prompt_tokens = ?3, completion_tokens = ?4,
+                        prompt_tokens_reported = ?5, completion_tokens_reported = ?6
+                 WHERE id = ?1",
+                params![
+                    id,
+                    checkpoint.to_string(),
+                    usage.prompt_tokens.unwrap_or(0),
+                    usage.completion_tokens.unwrap_or(0),
+                    usage.prompt_tokens.is_some(),
+                    usage.completion_tokens.is_some()
+                ],
             )?;
             Ok(())
         })
@@ -394,9 +415,20 @@ pub(crate) async fn finish(
         .write(move |tx| {
             tx.execute(
                 "UPDATE runs SET status = ?2, output = ?3, error = ?4, prompt_tokens = ?5, completion_tokens = ?6,
-                        finished_at = ?7, lease_owner = NULL, lease_expires_at = NULL
+                        finished_at = ?7, lease_owner = NULL, lease_expires_at = NULL,
+                        prompt_tokens_reported = ?8, completion_tokens_reported = ?9
                  WHERE id = ?1",
-                params![id, status.as_str(), output, error, usage.prompt_tokens, usage.completion_tokens, Utc::now()],
+                params![
+                    id,
+                    status.as_str(),
+                    output,
+                    error,
+                    usage.prompt_tokens.unwrap_or(0),
+                    usage.completion_tokens.unwrap_or(0),
+                    Utc::now(),
+                    usage.prompt_tokens.is_some(),
+                    usage.completion_tokens.is_some()
+                ],
             )?;
             require(tx, &id)
         })

@@ -17,6 +17,7 @@ mod support;
 
 use std::path::Path;
 use std::process::Command;
+use std::sync::Arc;
 
 use colmena_core::Caller;
 use colmena_core::agents::{self, NewAgent};
@@ -26,7 +27,7 @@ use colmena_core::runs::{self, RunFilter, RunStatus, RunStep};
 use colmena_core::runtime::agent::{AgentRunOptions, run_agent};
 use colmena_core::tools::{self, catalog};
 use colmena_core::web_search::{self, WebSearchSettings};
-use colmena_core::{Ctx, images, memory, skills};
+use colmena_core::{Ctx, cron, images, memory, skills};
 use colmena_scripted_llm::{Reply, Rule, ScriptedCall, ScriptedLlm};
 use serde_json::{Value, json};
 use support::hive::{hive, trusted_agent, when, when_system};
@@ -83,6 +84,9 @@ struct Fixture {
     page: String,
     image: String,
     helper: AgentId,
+    /// A scheduler of this process (cron_trigger needs one), on a clock of
+    /// its own, that ran the fixture job once.
+    _scheduler: Arc<cron::Scheduler>,
 }
 
 /// Every built-in tool's call. Add a row when you add a tool — with code
@@ -200,6 +204,48 @@ fn cases(f: &Fixture) -> Vec<Case> {
             json!({ "artifact_id": f.image, "width": 32, "format": "png" }),
             "\"format\": \"png\"",
         ),
+        case(
+            "cron_create",
+            json!({
+                "name": "Morning brief",
+                "schedule": { "kind": "cron", "expression": "0 8 * * 1-5" },
+                "timeZone": "Europe/Madrid",
+                "target": { "kind": "agent", "id": f.helper },
+                "prompt": "Summarise the news."
+            }),
+            "\"id\": \"morning_brief\"",
+        ),
+        case("cron_list", json!({}), "Nightly digest"),
+        case(
+            "cron_update",
+            json!({ "id": "morning_brief", "changes": { "schedule": { "kind": "cron", "expression": "30 7 * * 1-5" } } }),
+            "30 7 * * 1-5",
+        ),
+        case(
+            "cron_pause",
+            json!({ "id": "morning_brief" }),
+            "\"paused\": true",
+        ),
+        case(
+            "cron_resume",
+            json!({ "id": "morning_brief" }),
+            "\"paused\": false",
+        ),
+        case(
+            "cron_trigger",
+            json!({ "id": "nightly_digest" }),
+            "\"jobId\": \"nightly_digest\"",
+        ),
+        case(
+            "cron_history",
+            json!({ "id": "nightly_digest" }),
+            "\"status\": \"succeeded\"",
+        ),
+        case(
+            "cron_delete",
+            json!({ "id": "morning_brief" }),
+            "deleted scheduled job 'morning_brief'",
+        ),
     ]
 }
 
@@ -257,7 +303,7 @@ fn repository(ws: &Path) {
     std::fs::write(ws.join("CHANGES.md"), "# Changes\n").unwrap();
 }
 
-async fn fixture(ctx: &Ctx, tester: &AgentId) -> Fixture {
+async fn fixture(ctx: &Ctx, llm: &ScriptedLlm, tester: &AgentId) -> Fixture {
     repository(&ctx.data_dir().join("workspaces").join(tester.as_str()));
     memory::write(ctx, &Caller::ui(ctx), "Launch", "The launch is on 3 March.")
         .await
@@ -299,10 +345,34 @@ async fn fixture(ctx: &Ctx, tester: &AgentId) -> Fixture {
         "<html><head><title>Bees</title></head><body><p>Bees make honey &amp; wax.</p></body></html>",
     )
     .await;
+    // A scheduled job with a run in its history, and the scheduler that ran it.
+    llm.push(Rule::text("The digest.").when(when_system(HELPER)));
+    cron::create(
+        ctx,
+        cron::NewCronJob {
+            name: "Nightly digest".into(),
+            schedule: cron::Schedule::Interval { seconds: 86_400 },
+            time_zone: Some("UTC".into()),
+            target: cron::Target::Agent {
+                id: helper.to_string(),
+            },
+            prompt: Some("Write the digest.".into()),
+            missed: None,
+            paused: None,
+            unattended: None,
+        },
+    )
+    .await
+    .unwrap();
+    let clock = Arc::new(cron::ManualClock::new(chrono::Utc::now()));
+    let scheduler = cron::Scheduler::start(ctx, clock).await.unwrap();
+    cron::trigger(ctx, "nightly_digest").await.unwrap();
+    scheduler.tick().await.unwrap().finished().await;
     Fixture {
         page,
         image: image.id,
         helper,
+        _scheduler: scheduler,
     }
 }
 
@@ -385,7 +455,7 @@ async fn every_builtin_tool_really_runs() {
         .filter(|n| !matches!(*n, "send_message" | "read_inbox" | "list_sent"))
         .collect();
     let tester = trusted_agent(&ctx, "Tester", TESTER, &own).await;
-    let f = fixture(&ctx, &tester).await;
+    let f = fixture(&ctx, &llm, &tester).await;
     assert!(
         tools::get(&ctx, "web_search").await.unwrap().active,
         "configuring the service switched web_search on"

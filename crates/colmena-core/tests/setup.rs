@@ -37,10 +37,10 @@ async fn active_skills(ws: &support::Workspace) -> Vec<String> {
 }
 
 #[tokio::test]
-async fn h31_the_catalog_has_seven_personas_and_eight_minimal_tools() {
+async fn h31_the_catalog_has_eight_personas_and_eight_minimal_tools() {
     let ws = workspace().await;
     let personas = setup::list_catalog_personas(&ws.ctx).await.unwrap();
-    assert_eq!(personas.len(), 7);
+    assert_eq!(personas.len(), 8);
     for persona in &personas {
         assert!(!persona.tools.is_empty(), "{} has no tools", persona.id);
         assert!(!persona.skills.is_empty(), "{} has no skills", persona.id);
@@ -69,21 +69,21 @@ async fn h32_ensure_db_none_gives_no_specialists_exactly_the_minimal_tools_and_n
     assert_eq!(all_tools.len(), catalog::BUILTIN_TOOLS.len());
     let all_skills = skills::list(&ws.ctx, SkillFilter::default()).await.unwrap();
     assert_eq!(all_skills.len(), colmena_core::skills::BUNDLED_SKILLS.len());
-    // And the 7 catalog agents exist, disabled.
+    // And the 8 catalog agents exist, disabled.
     let catalog_agents: Vec<_> = agents::list(&ws.ctx)
         .await
         .unwrap()
         .into_iter()
         .filter(|a| a.persona.is_some())
         .collect();
-    assert_eq!(catalog_agents.len(), 7);
+    assert_eq!(catalog_agents.len(), 8);
 }
 
 #[tokio::test]
-async fn h32_ensure_db_all_installs_the_seven_and_the_union_of_their_needs() {
+async fn h32_ensure_db_all_installs_the_eight_and_the_union_of_their_needs() {
     let ws = workspace().await;
     let status = setup::ensure_db(&ws.ctx, Specialists::All).await.unwrap();
-    assert_eq!(status.personas.iter().filter(|p| p.enabled).count(), 7);
+    assert_eq!(status.personas.iter().filter(|p| p.enabled).count(), 8);
     let active = active_tools(&ws).await;
     for needed in [
         "web_fetch",
@@ -92,6 +92,7 @@ async fn h32_ensure_db_all_installs_the_seven_and_the_union_of_their_needs() {
         "git_commit",
         "image_transform",
         "data_chart",
+        "cron_create",
         "delegate_task",
     ] {
         assert!(
@@ -141,14 +142,14 @@ async fn h32_ensure_db_with_a_list_installs_just_those() {
 }
 
 #[tokio::test]
-async fn h33_choosing_none_on_a_hive_with_the_seven_deletes_none() {
+async fn h33_choosing_none_on_a_hive_with_the_eight_deletes_none() {
     let ws = workspace().await;
     setup::ensure_db(&ws.ctx, Specialists::All).await.unwrap();
     let dir = ws.dir.path().to_owned();
     drop(ws.ctx);
     let ctx = support::open(&dir).await;
     let status = setup::ensure_db(&ctx, Specialists::None).await.unwrap();
-    assert_eq!(status.personas.iter().filter(|p| p.enabled).count(), 7);
+    assert_eq!(status.personas.iter().filter(|p| p.enabled).count(), 8);
     assert_eq!(
         agents::list(&ctx)
             .await
@@ -156,7 +157,7 @@ async fn h33_choosing_none_on_a_hive_with_the_seven_deletes_none() {
             .iter()
             .filter(|a| a.persona.is_some())
             .count(),
-        7
+        8
     );
 }
 
@@ -173,7 +174,21 @@ async fn the_browser_operator_keeps_the_playwright_pattern_before_the_server_exi
         "the MCP tools join once the server is added"
     );
     let personas = setup::list_catalog_personas(&ws.ctx).await.unwrap();
-    assert!(personas.iter().all(|p| p.id != "scheduler"));
+    let scheduler = personas.iter().find(|p| p.id == "scheduler").unwrap();
+    assert_eq!(
+        scheduler.tools,
+        [
+            "cron_create",
+            "cron_delete",
+            "cron_history",
+            "cron_list",
+            "cron_pause",
+            "cron_resume",
+            "cron_trigger",
+            "cron_update"
+        ],
+        "the scheduler's tools are real again"
+    );
     let analyst = personas.iter().find(|p| p.id == "data_analyst").unwrap();
     assert_eq!(
         analyst.tools,
@@ -181,8 +196,10 @@ async fn the_browser_operator_keeps_the_playwright_pattern_before_the_server_exi
     );
 }
 
-/// A store written when the catalog had `browser_*` tools and a scheduler
-/// specialist opens with both brought up to date.
+/// A store written when the catalog had `browser_*` tools, then by the build
+/// that made the scheduler an ordinary agent (no scheduled jobs yet), and
+/// with a specialist this catalog does not know: each is brought up to date
+/// and no agent is lost.
 #[tokio::test]
 async fn a_store_from_before_loses_no_agent_and_names_only_real_tools() {
     let ws = workspace().await;
@@ -193,10 +210,11 @@ async fn a_store_from_before_loses_no_agent_and_names_only_real_tools() {
         db.execute_batch(
             "UPDATE agent_tool_patterns SET pattern = 'browser_*'
                WHERE agent_id = 'browser_operator' AND pattern = 'mcp__playwright__*';
+             UPDATE agents SET persona = NULL WHERE id = 'scheduler';
              INSERT INTO agents (id, name, description, system_prompt, enabled, persona, created_at, updated_at)
-               VALUES ('scheduler', 'Scheduler', 'Schedules jobs', 'You schedule.', 0, 'scheduler',
+               VALUES ('forecaster', 'Forecaster', 'Forecasts', 'You forecast.', 0, 'forecaster',
                        '2025-01-01T00:00:00+00:00', '2025-01-01T00:00:00+00:00');
-             INSERT INTO agent_tool_patterns (agent_id, position, pattern) VALUES ('scheduler', 0, 'cron_*');",
+             INSERT INTO agent_tool_patterns (agent_id, position, pattern) VALUES ('forecaster', 0, 'weather_*');",
         )
         .unwrap();
     }
@@ -208,17 +226,27 @@ async fn a_store_from_before_loses_no_agent_and_names_only_real_tools() {
     let scheduler = agents::get(&ctx, &AgentId::from("scheduler"))
         .await
         .unwrap();
-    assert_eq!(scheduler.persona, None, "an ordinary agent now");
     assert_eq!(
-        scheduler.tool_patterns,
-        ["cron_*"],
+        scheduler.persona.as_deref(),
+        Some("scheduler"),
+        "the catalog's again"
+    );
+    assert_eq!(scheduler.tool_patterns, ["cron_*"]);
+    assert_eq!(scheduler.tools.len(), 8, "{:?}", scheduler.tools);
+    let forecaster = agents::get(&ctx, &AgentId::from("forecaster"))
+        .await
+        .unwrap();
+    assert_eq!(forecaster.persona, None, "an ordinary agent now");
+    assert_eq!(
+        forecaster.tool_patterns,
+        ["weather_*"],
         "kept as the person had it"
     );
     assert!(
-        scheduler.tools.is_empty(),
+        forecaster.tools.is_empty(),
         "a pattern that matches nothing is no error"
     );
-    agents::delete(&ctx, &AgentId::from("scheduler"))
+    agents::delete(&ctx, &AgentId::from("forecaster"))
         .await
         .unwrap();
 }

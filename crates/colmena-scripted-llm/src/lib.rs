@@ -9,6 +9,13 @@
 //! `Retry-After`. It records what it was sent and notices when a client
 //! hangs up mid-stream (cancellation must close the connection).
 //!
+//! Images a request carried are read back per wire format
+//! ([`RecordedRequest::images`]: OpenAI `image_url` data URLs, Anthropic
+//! `image` blocks, Ollama `images`), a rule can match on how many there
+//! are, and `GET /scripted/requests` lists them for a test driving the
+//! binary. A rule can also leave the token counts out of its stream
+//! ([`Rule::without_usage`]), as llama.cpp's server does.
+//!
 //! A script is a list of [`Rule`]s: the first one whose [`Matcher`] fits the
 //! request (and is not used up) answers it.
 //!
@@ -45,6 +52,8 @@ pub struct Matcher {
     /// How many tool results the conversation already holds.
     pub tool_results: Option<usize>,
     pub model: Option<String>,
+    /// How many images the whole request carries.
+    pub images: Option<usize>,
 }
 
 /// What to answer.
@@ -99,6 +108,9 @@ pub struct Rule {
     /// Text deltas of this many characters (default: word by word).
     #[serde(default)]
     pub text_piece: Option<usize>,
+    /// Stream no token counts at all (as llama.cpp's server does).
+    #[serde(default)]
+    pub omit_usage: bool,
 }
 
 impl Rule {
@@ -111,6 +123,7 @@ impl Rule {
             delay_ms: 0,
             argument_piece: None,
             text_piece: None,
+            omit_usage: false,
         }
     }
 
@@ -167,6 +180,11 @@ impl Rule {
         self.text_piece = Some(chars);
         self
     }
+
+    pub fn without_usage(mut self) -> Rule {
+        self.omit_usage = true;
+        self
+    }
 }
 
 /// The model a script without `models` (or rules naming one) lists.
@@ -210,6 +228,34 @@ pub struct RecordedRequest {
     pub protocol: Protocol,
     pub headers: HeaderMap,
     pub body: Value,
+}
+
+impl RecordedRequest {
+    /// The image parts of the request, in order, read the way its
+    /// protocol writes them.
+    pub fn images(&self) -> Vec<RecordedImage> {
+        wire::images(self.protocol, &self.body)
+    }
+}
+
+/// One image part a request carried.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordedImage {
+    /// Its index in the request's `messages`.
+    pub message: usize,
+    /// The role of that message.
+    pub role: String,
+    /// The media type it was sent with; Ollama sends none.
+    pub media_type: Option<String>,
+    /// The decoded bytes; empty when they were not valid base64.
+    #[serde(skip)]
+    pub data: Vec<u8>,
+    /// How many bytes were decoded.
+    pub size: usize,
+    /// The part was well formed for its protocol (a `data:…;base64,` URL,
+    /// a `base64` source with a media type, valid base64).
+    pub well_formed: bool,
 }
 
 #[derive(Default)]
@@ -334,7 +380,28 @@ fn router(shared: Arc<Shared>) -> Router {
         .route("/v1/models", get(openai_models))
         .route("/models", get(openai_models))
         .route("/api/tags", get(ollama_tags))
+        .route("/scripted/requests", get(recorded))
         .with_state(shared)
+}
+
+/// What was received so far, for a test driving the binary: each request's
+/// protocol, model and image parts (sizes and media types, not bytes).
+async fn recorded(State(shared): State<Arc<Shared>>) -> Response {
+    let requests: Vec<Value> = shared
+        .requests
+        .lock()
+        .map(|r| r.clone())
+        .unwrap_or_default()
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "protocol": r.protocol,
+                "model": r.body["model"],
+                "images": r.images(),
+            })
+        })
+        .collect();
+    axum::Json(serde_json::json!({ "requests": requests })).into_response()
 }
 
 /// `GET /v1/models` as OpenAI-compatible servers answer it.

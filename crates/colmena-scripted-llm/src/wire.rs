@@ -4,7 +4,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::{Matcher, Reply, Rule};
+use base64::Engine;
+
+use crate::{Matcher, RecordedImage, Reply, Rule};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -20,6 +22,7 @@ pub(crate) struct RequestView {
     last_user: String,
     tool_results: usize,
     model: String,
+    images: usize,
 }
 
 fn text_of(content: &Value) -> String {
@@ -60,6 +63,7 @@ impl RequestView {
             last_user,
             tool_results,
             model: body["model"].as_str().unwrap_or_default().to_owned(),
+            images: images(protocol, body).len(),
         }
     }
 
@@ -73,7 +77,94 @@ impl RequestView {
                 .is_none_or(|s| self.last_user.contains(s.as_str()))
             && when.tool_results.is_none_or(|n| n == self.tool_results)
             && when.model.as_ref().is_none_or(|m| *m == self.model)
+            && when.images.is_none_or(|n| n == self.images)
     }
+}
+
+fn decode(data: &str) -> Option<Vec<u8>> {
+    base64::engine::general_purpose::STANDARD
+        .decode(data.as_bytes())
+        .ok()
+}
+
+fn image(
+    message: usize,
+    role: &str,
+    media_type: Option<String>,
+    data: Option<&str>,
+    shape_ok: bool,
+) -> RecordedImage {
+    let bytes = data.and_then(decode);
+    let well_formed = shape_ok && bytes.as_ref().is_some_and(|b| !b.is_empty());
+    let data = bytes.unwrap_or_default();
+    RecordedImage {
+        message,
+        role: role.to_owned(),
+        media_type,
+        size: data.len(),
+        data,
+        well_formed,
+    }
+}
+
+/// The image parts of a request, in order, as each protocol writes them:
+/// OpenAI-compatible `{"type":"image_url","image_url":{"url":"data:…"}}`
+/// content parts, Anthropic `{"type":"image","source":{"type":"base64",…}}`
+/// blocks, Ollama `images: ["<base64>"]` on a message.
+pub(crate) fn images(protocol: Protocol, body: &Value) -> Vec<RecordedImage> {
+    let mut out = Vec::new();
+    let messages = body["messages"].as_array().cloned().unwrap_or_default();
+    for (index, m) in messages.iter().enumerate() {
+        let role = m["role"].as_str().unwrap_or_default();
+        match protocol {
+            Protocol::OpenAi => {
+                for part in m["content"].as_array().into_iter().flatten() {
+                    if part["type"] != "image_url" {
+                        continue;
+                    }
+                    let url = part["image_url"]["url"].as_str().unwrap_or_default();
+                    let parsed = url
+                        .strip_prefix("data:")
+                        .and_then(|rest| rest.split_once(";base64,"));
+                    out.push(match parsed {
+                        Some((mime, data)) => image(
+                            index,
+                            role,
+                            Some(mime.to_owned()),
+                            Some(data),
+                            !mime.is_empty(),
+                        ),
+                        None => image(index, role, None, None, false),
+                    });
+                }
+            }
+            Protocol::Anthropic => {
+                for block in m["content"].as_array().into_iter().flatten() {
+                    if block["type"] != "image" {
+                        continue;
+                    }
+                    let source = &block["source"];
+                    let media_type = source["media_type"].as_str().map(str::to_owned);
+                    let shape_ok = source["type"] == "base64" && media_type.is_some();
+                    out.push(image(
+                        index,
+                        role,
+                        media_type,
+                        source["data"].as_str(),
+                        shape_ok,
+                    ));
+                }
+            }
+            Protocol::Ollama => {
+                for data in m["images"].as_array().into_iter().flatten() {
+                    let text = data.as_str();
+                    let shape_ok = text.is_some_and(|t| !t.starts_with("data:"));
+                    out.push(image(index, role, None, text, shape_ok));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Splits text into the deltas a model would stream: word by word (with the
@@ -186,23 +277,30 @@ fn openai(rule: &Rule, model: &str) -> Vec<u8> {
         "tool_calls"
     };
     sse(&mut out, None, &chunk(json!({}), json!(finish)));
-    sse(
-        &mut out,
-        None,
-        &json!({ "id": "chatcmpl-scripted", "object": "chat.completion.chunk", "model": model, "choices": [],
-                 "usage": { "prompt_tokens": 42, "completion_tokens": tokens(text), "total_tokens": 42 + tokens(text) } }),
-    );
+    if !rule.omit_usage {
+        sse(
+            &mut out,
+            None,
+            &json!({ "id": "chatcmpl-scripted", "object": "chat.completion.chunk", "model": model, "choices": [],
+                     "usage": { "prompt_tokens": 42, "completion_tokens": tokens(text), "total_tokens": 42 + tokens(text) } }),
+        );
+    }
     out.extend_from_slice(b"data: [DONE]\n\n");
     out
 }
 
 fn anthropic(rule: &Rule, model: &str) -> Vec<u8> {
     let mut out = Vec::new();
+    let mut message = json!({ "id": "msg_scripted", "type": "message", "role": "assistant",
+                              "model": model, "content": [], "stop_reason": null,
+                              "usage": { "input_tokens": 42, "output_tokens": 1 } });
+    if rule.omit_usage {
+        message["usage"] = json!({});
+    }
     sse(
         &mut out,
         Some("message_start"),
-        &json!({ "type": "message_start", "message": { "id": "msg_scripted", "type": "message", "role": "assistant",
-                 "model": model, "content": [], "stop_reason": null, "usage": { "input_tokens": 42, "output_tokens": 1 } } }),
+        &json!({ "type": "message_start", "message": message }),
     );
     let (text, calls, error) = match &rule.reply {
         Reply::Text { text } => (text.as_str(), Vec::new(), None),
@@ -268,11 +366,14 @@ fn anthropic(rule: &Rule, model: &str) -> Vec<u8> {
     } else {
         "tool_use"
     };
-    sse(
-        &mut out,
-        Some("message_delta"),
-        &json!({ "type": "message_delta", "delta": { "stop_reason": stop, "stop_sequence": null }, "usage": { "output_tokens": tokens(text) } }),
-    );
+    let mut delta = json!({ "type": "message_delta", "delta": { "stop_reason": stop, "stop_sequence": null },
+                            "usage": { "output_tokens": tokens(text) } });
+    if rule.omit_usage
+        && let Some(fields) = delta.as_object_mut()
+    {
+        fields.remove("usage");
+    }
+    sse(&mut out, Some("message_delta"), &delta);
     sse(
         &mut out,
         Some("message_stop"),
@@ -317,10 +418,15 @@ fn ollama(rule: &Rule, model: &str) -> Vec<u8> {
             json!({ "model": model, "message": { "role": "assistant", "content": "", "tool_calls": tool_calls }, "done": false }),
         );
     }
-    line(
-        json!({ "model": model, "message": { "role": "assistant", "content": "" }, "done": true,
-                 "done_reason": "stop", "prompt_eval_count": 42, "eval_count": tokens(text) }),
-    );
+    let mut last = json!({ "model": model, "message": { "role": "assistant", "content": "" }, "done": true,
+                           "done_reason": "stop", "prompt_eval_count": 42, "eval_count": tokens(text) });
+    if rule.omit_usage
+        && let Some(fields) = last.as_object_mut()
+    {
+        fields.remove("prompt_eval_count");
+        fields.remove("eval_count");
+    }
+    line(last);
     out
 }
 

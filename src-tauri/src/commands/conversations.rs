@@ -1,14 +1,20 @@
 //! Conversations with agents (SPEC H39–H44) in the desktop channel, as the
 //! workspace owner; a message runs the agent and streams its answer.
+//! Images attached to a message are the owner's artifacts: uploaded from a
+//! drop (base64 over the IPC, decoded here — transport, not logic) or
+//! picked in the native dialog, whose paths never come from the page.
 
+use colmena_core::canvas::items::ImagePreview;
 use colmena_core::conversations::{self, ChatMessage, Conversation, ListOptions, Resumable};
 use colmena_core::ids::AgentId;
+use colmena_core::images::{self, Artifact};
 use colmena_core::runs::Run;
 use colmena_core::runtime::{RunEvent, chat};
 use colmena_core::{AppError, Ctx};
 use tauri::State;
 use tauri::ipc::Channel;
 
+use super::desktop::Dialogs;
 use super::runs::sink;
 
 #[tauri::command]
@@ -84,7 +90,74 @@ pub async fn send_chat_message(
     ctx: State<'_, Ctx>,
     conversation_id: String,
     text: String,
+    images: Vec<String>,
     on_event: Channel<RunEvent>,
 ) -> Result<Run, AppError> {
-    chat::send(&ctx, &conversation_id, None, &text, None, sink(on_event)).await
+    chat::send_with_images(
+        &ctx,
+        &conversation_id,
+        None,
+        &text,
+        &images,
+        None,
+        sink(on_event),
+    )
+    .await
+}
+
+/// An image dropped on the composer, stored as the owner's artifact.
+#[tauri::command]
+#[specta::specta]
+pub async fn upload_chat_image(
+    ctx: State<'_, Ctx>,
+    name: String,
+    data_base64: String,
+) -> Result<Artifact, AppError> {
+    use base64::Engine;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data_base64.as_bytes())
+        .map_err(|e| {
+            AppError::invalid_field(
+                "file",
+                "not_base64",
+                format!("the file did not arrive whole: {e}"),
+            )
+        })?;
+    images::upload(&ctx, ctx.owner(), &name, bytes).await
+}
+
+/// Opens the native dialog for image files and stores the chosen ones;
+/// empty when the person cancelled.
+#[tauri::command]
+#[specta::specta]
+pub async fn pick_chat_images(
+    dialogs: State<'_, Dialogs>,
+    ctx: State<'_, Ctx>,
+    title: String,
+) -> Result<Vec<Artifact>, AppError> {
+    let mut stored = Vec::new();
+    for path in dialogs.pick_images(title).await {
+        let bytes = std::fs::read(&path).map_err(|e| {
+            AppError::invalid_field(
+                "file",
+                "unreadable",
+                format!("cannot read {}: {e}", path.display()),
+            )
+        })?;
+        let name = path
+            .file_name()
+            .map_or_else(|| "image".into(), |n| n.to_string_lossy().into_owned());
+        stored.push(images::upload(&ctx, ctx.owner(), &name, bytes).await?);
+    }
+    Ok(stored)
+}
+
+/// A thumbnail of one of the owner's images (its copy for models).
+#[tauri::command]
+#[specta::specta]
+pub async fn chat_image_preview(
+    ctx: State<'_, Ctx>,
+    artifact_id: String,
+) -> Result<ImagePreview, AppError> {
+    images::preview(&ctx, ctx.owner(), &artifact_id).await
 }

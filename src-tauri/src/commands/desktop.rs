@@ -45,7 +45,11 @@ pub struct Dialogs {
     save_markdown: Arc<dyn Fn(String, String, Answer) + Send + Sync>,
     pick_folder: Arc<dyn Fn(String, Answer) + Send + Sync>,
     pick_json: Arc<dyn Fn(String, Answer) + Send + Sync>,
+    pick_images: Arc<dyn Fn(String, Answers) + Send + Sync>,
 }
+
+/// Where a multi-file dialog sends the person's choice (`None`: cancelled).
+type Answers = oneshot::Sender<Option<Vec<FilePath>>>;
 
 impl Dialogs {
     pub fn new<R: Runtime>(app: AppHandle<R>) -> Dialogs {
@@ -75,6 +79,19 @@ impl Dialogs {
                         });
                 })
             },
+            pick_images: {
+                let picker = app.clone();
+                Arc::new(move |title, answer| {
+                    picker
+                        .dialog()
+                        .file()
+                        .set_title(title)
+                        .add_filter("Images", &["jpg", "jpeg", "png", "webp", "gif"])
+                        .pick_files(move |paths| {
+                            let _ = answer.send(paths);
+                        });
+                })
+            },
             pick_folder: Arc::new(move |title, answer| {
                 app.dialog()
                     .file()
@@ -96,6 +113,21 @@ impl Dialogs {
         let (answer, receiver) = oneshot::channel();
         (self.pick_folder)(title, answer);
         chosen(receiver).await
+    }
+
+    /// The open dialog for image files (to attach in chat); empty when
+    /// the person cancelled.
+    pub(crate) async fn pick_images(&self, title: String) -> Vec<PathBuf> {
+        let (answer, receiver) = oneshot::channel();
+        (self.pick_images)(title, answer);
+        receiver
+            .await
+            .ok()
+            .flatten()
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|p| p.into_path().ok())
+            .collect()
     }
 
     /// The open dialog for a JSON file (an MCP configuration to import).

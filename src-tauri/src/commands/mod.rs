@@ -4,7 +4,9 @@
 pub mod canvas;
 pub mod catalog;
 pub mod conversations;
+pub mod cron;
 pub mod desktop;
+pub mod endpoints;
 pub mod inbox;
 pub mod mcp_servers;
 pub mod memory;

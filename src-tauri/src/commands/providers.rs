@@ -89,6 +89,18 @@ pub async fn set_model_label(
     models::set_label(&ctx, &id, label).await
 }
 
+/// Whether images are sent to a model: `true`/`false`, or `null` for the
+/// default of its name.
+#[tauri::command]
+#[specta::specta]
+pub async fn set_model_images(
+    ctx: State<'_, Ctx>,
+    id: ModelId,
+    setting: Option<bool>,
+) -> Result<Model, AppError> {
+    models::set_images(&ctx, &id, setting).await
+}
+
 #[tauri::command]
 #[specta::specta]
 pub async fn rename_model(

@@ -81,6 +81,9 @@ before(async () => {
   colmena("provider", "add", "Scripted", "--kind", "openai", "--base-url", `${provider.url}/v1`, "--api-key", "sk-test-1234567890");
   colmena("model", "add", "scripted", "gpt-test");
   colmena("model", "default", "scripted/gpt-test");
+  // The canvas holds a dropped photo, which is sent with the prompt: the
+  // model must accept images (issue 14; "gpt-test" does not by its name).
+  colmena("model", "images", "scripted/gpt-test", "on");
   browser = await launchApp();
   await completeFirstRun(browser, []);
 });

@@ -28,14 +28,14 @@ const click = (id) => clickTestId(browser, id);
 
 const typeInto = (selector, text) => fillField(browser, selector, text);
 
-test("the first run offers the seven specialists and installs the chosen ones", async () => {
+test("the first run offers the eight specialists and installs the chosen ones", async () => {
   await el("first-run").then((e) => e.waitForDisplayed({ timeout: 15_000 }));
   // Connecting a model comes first; the specialists are the next step.
   const skipConnect = await el("connect-skip");
   if (await skipConnect.isExisting()) await skipConnect.click();
   await browser.$('[data-testid^="persona-"]').waitForDisplayed({ timeout: 15_000 });
   const cards = await browser.$$('[data-testid^="persona-"]');
-  assert.equal(cards.length, 7);
+  assert.equal(cards.length, 8);
   await shot(browser, "first-run-light-en");
   await completeFirstRun(browser, ["web_researcher", "browser_operator"]);
   await el("tab-agents").then((e) => e.waitForDisplayed());

@@ -147,6 +147,7 @@ const VIEWS = [
   ["swarms", null],
   ["chat", null],
   ["inbox", null],
+  ["cron", null],
   ["memory", null],
   ["console", null],
   ["settings", "providers"],

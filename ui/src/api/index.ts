@@ -64,7 +64,9 @@ import {
   type SwarmMember,
   type SwarmSaved,
   type SwarmUpdate_Deserialize,
-  type Usage,
+  type Usage_Serialize,
+  type Artifact_Serialize,
+  type MessageImage_Serialize,
   type AuthorKind,
   type AuthorUpdate_Deserialize,
   type AuthorWithToken_Serialize,
@@ -95,7 +97,7 @@ import {
   type NewSource_Deserialize,
   type NewVariant_Deserialize,
   type PresetDraft_Deserialize,
-  type Round,
+  type Round_Serialize,
   type SourceItem_Serialize,
   type Source_Serialize,
   type UserPreset,
@@ -229,7 +231,13 @@ export type NewSource = NewSource_Deserialize;
 export type CanvasActivity = Activity_Serialize;
 /** Who asked for a canvas operation (`ui`, `cli`, `claude-code`, …). */
 export type { ActivityClient };
-export type { Round, UserPreset, VariantStatus, SourceKind };
+export type Round = Round_Serialize;
+export type { UserPreset, VariantStatus, SourceKind };
+/** Token counts; `null` is "not reported by the provider", never 0. */
+export type Usage = Usage_Serialize;
+/** A stored image (an artifact of the images module). */
+export type Artifact = Artifact_Serialize;
+export type MessageImage = MessageImage_Serialize;
 export type { Approval, ApprovalStatus, Decision, Permissions, Risk, Rule };
 export type {
   MemberRole,
@@ -240,7 +248,6 @@ export type {
   Swarm,
   SwarmMember,
   SwarmSaved,
-  Usage,
   ActivationPlan,
   AgentRef,
   CatalogPersona,
@@ -284,6 +291,8 @@ export const api = {
   createModel: (input: NewModel) => call(commands.createModel(input)),
   setModelEnabled: (id: string, enabled: boolean) => call(commands.setModelEnabled(id, enabled)),
   setModelLabel: (id: string, label: string | null) => call(commands.setModelLabel(id, label)),
+  /** Whether images are sent to the model: true, false, or null for the default of its name. */
+  setModelImages: (id: string, setting: boolean | null) => call(commands.setModelImages(id, setting)),
   renameModel: (id: string, newName: string) => call(commands.renameModel(id, newName)),
   deleteModel: (id: string) => call(commands.deleteModel(id)),
   agentsUsingModel: (id: string) => call(commands.agentsUsingModel(id)),
@@ -374,8 +383,13 @@ export const runtimeApi = {
   reopenConversation: (id: string) => call(commands.reopenConversation(id)),
   deleteConversation: (id: string) => call(commands.deleteConversation(id)),
   conversationResume: (id: string) => call(commands.conversationResume(id)),
-  sendChatMessage: (conversationId: string, text: string, onEvent: OnRunEvent) =>
-    call(commands.sendChatMessage(conversationId, text, runChannel(onEvent))),
+  sendChatMessage: (conversationId: string, text: string, images: string[], onEvent: OnRunEvent) =>
+    call(commands.sendChatMessage(conversationId, text, images, runChannel(onEvent))),
+  /** An image file dropped on the composer, stored to attach. */
+  uploadChatImage: (name: string, dataBase64: string) => call(commands.uploadChatImage(name, dataBase64)),
+  /** The native dialog for image files; the chosen ones are stored (none: cancelled). */
+  pickChatImages: (title: string) => call(commands.pickChatImages(title)),
+  chatImagePreview: (artifactId: string) => call(commands.chatImagePreview(artifactId)),
 };
 
 /** The bus: authors, inboxes, the local server (SPEC B1–B6). */
@@ -506,3 +520,9 @@ export const webSearchApi = {
   clear: () => call(commands.clearWebSearch()),
   test: (query: string | null) => call(commands.testWebSearch(query)),
 };
+
+// Scheduled jobs live in their own file of this folder.
+export * from "./cron";
+
+// HTTP endpoints as tools live in their own file of this folder.
+export * from "./endpoints";

@@ -12,6 +12,8 @@ import { CanvasView } from "../features/canvas/CanvasView";
 import { invalidateCanvasFor } from "../features/canvas/queries";
 import { ChatView } from "../features/chat/ChatView";
 import { ConsoleView } from "../features/console/ConsoleView";
+import { CronView } from "../features/cron/CronView";
+import { invalidateCronFor } from "../features/cron/queries";
 import { InboxView } from "../features/inbox/InboxView";
 import { authorsQuery, invalidateInboxFor } from "../features/inbox/queries";
 import { NoticeToasts } from "../features/runs/NoticeToasts";
@@ -37,6 +39,7 @@ const VIEW_COMPONENTS: Record<ViewId, () => React.ReactElement> = {
   swarms: SwarmsView,
   chat: ChatView,
   inbox: InboxView,
+  cron: CronView,
   memory: MemoryView,
   console: ConsoleView,
   settings: SettingsView,
@@ -59,6 +62,7 @@ export function App() {
       invalidateRuntimeFor(client, change);
       invalidateInboxFor(client, change);
       invalidateCanvasFor(client, change);
+      invalidateCronFor(client, change);
     })
       .then((stop) => {
         if (cancelled) stop();

@@ -2,9 +2,9 @@
 // adds its view here.
 
 import type { LucideIcon } from "lucide-react";
-import { Activity, Boxes, Brain, Inbox, LayoutPanelLeft, MessageSquare, Network, Settings } from "lucide-react";
+import { Activity, Boxes, Brain, CalendarClock, Inbox, LayoutPanelLeft, MessageSquare, Network, Settings } from "lucide-react";
 
-export type ViewId = "canvas" | "catalog" | "swarms" | "chat" | "inbox" | "memory" | "console" | "settings";
+export type ViewId = "canvas" | "catalog" | "swarms" | "chat" | "inbox" | "cron" | "memory" | "console" | "settings";
 
 export interface ViewDef {
   id: ViewId;
@@ -18,6 +18,7 @@ export const VIEWS: readonly ViewDef[] = [
   { id: "swarms", labelKey: "nav.swarms", icon: Network },
   { id: "chat", labelKey: "nav.chat", icon: MessageSquare },
   { id: "inbox", labelKey: "nav.inbox", icon: Inbox },
+  { id: "cron", labelKey: "nav.cron", icon: CalendarClock },
   { id: "memory", labelKey: "nav.memory", icon: Brain },
   { id: "console", labelKey: "nav.console", icon: Activity },
   { id: "settings", labelKey: "nav.settings", icon: Settings },

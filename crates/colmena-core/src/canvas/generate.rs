@@ -4,6 +4,13 @@
 //! next round — output, the prompt and style it was made with, the provider
 //! and model actually used, tokens, latency and the client that asked — and
 //! the new round is the one shown.
+//!
+//! Images (SPEC C11, H37): image items of the selection (dropped in with
+//! `add_image`) are sent with the prompt as image parts — their copies made
+//! for models, in the order of the items — when the variant's model accepts
+//! images. When it does not, the generation fails before anything is sent,
+//! with the error that names the model (`models::images_refused`); an image
+//! item whose picture is no longer stored fails it too. Never a silent drop.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -20,7 +27,7 @@ use super::{Caller, activity, leases, touch};
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
 use crate::ids::ModelId;
-use crate::llm::{self, CallOptions, ChatRequest, Endpoint, Message, StreamEvent};
+use crate::llm::{self, CallOptions, ChatRequest, ImagePart, Message, StreamEvent};
 use crate::runtime::{RunCredentials, resolve_model_for};
 
 /// Most variants generating at once in `generate_all`.
@@ -83,9 +90,7 @@ pub struct VariantFailure {
 struct Prepared {
     variant: Variant,
     items: Vec<CanvasItem>,
-    endpoint: Endpoint,
-    provider: String,
-    model: String,
+    resolved: crate::runtime::ResolvedModel,
 }
 
 fn prepare(ctx: &Ctx, conn: &rusqlite::Connection, user: &str, id: &str) -> Result<Prepared> {
@@ -119,10 +124,53 @@ fn prepare(ctx: &Ctx, conn: &rusqlite::Connection, user: &str, id: &str) -> Resu
     Ok(Prepared {
         variant,
         items,
-        endpoint: resolved.endpoint,
-        provider: resolved.provider,
-        model: resolved.model,
+        resolved,
     })
+}
+
+/// The artifact an image item sends: the copy made for models.
+fn image_artifact(item: &CanvasItem) -> Option<&str> {
+    item.raw["modelArtifactId"].as_str()
+}
+
+/// The pictures of the selection's image items, in order, checked against
+/// the model first: nothing is read (or sent) for a model without images.
+/// Items whose file could not be read as an image (kept as they came) are
+/// text only — their snippet says so.
+async fn selection_images(
+    ctx: &Ctx,
+    user: &str,
+    prepared: &Prepared,
+) -> Result<Vec<(usize, ImagePart)>> {
+    let mut sendable = Vec::new();
+    for (n, item) in prepared.items.iter().enumerate() {
+        let Some(artifact) = image_artifact(item) else {
+            continue;
+        };
+        match crate::images::get(ctx, user, artifact).await {
+            Ok(found) if crate::images::is_model_image(&found) => sendable.push((n, found.id)),
+            Ok(_) => {}
+            Err(e) if e.code == ErrorCode::NotFound => {
+                return Err(AppError::precondition(format!(
+                    "the image of item '{}' is no longer stored (it may have been removed by \
+                     retention): remove the item, or drop the image in again",
+                    item.title
+                ))
+                .with_details(
+                    serde_json::json!({ "reason": "image_missing", "itemId": item.id }),
+                ));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    prepared.resolved.check_images(sendable.len())?;
+    let mut parts = Vec::new();
+    for (n, artifact) in sendable {
+        if let Some(part) = crate::images::model_part(ctx, user, &artifact).await? {
+            parts.push((n, part));
+        }
+    }
+    Ok(parts)
 }
 
 /// The instructions and the user message a variant's model gets.
@@ -154,6 +202,18 @@ pub(crate) fn compose(variant: &Variant, items: &[CanvasItem]) -> (String, Strin
         user.push_str(&format!("\nTask: {}\n", variant.prompt.trim()));
     }
     (system, user)
+}
+
+/// The line that tells the model which sources the attached images are.
+fn images_note(items: &[CanvasItem], images: &[(usize, ImagePart)]) -> String {
+    let which: Vec<String> = images
+        .iter()
+        .map(|(n, _)| format!("[{}] {}", n + 1, items[*n].title))
+        .collect();
+    format!(
+        "\nThe images of these sources are attached, in this order: {}\n",
+        which.join(", ")
+    )
 }
 
 async fn set_status(
@@ -268,17 +328,22 @@ async fn attempt(ctx: &Ctx, actor: &Caller, variant: &str, sink: &CanvasSink) ->
         .store()
         .read(move |conn| prepare(&ctx2, conn, &user, &id))
         .await?;
-    let (system, user_text) = compose(&prepared.variant, &prepared.items);
+    let (system, mut user_text) = compose(&prepared.variant, &prepared.items);
+    let images = selection_images(ctx, &actor.user, &prepared).await?;
+    if !images.is_empty() {
+        user_text.push_str(&images_note(&prepared.items, &images));
+    }
     set_status(ctx, variant, VariantStatus::Streaming, None).await?;
     sink(CanvasEvent::Streaming {
         variant_id: variant.to_owned(),
-        provider: prepared.provider.clone(),
-        model: prepared.model.clone(),
+        provider: prepared.resolved.provider.clone(),
+        model: prepared.resolved.model.clone(),
     });
+    let parts = images.into_iter().map(|(_, part)| part).collect();
     let request = ChatRequest {
-        model: prepared.model.clone(),
+        model: prepared.resolved.model.clone(),
         system: Some(system),
-        messages: vec![Message::user(user_text)],
+        messages: vec![Message::user_with_images(user_text, parts)],
         tools: Vec::new(),
         max_tokens: MAX_TOKENS,
         temperature: None,
@@ -297,7 +362,13 @@ async fn attempt(ctx: &Ctx, actor: &Caller, variant: &str, sink: &CanvasSink) ->
             });
         }
     };
-    let response = llm::chat(&prepared.endpoint, &request, &options, &mut on_event).await?;
+    let response = llm::chat(
+        &prepared.resolved.endpoint,
+        &request,
+        &options,
+        &mut on_event,
+    )
+    .await?;
     let latency = started.elapsed().as_millis().min(u128::from(u32::MAX)) as u32;
     if response.text.trim().is_empty() {
         return Err(
@@ -306,7 +377,7 @@ async fn attempt(ctx: &Ctx, actor: &Caller, variant: &str, sink: &CanvasSink) ->
         );
     }
     let (actor2, id, prepared_variant) = (actor.clone(), variant.to_owned(), prepared.variant);
-    let (provider, model) = (prepared.provider, prepared.model);
+    let (provider, model) = (prepared.resolved.provider, prepared.resolved.model);
     let round = ctx
         .store()
         .write(move |tx| {
@@ -316,8 +387,9 @@ async fn attempt(ctx: &Ctx, actor: &Caller, variant: &str, sink: &CanvasSink) ->
             let round_id = uuid::Uuid::now_v7().to_string();
             tx.execute(
                 "INSERT INTO variant_rounds (id, variant_id, round_index, output, prompt_snapshot, style_snapshot,
-                     provider, model, prompt_tokens, completion_tokens, latency_ms, client, generated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                     provider, model, prompt_tokens, completion_tokens, latency_ms, client, generated_at,
+                     prompt_tokens_reported, completion_tokens_reported)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
                 params![
                     round_id,
                     id,
@@ -327,11 +399,13 @@ async fn attempt(ctx: &Ctx, actor: &Caller, variant: &str, sink: &CanvasSink) ->
                     prepared_variant.style,
                     provider,
                     model,
-                    response.usage.prompt_tokens,
-                    response.usage.completion_tokens,
+                    response.usage.prompt_tokens.unwrap_or(0),
+                    response.usage.completion_tokens.unwrap_or(0),
                     latency,
                     actor2.client.as_str(),
-                    Utc::now()
+                    Utc::now(),
+                    response.usage.prompt_tokens.is_some(),
+                    response.usage.completion_tokens.is_some()
                 ],
             )?;
             tx.execute(

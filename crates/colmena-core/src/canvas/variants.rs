@@ -87,8 +87,9 @@ pub struct Round {
     pub style_snapshot: String,
     pub provider: String,
     pub model: String,
-    pub prompt_tokens: u32,
-    pub completion_tokens: u32,
+    /// `None`: the provider reported no count (or nobody generated it).
+    pub prompt_tokens: Option<u32>,
+    pub completion_tokens: Option<u32>,
     pub latency_ms: u32,
     /// Who asked for it (`ui`, `cli`, `claude-code`, …).
     pub client: String,
@@ -180,7 +181,8 @@ fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Variant> {
 
 const ROUND_COLUMNS: &str =
     "id, variant_id, round_index, output, prompt_snapshot, style_snapshot, provider,
-     model, prompt_tokens, completion_tokens, latency_ms, client, generated_at, by_hand";
+     model, prompt_tokens, completion_tokens, latency_ms, client, generated_at, by_hand,
+     prompt_tokens_reported, completion_tokens_reported";
 
 fn round_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Round> {
     Ok(Round {
@@ -192,8 +194,8 @@ fn round_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Round> {
         style_snapshot: r.get(5)?,
         provider: r.get(6)?,
         model: r.get(7)?,
-        prompt_tokens: r.get(8)?,
-        completion_tokens: r.get(9)?,
+        prompt_tokens: crate::runs::stored_count(r.get(8)?, r.get(14)?),
+        completion_tokens: crate::runs::stored_count(r.get(9)?, r.get(15)?),
         latency_ms: r.get(10)?,
         client: r.get(11)?,
         generated_at: r.get(12)?,
@@ -538,8 +540,9 @@ pub async fn write_round(ctx: &Ctx, actor: &Caller, variant: &str, text: &str) -
             let round_id = uuid::Uuid::now_v7().to_string();
             tx.execute(
                 "INSERT INTO variant_rounds (id, variant_id, round_index, output, prompt_snapshot, style_snapshot,
-                     provider, model, prompt_tokens, completion_tokens, latency_ms, client, generated_at, by_hand)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, '', '', 0, 0, 0, ?7, ?8, ?9)",
+                     provider, model, prompt_tokens, completion_tokens, latency_ms, client, generated_at, by_hand,
+                     prompt_tokens_reported, completion_tokens_reported)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, '', '', 0, 0, 0, ?7, ?8, ?9, 0, 0)",
                 params![
                     round_id,
                     id,

@@ -18,6 +18,7 @@
 
 pub mod bus;
 pub mod canvas;
+pub mod cron;
 pub mod hive;
 mod progress;
 

@@ -6,6 +6,11 @@
 //! user message, count, last activity) is updated right after, off the
 //! caller's path — eventually consistent, while `history` is consistent at
 //! once (H41).
+//!
+//! A user message may carry images (issue 14): artifacts of the
+//! conversation's user, kept with the message in order — the original as
+//! given (shown in the conversation) and the copy made for models (sent
+//! with the message and with every later turn).
 
 pub mod thread_id;
 
@@ -83,6 +88,22 @@ pub struct ChatMessage {
     pub agent_id: Option<String>,
     pub run_id: Option<String>,
     pub created_at: DateTime<Utc>,
+    /// Images attached to it, in order.
+    #[serde(default)]
+    pub images: Vec<MessageImage>,
+}
+
+/// An image attached to a message. An artifact deleted since (retention)
+/// is `None`: the conversation says the image is gone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageImage {
+    /// The image as the person gave it.
+    pub artifact_id: Option<String>,
+    /// The copy made for models: what is sent, and shown as a thumbnail.
+    pub model_artifact_id: Option<String>,
+    /// Its file name.
+    pub name: String,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, specta::Type)]
@@ -315,6 +336,21 @@ pub async fn append_message(
     agent: Option<&str>,
     run: Option<&str>,
 ) -> Result<ChatMessage> {
+    append_message_with_images(ctx, thread, role, content, agent, run, Vec::new()).await
+}
+
+/// [`append_message`] with images attached, in one transaction. The
+/// artifacts are checked by the caller (`runtime::chat`): they belong to
+/// the conversation's user and are pictures a model can read.
+pub(crate) async fn append_message_with_images(
+    ctx: &Ctx,
+    thread: &str,
+    role: MessageRole,
+    content: &str,
+    agent: Option<&str>,
+    run: Option<&str>,
+    images: Vec<MessageImage>,
+) -> Result<ChatMessage> {
     let (thread, content) = (thread.to_owned(), content.to_owned());
     let thread_id = thread.clone();
     let (agent, run) = (agent.map(str::to_owned), run.map(str::to_owned));
@@ -327,13 +363,28 @@ pub async fn append_message(
                 "INSERT INTO messages (thread_id, role, content, agent_id, run_id, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                 params![thread, role.as_str(), content, agent, run, now],
             )?;
+            let id = tx.last_insert_rowid();
+            for (position, image) in images.iter().enumerate() {
+                tx.execute(
+                    "INSERT INTO message_images (message_id, position, artifact_id, model_artifact_id, name)
+                     VALUES (?1, ?2, ?3, ?4, ?5)",
+                    params![
+                        id,
+                        position as i64,
+                        image.artifact_id,
+                        image.model_artifact_id,
+                        image.name
+                    ],
+                )?;
+            }
             Ok(ChatMessage {
-                id: tx.last_insert_rowid(),
+                id,
                 role,
                 content,
                 agent_id: agent,
                 run_id: run,
                 created_at: now,
+                images,
             })
         })
         .await?;
@@ -414,9 +465,33 @@ pub(crate) fn history_in(conn: &Connection, id: &str) -> Result<Vec<ChatMessage>
             agent_id: r.get(3)?,
             run_id: r.get(4)?,
             created_at: r.get(5)?,
+            images: Vec::new(),
         })
     })?;
-    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    let mut messages = rows.collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut stmt = conn.prepare(
+        "SELECT i.message_id, i.artifact_id, i.model_artifact_id, i.name
+         FROM message_images i JOIN messages m ON m.id = i.message_id
+         WHERE m.thread_id = ?1 ORDER BY i.message_id, i.position",
+    )?;
+    let images = stmt.query_map([id], |r| {
+        Ok((
+            r.get::<_, i64>(0)?,
+            MessageImage {
+                artifact_id: r.get(1)?,
+                model_artifact_id: r.get(2)?,
+                name: r.get(3)?,
+            },
+        ))
+    })?;
+    for image in images {
+        let (message, image) = image?;
+        // Messages are in id order.
+        if let Ok(at) = messages.binary_search_by_key(&message, |m| m.id) {
+            messages[at].images.push(image);
+        }
+    }
+    Ok(messages)
 }
 
 async fn set_archived(ctx: &Ctx, id: &str, archived: bool) -> Result<Conversation> {

@@ -270,8 +270,16 @@ fn wake_input(role: &Author, unread: &[Message]) -> String {
     input
 }
 
+/// What one wake-up did: the run it made (none when nothing was unread) and
+/// why it failed (also kept as the role's `last_wake_error`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct WakeOutcome {
+    pub run_id: Option<String>,
+    pub error: Option<String>,
+}
+
 /// One wake-up of `role`.
-pub(crate) async fn wake(ctx: &Ctx, role: &Author) -> Result<()> {
+pub(crate) async fn wake(ctx: &Ctx, role: &Author) -> Result<WakeOutcome> {
     if role.agent_id.is_some() {
         cut_off::resume_for(ctx, &role.id).await?;
     }
@@ -288,10 +296,11 @@ pub(crate) async fn wake(ctx: &Ctx, role: &Author) -> Result<()> {
     )
     .await?;
     if unread.is_empty() {
-        return record(ctx, &role.id, None).await;
+        record(ctx, &role.id, None).await?;
+        return Ok(WakeOutcome::default());
     }
     let Some(agent) = role.agent_id.clone() else {
-        return Ok(());
+        return Ok(WakeOutcome::default());
     };
     let run = run_agent_as(
         ctx,
@@ -305,6 +314,7 @@ pub(crate) async fn wake(ctx: &Ctx, role: &Author) -> Result<()> {
         crate::runtime::no_events(),
     )
     .await;
+    let run_id = run.as_ref().ok().map(|r| r.id.clone());
     let failure = match run {
         Ok(run) if run.status == RunStatus::Completed => {
             let ids = unread.iter().map(|m| m.id.clone()).collect();
@@ -317,7 +327,11 @@ pub(crate) async fn wake(ctx: &Ctx, role: &Author) -> Result<()> {
         )),
         Err(e) => Some(e.message),
     };
-    record(ctx, &role.id, failure).await
+    record(ctx, &role.id, failure.clone()).await?;
+    Ok(WakeOutcome {
+        run_id,
+        error: failure,
+    })
 }
 
 async fn record(ctx: &Ctx, id: &str, failure: Option<String>) -> Result<()> {

@@ -3,9 +3,15 @@
 //! `content_block_delta` (`text_delta` or `input_json_delta` pieces of a
 //! tool's JSON input), `message_delta` (stop reason, output tokens),
 //! `message_stop`, and `error` inside the stream.
+//!
+//! A user turn with images is a list of blocks: one `{"type":"image",
+//! "source":{"type":"base64","media_type":…,"data":…}}` per image, then the
+//! text — images before text, as Anthropic's vision guide advises. A count
+//! missing from `usage` is "not reported", not zero.
 
 use serde_json::{Value, json};
 
+use super::openai::count;
 use super::sse::SseDecoder;
 use super::{
     ChatRequest, Decoded, Endpoint, FinishReason, Role, StreamDecoder, Usage, WireProtocol,
@@ -23,7 +29,23 @@ fn messages(request: &ChatRequest) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::new();
     for m in &request.messages {
         let (role, blocks) = match m.role {
-            Role::User => ("user", vec![json!({ "type": "text", "text": m.content })]),
+            Role::User if m.images.is_empty() => {
+                ("user", vec![json!({ "type": "text", "text": m.content })])
+            }
+            Role::User => {
+                let mut blocks: Vec<Value> = m
+                    .images
+                    .iter()
+                    .map(|image| {
+                        json!({ "type": "image", "source": { "type": "base64", "media_type": image.media_type, "data": image.base64() } })
+                    })
+                    .collect();
+                // An empty text block is refused: images alone are a turn.
+                if !m.content.is_empty() {
+                    blocks.push(json!({ "type": "text", "text": m.content }));
+                }
+                ("user", blocks)
+            }
             Role::Assistant => {
                 let mut blocks = Vec::new();
                 if !m.content.is_empty() {
@@ -122,8 +144,8 @@ impl Decoder {
             "message_start" => {
                 let usage = &json["message"]["usage"];
                 out.push(Decoded::Usage(Usage {
-                    prompt_tokens: usage["input_tokens"].as_u64().unwrap_or(0) as u32,
-                    completion_tokens: usage["output_tokens"].as_u64().unwrap_or(0) as u32,
+                    prompt_tokens: count(&usage["input_tokens"]),
+                    completion_tokens: count(&usage["output_tokens"]),
                 }));
             }
             "content_block_start" => {
@@ -159,10 +181,11 @@ impl Decoder {
                 }
             }
             "message_delta" => {
-                if let Some(output) = json["usage"]["output_tokens"].as_u64() {
+                let usage = &json["usage"];
+                if usage.is_object() {
                     out.push(Decoded::Usage(Usage {
-                        prompt_tokens: 0,
-                        completion_tokens: output as u32,
+                        prompt_tokens: count(&usage["input_tokens"]),
+                        completion_tokens: count(&usage["output_tokens"]),
                     }));
                 }
                 if let Some(reason) = json["delta"]["stop_reason"].as_str() {

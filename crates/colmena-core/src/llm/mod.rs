@@ -7,6 +7,16 @@
 //! [`http`] is shared — timeouts, retries with backoff on 429 and 5xx
 //! honouring `Retry-After`, cancellation that drops the HTTP stream — so the
 //! three providers behave the same where it matters.
+//!
+//! Images (SPEC H37): a user turn may carry [`ImagePart`]s — the bytes of
+//! the copy made for models and their media type — which each protocol
+//! writes its own way (OpenAI-compatible `image_url` data URLs, Anthropic
+//! `image` blocks, Ollama `images`). They stay on the turn, so every later
+//! call of the conversation sends them again: providers keep no state. A
+//! turn without images is written exactly as before.
+//!
+//! Token counts (issue 14): [`Usage`] says "not reported" (`None`) apart
+//! from zero, because some servers (llama.cpp's) stream no usage at all.
 
 mod anthropic;
 pub mod http;
@@ -44,12 +54,72 @@ pub struct ToolCall {
     pub arguments: String,
 }
 
+/// An image sent to a model with a user turn: the normalised copy's bytes
+/// (see `images::normalize_for_model`) and their media type. In a saved
+/// checkpoint the bytes are base64, so a resumed run sends the same picture.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImagePart {
+    /// `image/webp`, `image/jpeg`, `image/png`, `image/gif`.
+    pub media_type: String,
+    #[serde(with = "base64_bytes")]
+    pub data: Vec<u8>,
+}
+
+impl ImagePart {
+    pub fn new(media_type: impl Into<String>, data: Vec<u8>) -> ImagePart {
+        ImagePart {
+            media_type: media_type.into(),
+            data,
+        }
+    }
+
+    /// The bytes as standard base64 (Anthropic's `data`, Ollama's `images`).
+    pub fn base64(&self) -> String {
+        use base64::Engine;
+        base64::engine::general_purpose::STANDARD.encode(&self.data)
+    }
+
+    /// `data:<media type>;base64,<bytes>` (OpenAI-compatible `image_url`).
+    pub fn data_url(&self) -> String {
+        format!("data:{};base64,{}", self.media_type, self.base64())
+    }
+}
+
+impl std::fmt::Debug for ImagePart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ImagePart")
+            .field("media_type", &self.media_type)
+            .field("bytes", &self.data.len())
+            .finish()
+    }
+}
+
+mod base64_bytes {
+    use base64::Engine;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&base64::engine::general_purpose::STANDARD.encode(bytes))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        let text = String::deserialize(d)?;
+        base64::engine::general_purpose::STANDARD
+            .decode(text.as_bytes())
+            .map_err(serde::de::Error::custom)
+    }
+}
+
 /// One turn of the conversation sent to a model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Message {
     pub role: Role,
     pub content: String,
+    /// User turns: images sent with the text.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<ImagePart>,
     /// Assistant turns: the tools it called.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCall>,
@@ -62,9 +132,15 @@ pub struct Message {
 
 impl Message {
     pub fn user(text: impl Into<String>) -> Message {
+        Message::user_with_images(text, Vec::new())
+    }
+
+    /// A user turn with images (none: the same as [`Message::user`]).
+    pub fn user_with_images(text: impl Into<String>, images: Vec<ImagePart>) -> Message {
         Message {
             role: Role::User,
             content: text.into(),
+            images,
             tool_calls: Vec::new(),
             tool_call_id: None,
             tool_name: None,
@@ -75,6 +151,7 @@ impl Message {
         Message {
             role: Role::Assistant,
             content: text.into(),
+            images: Vec::new(),
             tool_calls,
             tool_call_id: None,
             tool_name: None,
@@ -85,6 +162,7 @@ impl Message {
         Message {
             role: Role::Tool,
             content: content.into(),
+            images: Vec::new(),
             tool_calls: Vec::new(),
             tool_call_id: Some(call.id.clone()),
             tool_name: Some(call.name.clone()),
@@ -121,17 +199,48 @@ pub enum FinishReason {
     Other,
 }
 
+/// Tokens a call (or a run, summed) took. `None` is "not reported": the
+/// server streamed no count (llama.cpp's server sends none), which is not
+/// the same as zero and is never shown as zero.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct Usage {
-    pub prompt_tokens: u32,
-    pub completion_tokens: u32,
+    #[serde(default)]
+    pub prompt_tokens: Option<u32>,
+    #[serde(default)]
+    pub completion_tokens: Option<u32>,
 }
 
 impl Usage {
+    /// Both counts reported.
+    pub fn reported(prompt_tokens: u32, completion_tokens: u32) -> Usage {
+        Usage {
+            prompt_tokens: Some(prompt_tokens),
+            completion_tokens: Some(completion_tokens),
+        }
+    }
+
+    /// Prompt and completion tokens together: what was reported of them,
+    /// `None` when neither was.
+    pub fn total(&self) -> Option<u32> {
+        match (self.prompt_tokens, self.completion_tokens) {
+            (None, None) => None,
+            (p, c) => Some(p.unwrap_or(0).saturating_add(c.unwrap_or(0))),
+        }
+    }
+
+    /// Adds a call's counts to a sum: what was reported is added up; a
+    /// count stays "not reported" only while no call reported it.
     pub fn add(&mut self, other: Usage) {
-        self.prompt_tokens += other.prompt_tokens;
-        self.completion_tokens += other.completion_tokens;
+        fn sum(a: Option<u32>, b: Option<u32>) -> Option<u32> {
+            match (a, b) {
+                (Some(a), Some(b)) => Some(a.saturating_add(b)),
+                (a, None) => a,
+                (None, b) => b,
+            }
+        }
+        self.prompt_tokens = sum(self.prompt_tokens, other.prompt_tokens);
+        self.completion_tokens = sum(self.completion_tokens, other.completion_tokens);
     }
 }
 
@@ -319,12 +428,17 @@ impl Accumulator {
                     .push_str(&fragment);
             }
             Decoded::Usage(usage) => {
-                if usage.prompt_tokens > 0 {
-                    self.usage.prompt_tokens = usage.prompt_tokens;
-                }
-                if usage.completion_tokens > 0 {
-                    self.usage.completion_tokens = usage.completion_tokens;
-                }
+                // The latest count wins, but a zero never hides a count
+                // already seen (some servers repeat a zeroed usage).
+                let keep = |current: &mut Option<u32>, new: Option<u32>| {
+                    if let Some(n) = new
+                        && (n > 0 || current.is_none())
+                    {
+                        *current = Some(n);
+                    }
+                };
+                keep(&mut self.usage.prompt_tokens, usage.prompt_tokens);
+                keep(&mut self.usage.completion_tokens, usage.completion_tokens);
             }
             Decoded::Finish(reason) => self.finish = Some(reason),
         }
@@ -426,6 +540,57 @@ mod tests {
         assert_eq!(response.tool_calls[1].name, "fs_read");
         assert_eq!(response.finish, FinishReason::ToolCalls);
         assert_eq!(events.len(), 2, "each call is announced once");
+    }
+
+    #[test]
+    fn usage_not_reported_stays_apart_from_zero() {
+        let mut acc = Accumulator::default();
+        let mut sink = |_: StreamEvent| {};
+        acc.apply(Decoded::Text("hi".into()), &mut sink);
+        let silent = acc.into_response().unwrap();
+        assert_eq!(silent.usage, Usage::default());
+        assert_eq!(silent.usage.total(), None);
+
+        // A zero repeated after a count does not hide it.
+        let mut acc = Accumulator::default();
+        acc.apply(Decoded::Usage(Usage::reported(42, 1)), &mut sink);
+        acc.apply(
+            Decoded::Usage(Usage {
+                prompt_tokens: Some(0),
+                completion_tokens: Some(7),
+            }),
+            &mut sink,
+        );
+        assert_eq!(acc.into_response().unwrap().usage, Usage::reported(42, 7));
+
+        let mut sum = Usage::default();
+        sum.add(Usage {
+            prompt_tokens: None,
+            completion_tokens: None,
+        });
+        assert_eq!(sum, Usage::default(), "nothing reported adds up to nothing");
+        sum.add(Usage::reported(10, 2));
+        sum.add(Usage::reported(5, 1));
+        assert_eq!(sum, Usage::reported(15, 3));
+        assert_eq!(sum.total(), Some(18));
+    }
+
+    #[test]
+    fn llama_cpp_timings_are_its_token_counts_when_no_usage_comes() {
+        let mut decoder = protocol(ProviderKind::OpenaiCompatible).decoder();
+        let mut out = Vec::new();
+        let stream = concat!(
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hola\"},\"finish_reason\":null}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}],",
+            "\"timings\":{\"cache_n\":3,\"prompt_n\":17,\"predicted_n\":5}}\n\n",
+            "data: [DONE]\n\n"
+        );
+        decoder.feed(stream.as_bytes(), &mut out).unwrap();
+        decoder.finish(&mut out).unwrap();
+        assert!(
+            out.contains(&Decoded::Usage(Usage::reported(20, 5))),
+            "{out:?}"
+        );
     }
 
     #[test]

@@ -1,9 +1,15 @@
 //! Ollama chat: `POST {base}/api/chat` with `stream: true`; newline-delimited
 //! JSON objects of `message` pieces, tool calls arriving whole (arguments as
 //! an object), and a last object with `done: true` and the token counts.
+//!
+//! A user turn's images go in the message's `images`: a list of plain
+//! base64 strings (no `data:` prefix, no media type — Ollama sniffs it).
+//! `prompt_eval_count` is left out when the prompt came from Ollama's cache:
+//! then the prompt tokens are "not reported", not zero.
 
 use serde_json::{Value, json};
 
+use super::openai::count;
 use super::{
     ChatRequest, Decoded, Endpoint, FinishReason, Role, StreamDecoder, Usage, WireProtocol,
     WireRequest, join_url,
@@ -14,7 +20,11 @@ pub struct Ollama;
 
 fn message(m: &super::Message) -> Value {
     match m.role {
-        Role::User => json!({ "role": "user", "content": m.content }),
+        Role::User if m.images.is_empty() => json!({ "role": "user", "content": m.content }),
+        Role::User => {
+            let images: Vec<String> = m.images.iter().map(super::ImagePart::base64).collect();
+            json!({ "role": "user", "content": m.content, "images": images })
+        }
         Role::Assistant => {
             let mut out = json!({ "role": "assistant", "content": m.content });
             if !m.tool_calls.is_empty() {
@@ -127,8 +137,8 @@ impl Decoder {
         if json["done"].as_bool() == Some(true) {
             self.done = true;
             out.push(Decoded::Usage(Usage {
-                prompt_tokens: json["prompt_eval_count"].as_u64().unwrap_or(0) as u32,
-                completion_tokens: json["eval_count"].as_u64().unwrap_or(0) as u32,
+                prompt_tokens: count(&json["prompt_eval_count"]),
+                completion_tokens: count(&json["eval_count"]),
             }));
             out.push(Decoded::Finish(match json["done_reason"].as_str() {
                 Some("length") => FinishReason::Length,

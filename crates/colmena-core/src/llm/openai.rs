@@ -3,6 +3,15 @@
 //! `stream: true`; SSE `data:` chunks of `choices[0].delta`, tool-call
 //! arguments split across deltas and keyed by `index`, `data: [DONE]` last.
 //! An error can arrive inside the stream as `data: {"error": …}`.
+//!
+//! A user turn with images becomes a content array: the text part (when
+//! there is text), then one `{"type":"image_url","image_url":{"url":
+//! "data:<mime>;base64,…"}}` per image — text first, as OpenRouter
+//! recommends for the models behind it. Usage comes in the last chunk when
+//! the server honours `stream_options.include_usage`; llama.cpp's server
+//! may instead send only `timings` (`prompt_n` + `cache_n` prompt tokens,
+//! `predicted_n` generated), which are its true counts and are read as
+//! such; a server that sends neither reports nothing (`None`).
 
 use serde_json::{Value, json};
 
@@ -15,9 +24,24 @@ use crate::error::{AppError, ErrorCode, Result};
 
 pub struct OpenAi;
 
+/// A user turn's content: its text, or text and images as parts.
+fn user_content(m: &super::Message) -> Value {
+    if m.images.is_empty() {
+        return json!(m.content);
+    }
+    let mut parts = Vec::new();
+    if !m.content.is_empty() {
+        parts.push(json!({ "type": "text", "text": m.content }));
+    }
+    for image in &m.images {
+        parts.push(json!({ "type": "image_url", "image_url": { "url": image.data_url() } }));
+    }
+    Value::Array(parts)
+}
+
 fn message(m: &super::Message) -> Value {
     match m.role {
-        Role::User => json!({ "role": "user", "content": m.content }),
+        Role::User => json!({ "role": "user", "content": user_content(m) }),
         Role::Assistant => {
             let mut out = json!({ "role": "assistant", "content": m.content });
             if !m.tool_calls.is_empty() {
@@ -111,8 +135,14 @@ impl Decoder {
         }
         if let Some(usage) = json.get("usage").filter(|u| u.is_object()) {
             out.push(Decoded::Usage(Usage {
-                prompt_tokens: usage["prompt_tokens"].as_u64().unwrap_or(0) as u32,
-                completion_tokens: usage["completion_tokens"].as_u64().unwrap_or(0) as u32,
+                prompt_tokens: count(&usage["prompt_tokens"]),
+                completion_tokens: count(&usage["completion_tokens"]),
+            }));
+        } else if let Some(timings) = json.get("timings").filter(|t| t.is_object()) {
+            let cached = count(&timings["cache_n"]).unwrap_or(0);
+            out.push(Decoded::Usage(Usage {
+                prompt_tokens: count(&timings["prompt_n"]).map(|n| n.saturating_add(cached)),
+                completion_tokens: count(&timings["predicted_n"]),
             }));
         }
         let Some(choice) = json["choices"].get(0) else {
@@ -155,6 +185,11 @@ impl Decoder {
         }
         Ok(())
     }
+}
+
+/// A token count as the server wrote it; absent (or not a count) is `None`.
+pub(super) fn count(value: &Value) -> Option<u32> {
+    value.as_u64().map(|n| u32::try_from(n).unwrap_or(u32::MAX))
 }
 
 impl StreamDecoder for Decoder {

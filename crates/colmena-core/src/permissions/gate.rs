@@ -2,7 +2,7 @@
 //! swarm, canvas, a role's wake-up, an outside client).
 
 use super::approvals::{self, ApprovalStatus, MAX_ARGUMENTS_CHARS, Request};
-use super::{Risk, Rule, permissions_in, risk_of, unattended_in};
+use super::{Risk, Rule, permissions_in, risk_in, unattended_in};
 use crate::agents::Agent;
 use crate::error::Result;
 use crate::llm::ToolCall;
@@ -18,6 +18,14 @@ pub(crate) enum Verdict {
     Ask(Risk),
 }
 
+/// Who granted an unattended run what it may do: the woken role (in the
+/// Inbox) or the scheduled job that started it (in Cron), by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Grantor<'a> {
+    Role(&'a str),
+    Job(&'a str),
+}
+
 /// The gate's decision from the agent's rule, whether someone watches the
 /// run, and what the woken role may do unattended.
 ///
@@ -25,6 +33,7 @@ pub(crate) enum Verdict {
 /// than reading runs only when the role was allowed it for its wake-ups —
 /// whatever the agent's own rule (set, perhaps, for the person's chats) and
 /// whichever agent the wake-up delegated to. The agent's "deny" always holds.
+#[cfg(test)]
 pub(crate) fn judge(
     tool: &str,
     agent: &str,
@@ -32,7 +41,21 @@ pub(crate) fn judge(
     attended: bool,
     role: Option<(&str, &[Risk])>,
 ) -> Verdict {
-    let risk = risk_of(tool);
+    let grant = role.map(|(r, risks)| (Grantor::Role(r), risks));
+    judge_as(tool, super::risk_of(tool), agent, rule, attended, grant)
+}
+
+/// [`judge`] for a tool whose class is `risk` (an endpoint's, known from
+/// its method in the store), with the grant of whoever started the
+/// unattended run: a woken role's, or a scheduled job's — the same ceiling.
+pub(crate) fn judge_as(
+    tool: &str,
+    risk: Risk,
+    agent: &str,
+    rule: Rule,
+    attended: bool,
+    grant: Option<(Grantor<'_>, &[Risk])>,
+) -> Verdict {
     match rule {
         Rule::Deny => Verdict::Deny(format!(
             "{tool} was not run: agent '{agent}' is not allowed to use tools that {}. \
@@ -41,9 +64,15 @@ pub(crate) fn judge(
         )),
         Rule::Allow if attended || risk == Risk::Read => Verdict::Allow,
         Rule::Ask if attended => Verdict::Ask(risk),
-        Rule::Allow | Rule::Ask => match role {
+        Rule::Allow | Rule::Ask => match grant {
             Some((_, allowed)) if allowed.contains(&risk) => Verdict::Allow,
-            Some((role, _)) => Verdict::Deny(format!(
+            Some((Grantor::Job(job), _)) => Verdict::Deny(format!(
+                "{tool} was not run: this is an unattended run of the scheduled job '{job}', which \
+                 may not use tools that {} with nobody watching, and nobody is there to ask. A \
+                 person can allow this in the job's settings in Cron.",
+                risk.described()
+            )),
+            Some((Grantor::Role(role), _)) => Verdict::Deny(format!(
                 "{tool} was not run: this is an unattended wake-up of role '{role}', which may not \
                  use tools that {} with nobody watching, and nobody is there to ask. A person can \
                  allow this for the role's wake-ups in the Inbox.",
@@ -61,9 +90,10 @@ pub(crate) fn judge(
 /// The verdict for `call` in this run, read fresh from the store (a rule
 /// changed mid-run applies to the next call).
 async fn check(rc: &RunContext, agent: &Agent, tool: &str) -> Result<Verdict> {
-    let (agent_id, author, run_id, tool_name) = (
+    let (agent_id, author, job, run_id, tool_name) = (
         agent.id.to_string(),
         rc.wake_role.clone(),
+        rc.wake_job.clone(),
         rc.run_id.clone(),
         tool.to_owned(),
     );
@@ -71,18 +101,29 @@ async fn check(rc: &RunContext, agent: &Agent, tool: &str) -> Result<Verdict> {
     rc.ctx
         .store()
         .read(move |conn| {
-            let rule = permissions_in(conn, &agent_id)?.rule(risk_of(&tool_name));
+            let risk = risk_in(conn, &tool_name)?;
+            let rule = permissions_in(conn, &agent_id)?.rule(risk);
             if rule == Rule::Ask
                 && approvals::allowed_for_run(conn, &run_id, &agent_id, &tool_name)?
             {
                 return Ok(Verdict::Allow);
             }
+            // A job's grant, read now: revoked in Cron, it bounds the next
+            // call. A job deleted mid-run grants nothing.
+            if let Some(job) = &job {
+                let (name, granted) =
+                    crate::cron::grant_of(conn, job)?.unwrap_or_else(|| (job.clone(), Vec::new()));
+                let grant = Some((Grantor::Job(&name), granted.as_slice()));
+                return Ok(judge_as(&tool_name, risk, &agent_id, rule, attended, grant));
+            }
             let unattended = match &author {
                 Some(role) => unattended_in(conn, role)?,
                 None => Vec::new(),
             };
-            let role = author.as_deref().map(|r| (r, unattended.as_slice()));
-            Ok(judge(&tool_name, &agent_id, rule, attended, role))
+            let role = author
+                .as_deref()
+                .map(|r| (Grantor::Role(r), unattended.as_slice()));
+            Ok(judge_as(&tool_name, risk, &agent_id, rule, attended, role))
         })
         .await
 }
@@ -197,6 +238,45 @@ mod tests {
         );
         assert!(matches!(
             judge("cli_exec", "eng", Rule::Ask, false, None),
+            Verdict::Deny(_)
+        ));
+    }
+
+    #[test]
+    fn a_jobs_grant_is_the_ceiling_of_its_runs_and_a_refusal_says_where_to_allow() {
+        let news: &[Risk] = &[Risk::Network];
+        assert_eq!(
+            judge_as(
+                "web_fetch",
+                Risk::Network,
+                "a",
+                Rule::Ask,
+                false,
+                Some((Grantor::Job("Morning"), news))
+            ),
+            Verdict::Allow
+        );
+        let refused = judge_as(
+            "fs_write",
+            Risk::Write,
+            "a",
+            Rule::Allow,
+            false,
+            Some((Grantor::Job("Morning"), news)),
+        );
+        assert!(
+            matches!(&refused, Verdict::Deny(why) if why.contains("'Morning'") && why.contains("job's settings in Cron")),
+            "{refused:?}"
+        );
+        assert!(matches!(
+            judge_as(
+                "web_fetch",
+                Risk::Network,
+                "a",
+                Rule::Deny,
+                false,
+                Some((Grantor::Job("Morning"), news))
+            ),
             Verdict::Deny(_)
         ));
     }

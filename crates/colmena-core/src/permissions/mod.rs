@@ -7,7 +7,7 @@
 //! "ask": text an agent reads (a message, a page, another agent's answer)
 //! can talk it into calling anything it has, so what writes, runs, reaches
 //! the network or sends is shown to a person before it happens. Runs nobody
-//! watches (role wake-ups, later cron) never wait for a person: where the
+//! watches (role wake-ups, scheduled jobs) never wait for a person: where the
 //! rule says "ask" they are refused, unless the user allowed that class for
 //! that role's wake-ups.
 
@@ -79,12 +79,27 @@ impl Risk {
 /// The risk class of a tool, by name. An MCP server's tool can do anything
 /// its program can (a shell server, a file server), so it counts as
 /// running programs: a grant for the network (`web_fetch`) never covers it.
-/// A tool this build does not know counts as reaching the network.
+/// A tool this build does not know counts as reaching the network. An
+/// HTTP endpoint's tool (`endpoint_*`) reaches the network at least; what
+/// the store knows of its method can raise that ([`risk_in`]).
 pub fn risk_of(tool: &str) -> Risk {
     if tool.starts_with("mcp__") {
         return Risk::Run;
     }
     class_of(tool).unwrap_or(Risk::Network)
+}
+
+/// The risk class of a tool, with what the store knows about it. An HTTP
+/// endpoint declared with GET reads from the network (`network`); one with
+/// POST, PUT, PATCH or DELETE changes something on another system on the
+/// person's behalf — files a ticket, posts a message, deletes a record — so
+/// it counts as sending (`send`): a grant to read the web never covers it.
+pub(crate) fn risk_in(conn: &rusqlite::Connection, tool: &str) -> crate::error::Result<Risk> {
+    Ok(match crate::endpoints::method_in(conn, tool)? {
+        Some(method) if method.reads_only() => Risk::Network,
+        Some(_) => Risk::Send,
+        None => risk_of(tool),
+    })
 }
 
 /// The class of a tool this build knows.
@@ -93,6 +108,14 @@ fn class_of(tool: &str) -> Option<Risk> {
         // data_chart writes its SVG into the workspace.
         "fs_write" | "fs_move" | "fs_delete" | "git_commit" | "data_chart" => Risk::Write,
         "cli_exec" => Risk::Run,
+        // A job runs agents, swarms or a role's wake-up later, again and
+        // again, with nobody watching: creating, changing, resuming or
+        // triggering one (and deleting or pausing what the person set up)
+        // starts or stops work as surely as running a program does, so it
+        // is a person's call. Reading the jobs and their history is not.
+        "cron_create" | "cron_update" | "cron_resume" | "cron_trigger" | "cron_pause"
+        | "cron_delete" => Risk::Run,
+        "cron_list" | "cron_history" => Risk::Read,
         "send_message" => Risk::Send,
         "web_fetch" | "web_search" => Risk::Network,
         "delegate_task" | "list_agents" | "search_catalog" | "load_skill" | "memory_search"
@@ -198,16 +221,23 @@ mod tests {
             "git_commit",
             "cli_exec",
             "data_chart",
+            "cron_create",
+            "cron_update",
+            "cron_trigger",
+            "cron_resume",
         ] {
             assert_ne!(risk_of(acting), Risk::Read, "{acting} acts on the world");
         }
         assert_eq!(risk_of("cli_exec"), Risk::Run);
+        assert_eq!(risk_of("cron_create"), Risk::Run);
+        assert_eq!(risk_of("cron_history"), Risk::Read);
         assert_eq!(risk_of("fs_write"), Risk::Write);
         assert_eq!(risk_of("send_message"), Risk::Send);
         assert_eq!(risk_of("web_fetch"), Risk::Network);
         assert_eq!(risk_of("web_search"), Risk::Network);
         assert_eq!(risk_of("data_query_csv"), Risk::Read);
         assert_eq!(risk_of("mcp__github__create_issue"), Risk::Run);
+        assert_eq!(risk_of("endpoint_weather"), Risk::Network);
         assert_eq!(
             risk_of("mcp__playwright__browser_click"),
             Risk::Run,

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{RunBase, RunContext, RunEvent, drive, resolve_model, tools};
+use super::{RunBase, RunContext, RunEvent, drive, drive_for, resolve_model, tools};
 use crate::agents::{self, Agent};
 use crate::ctx::Ctx;
 use crate::error::{AppError, Result};
@@ -142,6 +142,10 @@ pub(crate) async fn run_loop(
             max_tokens: MAX_TOKENS,
             temperature: None,
         };
+        // Images go only to a model that accepts them (issue 14).
+        setup
+            .model
+            .check_images(request.messages.iter().map(|m| m.images.len()).sum())?;
         let options = CallOptions {
             cancel: rc.cancel.clone(),
             ..CallOptions::default()
@@ -299,6 +303,40 @@ pub(crate) async fn run_agent_as(
     wake: Option<WakeOf>,
     sink: super::EventSink,
 ) -> Result<Run> {
+    start_agent_run(ctx, agent_id, input, options, wake, None, sink).await
+}
+
+/// Runs one agent with nobody watching for the scheduled job `job`: the
+/// permission gate never waits for a person, and refuses what would ask
+/// unless the job's grant allows that class.
+pub(crate) async fn run_agent_unattended(
+    ctx: &Ctx,
+    agent_id: &AgentId,
+    input: &str,
+    job: &str,
+    sink: super::EventSink,
+) -> Result<Run> {
+    start_agent_run(
+        ctx,
+        agent_id,
+        input,
+        AgentRunOptions::default(),
+        None,
+        Some(job.to_owned()),
+        sink,
+    )
+    .await
+}
+
+async fn start_agent_run(
+    ctx: &Ctx,
+    agent_id: &AgentId,
+    input: &str,
+    options: AgentRunOptions,
+    wake: Option<WakeOf>,
+    job: Option<String>,
+    sink: super::EventSink,
+) -> Result<Run> {
     let user = crate::memory::check_user(options.user_id.as_deref().unwrap_or(ctx.owner()))?;
     agents::get(ctx, agent_id).await?;
     let run = runs::start(
@@ -329,12 +367,12 @@ pub(crate) async fn run_agent_as(
         credentials: options.credentials,
         sink,
         delegates: None,
-        // A wake-up runs with nobody watching.
-        attended: author.is_none(),
+        // A wake-up (or a scheduled job) runs with nobody watching.
+        attended: job.is_none() && author.is_none(),
         author,
     };
     let (agent_id, input) = (agent_id.clone(), input.to_owned());
-    drive(ctx, run, None, base, move |rc| async move {
+    drive_for(ctx, run, None, base, job, move |rc| async move {
         run_loop(
             &rc,
             &agent_id,
@@ -414,20 +452,26 @@ pub(crate) async fn resume_agent(
         ))
     })?;
     let agent_id = AgentId::from(run.target_id.as_str());
-    // A wake-up run goes on speaking as its role.
+    // A wake-up run goes on speaking as its role; a job's, unattended
+    // within the job's grant.
     let id = run.id.clone();
-    let author = ctx
+    let (author, job) = ctx
         .store()
-        .read(move |conn| cut_off::author_of(conn, &id))
+        .read(move |conn| {
+            Ok((
+                cut_off::author_of(conn, &id)?,
+                crate::cron::job_of_run(conn, &id)?,
+            ))
+        })
         .await?;
     let base = RunBase {
         credentials: None,
         sink,
         delegates: None,
-        attended: author.is_none(),
+        attended: author.is_none() && job.is_none(),
         author,
     };
-    drive(ctx, run, None, base, move |rc| async move {
+    drive_for(ctx, run, None, base, job, move |rc| async move {
         run_loop(&rc, &agent_id, state, None, &agent_checkpoint).await
     })
     .await

@@ -1,17 +1,28 @@
 //! Talking with an agent in a conversation: the person's message is stored,
 //! the agent runs over the conversation so far, and its answer is stored —
 //! also when the run is resumed after an interruption.
+//!
+//! A message may carry images (issue 14, H37): artifact ids from
+//! `images::upload`, owned by the conversation's user. Each is checked to
+//! be a picture, its copy for models is made once, and both are kept with
+//! the message. Every turn sends the images of the whole conversation
+//! again (providers keep no state), so the agent's model must accept
+//! images: if it does not, the message is refused — nothing stored,
+//! nothing sent — with the error that names the model.
 
 use serde_json::Value;
 
 use super::agent::{AgentState, agent_checkpoint, run_loop};
-use super::{EventSink, RunBase, RunCredentials, drive};
-use crate::conversations::{self, MessageRole};
+use super::{EventSink, RunBase, RunCredentials, drive, resolve_model};
+use crate::conversations::{self, ChatMessage, MessageImage, MessageRole};
 use crate::ctx::Ctx;
-use crate::error::{AppError, Result};
+use crate::error::{AppError, ErrorCode, Result};
 use crate::ids::AgentId;
-use crate::llm::Message;
+use crate::llm::{ImagePart, Message};
 use crate::runs::{self, NewRun, Run, RunKind, RunStatus};
+
+/// Most images one message may carry.
+pub const MAX_IMAGES_PER_MESSAGE: usize = 10;
 
 /// Sends `text` to the conversation's agent (or `agent`) and runs it.
 pub async fn send(
@@ -19,6 +30,79 @@ pub async fn send(
     conversation: &str,
     agent: Option<&AgentId>,
     text: &str,
+    credentials: Option<RunCredentials>,
+    sink: EventSink,
+) -> Result<Run> {
+    send_with_images(ctx, conversation, agent, text, &[], credentials, sink).await
+}
+
+/// The images to attach, checked: the user's artifacts, each a picture, with
+/// its copy for models.
+async fn attachments(ctx: &Ctx, user: &str, ids: &[String]) -> Result<Vec<MessageImage>> {
+    if ids.len() > MAX_IMAGES_PER_MESSAGE {
+        return Err(AppError::invalid_field(
+            "images",
+            "too_many",
+            format!("a message can carry at most {MAX_IMAGES_PER_MESSAGE} images"),
+        ));
+    }
+    let mut out = Vec::new();
+    for id in ids {
+        let original = crate::images::get(ctx, user, id).await?;
+        let copy = crate::images::model_copy(ctx, user, id).await?;
+        if !crate::images::is_model_image(&copy) {
+            return Err(AppError::invalid_field(
+                "images",
+                "not_an_image",
+                format!(
+                    "'{}' cannot be read as an image (JPEG, PNG, WebP or GIF), so no model could see it",
+                    original.name
+                ),
+            ));
+        }
+        out.push(MessageImage {
+            artifact_id: Some(original.id),
+            model_artifact_id: Some(copy.id),
+            name: original.name,
+        });
+    }
+    Ok(out)
+}
+
+/// The turn a stored message is for the model: its text and the images it
+/// carried. An image whose copy is no longer stored is said to be gone in
+/// the text, so the model is not left guessing.
+async fn turn_of(ctx: &Ctx, user: &str, message: &ChatMessage) -> Result<Message> {
+    let mut text = message.content.clone();
+    let mut parts: Vec<ImagePart> = Vec::new();
+    for image in &message.images {
+        let part = match &image.model_artifact_id {
+            Some(id) => match crate::images::model_part(ctx, user, id).await {
+                Ok(part) => part,
+                Err(e) if e.code == ErrorCode::NotFound => None,
+                Err(e) => return Err(e),
+            },
+            None => None,
+        };
+        match part {
+            Some(part) => parts.push(part),
+            None => text.push_str(&format!(
+                "\n[an image attached here, '{}', is no longer stored]",
+                image.name
+            )),
+        }
+    }
+    Ok(Message::user_with_images(text, parts))
+}
+
+/// [`send`] with images attached (`images`: artifact ids of the
+/// conversation's user).
+pub async fn send_with_images(
+    ctx: &Ctx,
+    conversation: &str,
+    agent: Option<&AgentId>,
+    text: &str,
+    images: &[String],
     credentials: Option<RunCredentials>,
     sink: EventSink,
 ) -> Result<Run> {
@@ -36,19 +120,47 @@ pub async fn send(
     };
     crate::agents::get(ctx, &agent).await?;
     let history = conversations::history(ctx, conversation).await?;
-    conversations::append_message(ctx, conversation, MessageRole::User, text, None, None).await?;
+    let attached = attachments(ctx, &thread.user_id, images).await?;
+    let in_history: usize = history.iter().map(|m| m.images.len()).sum();
+    let wanted = in_history + attached.len();
+    if wanted > 0 {
+        // Checked before the message is kept: a model without images gets
+        // none, and the person is told which model it is.
+        let (ctx2, agent2, credentials2) = (ctx.clone(), agent.clone(), credentials.clone());
+        ctx.store()
+            .read(move |conn| {
+                let found = crate::agents::find(conn, &agent2)?
+                    .ok_or_else(|| AppError::not_found("agent", agent2.as_str()))?;
+                resolve_model(conn, &ctx2, &found, credentials2.as_ref())?.check_images(wanted)
+            })
+            .await?;
+    }
 
     let mut state = AgentState::default();
     for message in &history {
         match message.role {
-            MessageRole::User => state.messages.push(Message::user(&message.content)),
+            MessageRole::User => state
+                .messages
+                .push(turn_of(ctx, &thread.user_id, message).await?),
             MessageRole::Assistant => state
                 .messages
                 .push(Message::assistant(&message.content, Vec::new())),
             MessageRole::System | MessageRole::Tool => {}
         }
     }
-    state.messages.push(Message::user(text));
+    let stored = conversations::append_message_with_images(
+        ctx,
+        conversation,
+        MessageRole::User,
+        text,
+        None,
+        None,
+        attached,
+    )
+    .await?;
+    state
+        .messages
+        .push(turn_of(ctx, &thread.user_id, &stored).await?);
 
     let run = runs::start(
         ctx,

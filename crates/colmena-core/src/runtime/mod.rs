@@ -142,6 +142,10 @@ pub(crate) struct RunContext {
     /// author, and the same role for every run it delegates to — what the
     /// role may do unattended bounds them all.
     pub wake_role: Option<String>,
+    /// The scheduled job that started this run (or the run it delegates
+    /// from): what the job may do unattended bounds them all, read fresh
+    /// at each call.
+    pub wake_job: Option<String>,
 }
 
 impl RunContext {
@@ -164,6 +168,21 @@ pub(crate) struct ResolvedModel {
     /// The provider's id, as rounds record it.
     pub provider: String,
     pub model: String,
+    /// `{provider}/{name}`, as errors name it.
+    pub id: ModelId,
+    /// Whether images may be sent to it (see `models::Model`).
+    pub accepts_images: bool,
+}
+
+impl ResolvedModel {
+    /// Refuses `images` images for a model that does not accept them,
+    /// before anything is sent (`models::images_refused`).
+    pub(crate) fn check_images(&self, images: usize) -> Result<()> {
+        if images > 0 && !self.accepts_images {
+            return Err(models::images_refused(&self.id, images));
+        }
+        Ok(())
+    }
 }
 
 /// The agent's model (or the default), checked usable, with its endpoint.
@@ -244,6 +263,8 @@ pub(crate) fn resolve_model_for(
         endpoint,
         provider: model.provider_id.to_string(),
         model: model.name,
+        id: model.id,
+        accepts_images: model.accepts_images,
     })
 }
 
@@ -256,6 +277,23 @@ pub(crate) async fn drive<F, Fut>(
     run: Run,
     parent: Option<&RunContext>,
     base: RunBase,
+    body: F,
+) -> Result<Run>
+where
+    F: FnOnce(RunContext) -> Fut,
+    Fut: Future<Output = Result<(String, Usage)>>,
+{
+    drive_for(ctx, run, parent, base, None, body).await
+}
+
+/// [`drive`] for a run a scheduled job started (`job`: its id; a child run
+/// inherits its parent's).
+pub(crate) async fn drive_for<F, Fut>(
+    ctx: &Ctx,
+    run: Run,
+    parent: Option<&RunContext>,
+    base: RunBase,
+    job: Option<String>,
     body: F,
 ) -> Result<Run>
 where
@@ -276,6 +314,7 @@ where
         sink: base.sink,
         delegates: base.delegates,
         wake_role: parent.map_or_else(|| base.author.clone(), |p| p.wake_role.clone()),
+        wake_job: parent.map_or(job, |p| p.wake_job.clone()),
         author: base.author,
         attended: parent.map_or(base.attended, |p| p.attended),
     };

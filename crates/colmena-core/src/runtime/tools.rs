@@ -175,6 +175,9 @@ pub(crate) async fn execute(rc: &RunContext, agent: &Agent, step: u32, call: &To
     }
     let called = match tool.source {
         tools::ToolSource::Mcp => crate::mcp_servers::call_tool(rc, &call.name, arguments).await,
+        tools::ToolSource::Endpoint => {
+            crate::endpoints::call_tool(rc, &call.name, &arguments).await
+        }
         _ => builtins::call(rc, agent, &call.name, &arguments).await,
     };
     match called {

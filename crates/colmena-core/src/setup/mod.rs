@@ -2,7 +2,7 @@
 //! and keeping the tools and skills they need active.
 //!
 //! - At every start [`reconcile`] re-seeds tool and bundled-skill rows from
-//!   code (keeping `active`) and makes sure the 7 catalog agent rows exist —
+//!   code (keeping `active`) and makes sure the 8 catalog agent rows exist —
 //!   disabled when new. Every row exists even when off, so activating later
 //!   needs no re-seed (H32).
 //! - The first [`ensure_db`] applies the user's choice (all, none, or a
@@ -139,12 +139,17 @@ pub(crate) fn reconcile(tx: &Transaction<'_>) -> Result<(Vec<SearchDoc>, Vec<Str
     let (mut docs, removed) = tools::reseed(tx)?;
     docs.extend(skills::reseed(tx)?);
     docs.extend(crate::web_search::sync_tool_in(tx)?);
+    // Endpoint tools are re-armed from their endpoints (SPEC H29).
+    let (armed, orphans) = crate::endpoints::rearm(tx)?;
+    docs.extend(armed);
     for persona in &PERSONAS {
         if agents::find(tx, &AgentId::from(persona.id))?.is_none() {
             insert_persona(tx, persona)?;
         }
     }
     retire_old_personas(tx)?;
+    let mut removed = removed;
+    removed.extend(orphans);
     Ok((docs, removed))
 }
 
@@ -176,9 +181,17 @@ fn insert_persona(tx: &Transaction<'_>, persona: &Persona) -> Result<()> {
 /// Catalog agents of a store written before some capabilities were real:
 /// the browser operator's `browser_*` (tools that never ran) becomes the
 /// Playwright MCP server's tools, and a specialist the catalog no longer
-/// has (the scheduler) becomes an ordinary agent, which the person may keep,
-/// edit or delete.
+/// has becomes an ordinary agent, which the person may keep, edit or
+/// delete. The scheduler, made ordinary while the catalog had no scheduled
+/// jobs, is the catalog's again when it still holds just `cron_*`.
 fn retire_old_personas(tx: &Transaction<'_>) -> Result<()> {
+    tx.execute(
+        "UPDATE agents SET persona = 'scheduler'
+         WHERE id = 'scheduler' AND persona IS NULL
+           AND (SELECT group_concat(pattern) FROM agent_tool_patterns
+                WHERE agent_id = 'scheduler') = 'cron_*'",
+        [],
+    )?;
     tx.execute(
         "UPDATE agent_tool_patterns SET pattern = ?2
          WHERE pattern = 'browser_*'

@@ -1,4 +1,4 @@
-//! The 7 catalog specialists (SPEC H31): who they are, the tool patterns
+//! The 8 catalog specialists (SPEC H31): who they are, the tool patterns
 //! they use and the skills they follow. Tool patterns overlap on purpose —
 //! `web_fetch` serves the web researcher and the browser operator, `fs_*`
 //! the file operator and the software engineer — which is why seeding works
@@ -6,8 +6,8 @@
 //!
 //! Every specialist names only tools that exist: the browser operator drives
 //! a real browser through the Playwright MCP server (`mcp__playwright__*`,
-//! matched once that server is added), and there is no scheduler specialist
-//! until scheduled jobs exist.
+//! matched once that server is added), and the scheduler manages real
+//! scheduled jobs (`cron_*`, SPEC H25).
 
 /// The Playwright MCP server's tools (its preset is named `playwright`).
 pub const MCP_BROWSER: &str = "mcp__playwright__*";
@@ -21,7 +21,7 @@ pub struct Persona {
     pub skills: &'static [&'static str],
 }
 
-pub const PERSONAS: [Persona; 7] = [
+pub const PERSONAS: [Persona; 8] = [
     Persona {
         id: "web_researcher",
         name: "Web researcher",
@@ -77,6 +77,14 @@ pub const PERSONAS: [Persona; 7] = [
         system_prompt: "You are the hive's image designer. You adapt images to where they will be shown without distorting them, and you describe each one in alt text.",
         tools: &["image_*"],
         skills: &["image-briefs"],
+    },
+    Persona {
+        id: "scheduler",
+        name: "Scheduler",
+        description: "Turns recurring work into scheduled jobs in your time zone and keeps track of how they run.",
+        system_prompt: "You are the hive's scheduler. You confirm cadence and time zone in words, write jobs whose prompts stand alone, report when each will next run in its own time zone, and check their history when asked how they went.",
+        tools: &["cron_*"],
+        skills: &["scheduling"],
     },
 ];
 

@@ -29,6 +29,9 @@ const ROLE_WAKES: &str = include_str!("migrations/0008_role_wakes.sql");
 const PERMISSIONS: &str = include_str!("migrations/0009_permissions.sql");
 const HAND_ROUNDS: &str = include_str!("migrations/0010_hand_rounds.sql");
 const MCP_SERVERS: &str = include_str!("migrations/0011_mcp_servers.sql");
+const CRON: &str = include_str!("migrations/0012_cron.sql");
+const ENDPOINTS: &str = include_str!("migrations/0013_endpoints.sql");
+const MODEL_IMAGES: &str = include_str!("migrations/0014_model_images.sql");
 
 /// Every migration script, in order; version N is "the first N applied".
 /// Append new ones at the end.
@@ -44,6 +47,9 @@ const SCRIPTS: &[&str] = &[
     PERMISSIONS,
     HAND_ROUNDS,
     MCP_SERVERS,
+    CRON,
+    ENDPOINTS,
+    MODEL_IMAGES,
 ];
 
 /// How long a process starting on a store being migrated (and backed up) by

@@ -17,7 +17,7 @@ use crate::ids::AgentId;
 use crate::llm::Usage;
 use crate::runs::{self, NewRun, Run, RunKind};
 use crate::runtime::agent::{AgentState, run_loop};
-use crate::runtime::{EventSink, RunBase, RunContext, RunCredentials, drive};
+use crate::runtime::{EventSink, RunBase, RunContext, RunCredentials, drive_for};
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
@@ -63,6 +63,31 @@ pub async fn run(
     options: SwarmRunOptions,
     sink: EventSink,
 ) -> Result<Run> {
+    start(ctx, id, input, options, None, sink).await
+}
+
+/// Runs a saved swarm with nobody watching for the scheduled job `job`: the
+/// permission gate never waits for a person, and refuses what would ask
+/// unless the job's grant allows that class (in every member's run).
+pub(crate) async fn run_unattended(
+    ctx: &Ctx,
+    id: &str,
+    input: &str,
+    job: &str,
+    sink: EventSink,
+) -> Result<Run> {
+    let job = Some(job.to_owned());
+    start(ctx, id, input, SwarmRunOptions::default(), job, sink).await
+}
+
+async fn start(
+    ctx: &Ctx,
+    id: &str,
+    input: &str,
+    options: SwarmRunOptions,
+    job: Option<String>,
+    sink: EventSink,
+) -> Result<Run> {
     let swarm = super::get(ctx, id).await?;
     if !swarm.enabled {
         return Err(AppError::precondition(format!(
@@ -87,7 +112,7 @@ pub async fn run(
         input: input.to_owned(),
         ..SwarmState::default()
     };
-    execute(ctx, run, swarm, state, options.credentials, sink).await
+    execute(ctx, run, swarm, state, options.credentials, job, sink).await
 }
 
 /// Resumes an interrupted swarm run from its checkpoint.
@@ -99,7 +124,13 @@ pub(crate) async fn resume(ctx: &Ctx, run: Run, checkpoint: Value, sink: EventSi
         ))
     })?;
     let swarm = super::get(ctx, &run.target_id).await?;
-    execute(ctx, run, swarm, state, None, sink).await
+    // A job's run stays unattended, within the job's grant.
+    let id = run.id.clone();
+    let job = ctx
+        .store()
+        .read(move |conn| crate::cron::job_of_run(conn, &id))
+        .await?;
+    execute(ctx, run, swarm, state, None, job, sink).await
 }
 
 async fn execute(
@@ -108,6 +139,7 @@ async fn execute(
     swarm: Swarm,
     state: SwarmState,
     credentials: Option<RunCredentials>,
+    job: Option<String>,
     sink: EventSink,
 ) -> Result<Run> {
     let delegates = (swarm.strategy == Strategy::Hierarchical).then(|| {
@@ -123,9 +155,9 @@ async fn execute(
         sink,
         delegates,
         author: None,
-        attended: true,
+        attended: job.is_none(),
     };
-    drive(ctx, run, None, base, move |rc| async move {
+    drive_for(ctx, run, None, base, job, move |rc| async move {
         match swarm.strategy {
             Strategy::Sequential => sequential(&rc, &swarm, state).await,
             Strategy::Parallel => parallel(&rc, &swarm, state).await,

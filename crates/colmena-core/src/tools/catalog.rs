@@ -8,10 +8,12 @@
 //!
 //! Every tool listed here runs for real (`runtime::builtins`): a capability
 //! this build does not have is not listed, rather than listed and refusing
-//! (browsers come from an MCP server such as Playwright's; scheduling
-//! returns with its scheduler). `tests/every_tool_is_real.rs` calls each one.
+//! (browsers come from an MCP server such as Playwright's). The `cron_*`
+//! tools manage real scheduled jobs (`crate::cron`); `cron_trigger` fails
+//! when no scheduler runs rather than pretend. `tests/every_tool_is_real.rs`
+//! calls each one.
 
-use crate::contracts::{self, bus, hive};
+use crate::contracts::{self, bus, cron, hive};
 
 /// One built-in tool.
 #[derive(Debug, Clone, Copy)]
@@ -271,6 +273,55 @@ pub const BUILTIN_TOOLS: &[ToolDef] = &[
         "images",
         "Resize, crop or convert an image artifact; returns a new artifact id with its width, height and format.",
         r#"{"type":"object","properties":{"artifact_id":{"type":"string"},"width":{"type":"integer","minimum":1},"height":{"type":"integer","minimum":1},"format":{"type":"string","enum":["png","jpeg","webp"]},"crop":{"type":"object","properties":{"x":{"type":"integer"},"y":{"type":"integer"},"width":{"type":"integer"},"height":{"type":"integer"}}}},"required":["artifact_id"],"additionalProperties":false}"#
+    ),
+    // -- scheduling (SPEC H25) ------------------------------------------------
+    tool!(
+        "cron_create",
+        "scheduling",
+        "Schedule a job: run an agent or a swarm with a prompt, or wake a bus role, on a cron expression (five fields, read in the job's IANA time zone: 0 8 * * 1-5 is weekdays at 8:00) or every N seconds (at least 60). Missed runs while no scheduler ran are skipped, or run once with missed=run_once. Returns the job with its next run (UTC).",
+        contract = crate::cron::NewCronJob
+    ),
+    tool!(
+        "cron_list",
+        "scheduling",
+        "List the scheduled jobs: schedule, time zone, target, paused or not, next run (UTC) and the latest run's status.",
+        r#"{"type":"object","properties":{},"additionalProperties":false}"#
+    ),
+    tool!(
+        "cron_update",
+        "scheduling",
+        "Change a scheduled job: only the fields given in changes change; a new schedule or time zone recomputes its next run.",
+        contract = cron::CronUpdateArgs
+    ),
+    tool!(
+        "cron_pause",
+        "scheduling",
+        "Pause a scheduled job: it does not run until resumed, and nothing counts as missed meanwhile.",
+        contract = cron::CronJobArgs
+    ),
+    tool!(
+        "cron_resume",
+        "scheduling",
+        "Resume a paused job; its next run counts from now.",
+        contract = cron::CronJobArgs
+    ),
+    tool!(
+        "cron_trigger",
+        "scheduling",
+        "Run a scheduled job now, once, through the running scheduler (it fails when no scheduler runs: the app or colmena serve must be running). See the run in cron_history.",
+        contract = cron::CronJobArgs
+    ),
+    tool!(
+        "cron_history",
+        "scheduling",
+        "A scheduled job's runs, newest first: trigger, status (running, succeeded, failed, skipped), duration, the run it produced and the error.",
+        contract = cron::CronHistoryArgs
+    ),
+    tool!(
+        "cron_delete",
+        "scheduling",
+        "Delete a scheduled job and its history.",
+        contract = cron::CronJobArgs
     ),
 ];
 

@@ -441,7 +441,13 @@ pub async fn run(ctx: &Ctx, out: &Output, args: CanvasArgs) -> Result<()> {
                                 } else {
                                     format!("{}/{}", r.provider, r.model)
                                 },
-                                (r.prompt_tokens + r.completion_tokens).to_string(),
+                                super::stream::token_count(
+                                    colmena_core::llm::Usage {
+                                        prompt_tokens: r.prompt_tokens,
+                                        completion_tokens: r.completion_tokens,
+                                    }
+                                    .total(),
+                                ),
                                 r.latency_ms.to_string(),
                                 r.client.clone(),
                                 r.output.replace('\n', " ").chars().take(50).collect(),

@@ -1,8 +1,12 @@
 //! `colmena chat AGENT`: talk with one agent in a conversation, its answer
 //! streaming as it is written. Reads lines from stdin (a prompt when it is a
 //! terminal); `/resume` goes on with an interrupted run, `/quit` leaves.
+//! `--image FILE` attaches images to the first message sent (the agent's
+//! model must accept images; they are sent again with every later turn).
 
 use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::Mutex;
 
 use clap::Args;
 use colmena_core::conversations;
@@ -27,6 +31,9 @@ pub struct ChatArgs {
     /// Read the API key for these runs from this environment variable.
     #[arg(long, value_name = "VAR")]
     api_key_env: Option<String>,
+    /// Attach this image file to the first message (repeat for more).
+    #[arg(long = "image", value_name = "FILE")]
+    images: Vec<PathBuf>,
 }
 
 pub async fn run(ctx: &Ctx, out: &Output, args: ChatArgs) -> Result<()> {
@@ -56,8 +63,21 @@ pub async fn run(ctx: &Ctx, out: &Output, args: ChatArgs) -> Result<()> {
         );
     }
 
+    // The images are stored before anything is said: a file that cannot be
+    // read fails the command at once.
+    let mut attached = Vec::new();
+    for path in &args.images {
+        let artifact = super::image::upload_file(ctx, &conversation.user_id, path).await?;
+        attached.push(artifact.id);
+    }
+    // Taken by the first message.
+    let pending = Mutex::new(attached);
     let say = |text: String| {
         let credentials = credentials.clone();
+        let images = pending
+            .lock()
+            .map(|mut p| std::mem::take(&mut *p))
+            .unwrap_or_default();
         let (agent, conversation) = (agent.id.clone(), conversation.id.clone());
         async move {
             let printer = RunPrinter::new(out.json);
@@ -69,11 +89,12 @@ pub async fn run(ctx: &Ctx, out: &Output, args: ChatArgs) -> Result<()> {
                 let run = chat::resume_run(ctx, &offer.run.id, printer.sink());
                 return outcome(watch(ctx, &printer, run).await?, out.json).map(|_| ());
             }
-            let run = chat::send(
+            let run = chat::send_with_images(
                 ctx,
                 &conversation,
                 Some(&agent),
                 &text,
+                &images,
                 credentials,
                 printer.sink(),
             );

@@ -8,7 +8,9 @@ mod backup;
 mod canvas;
 mod chat;
 mod conversation;
+mod cron;
 mod doctor;
+mod endpoint;
 mod ethics;
 mod image;
 mod mcp;
@@ -137,6 +139,13 @@ pub enum Command {
     /// whose tools agents call; `import` reads other clients' configurations.
     #[command(subcommand)]
     McpServer(mcp_server::McpServerCommand),
+    /// HTTP endpoints declared as tools (endpoint_<id>): create, test, switch.
+    #[command(subcommand)]
+    Endpoint(endpoint::EndpointCommand),
+    /// Scheduled jobs: an agent, a swarm or a role's wake-up on a cron
+    /// expression or an interval, in a time zone; pause, trigger, history.
+    #[command(subcommand)]
+    Cron(cron::CronCommand),
 }
 
 pub async fn run(cli: Cli) -> Result<()> {
@@ -225,6 +234,8 @@ async fn dispatch(ctx: &Ctx, out: &output::Output, command: Command) -> Result<(
         Command::Image(command) => image::run(&ctx, &out, command).await,
         Command::Mcp(args) => mcp::run(&ctx, &out, args).await,
         Command::McpServer(command) => mcp_server::run(&ctx, &out, command).await,
+        Command::Endpoint(command) => endpoint::run(&ctx, &out, command).await,
+        Command::Cron(command) => cron::run(&ctx, &out, command).await,
         Command::Reindex => {
             let count = ctx.reindex().await?;
             out.emit(&serde_json::json!({ "documents": count }), |_| {

@@ -31,6 +31,13 @@ pub enum ModelCommand {
         #[command(flatten)]
         switch: SwitchArgs,
     },
+    /// Whether images are sent to a model: on, off, or auto (the default
+    /// for its name: known vision models are on).
+    Images {
+        id: String,
+        #[arg(value_parser = ["on", "off", "auto"])]
+        setting: String,
+    },
     /// The agents that use a model.
     Users { id: String },
     /// Delete a model (refused while agents use it).
@@ -79,6 +86,27 @@ pub async fn run(ctx: &Ctx, out: &Output, command: ModelCommand) -> Result<()> {
                 println!("model {} is {state}", m.id);
             });
         }
+        ModelCommand::Images { id, setting } => {
+            let setting = match setting.as_str() {
+                "on" => Some(true),
+                "off" => Some(false),
+                _ => None,
+            };
+            let model = models::set_images(ctx, &ModelId(id), setting).await?;
+            out.emit(&model, |m| {
+                let how = if m.images_setting.is_some() {
+                    "set by you"
+                } else {
+                    "default for its name"
+                };
+                let state = if m.accepts_images {
+                    "accepts"
+                } else {
+                    "does not accept"
+                };
+                println!("model {} {state} images ({how})", m.id);
+            });
+        }
         ModelCommand::Users { id } => {
             let users = models::agents_using_model(ctx, &ModelId(id)).await?;
             out.emit(&users, |users| {
@@ -115,7 +143,7 @@ pub async fn run(ctx: &Ctx, out: &Output, command: ModelCommand) -> Result<()> {
 
 fn print_table(list: &[Model]) {
     table(
-        &["id", "provider", "name", "label", "enabled"],
+        &["id", "provider", "name", "label", "enabled", "images"],
         list.iter()
             .map(|m| {
                 vec![
@@ -124,6 +152,10 @@ fn print_table(list: &[Model]) {
                     m.name.clone(),
                     m.label.clone().unwrap_or_default(),
                     yes_no(m.enabled),
+                    match m.images_setting {
+                        Some(_) => yes_no(m.accepts_images),
+                        None => format!("{} (auto)", yes_no(m.accepts_images)),
+                    },
                 ]
             })
             .collect(),

@@ -56,7 +56,7 @@ pub struct ServeArgs {
     /// Requests a token may make in a burst above --rate-limit.
     #[arg(long, default_value_t = 100, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     rate_burst: u32,
-    /// Do not wake roles here (another process does).
+    /// Do not wake roles or run scheduled jobs here (another process does).
     #[arg(long)]
     no_scheduler: bool,
 }
@@ -114,7 +114,13 @@ pub async fn run(ctx: &Ctx, out: &Output, args: ServeArgs) -> Result<()> {
     let stop = CancellationToken::new();
     if !args.no_scheduler {
         let (ctx, stop) = (ctx.clone(), stop.clone());
-        tokio::spawn(colmena_core::inbox::wakes::run_scheduler(ctx, stop));
+        tokio::spawn(colmena_core::inbox::wakes::run_scheduler(
+            ctx.clone(),
+            stop.clone(),
+        ));
+        // Scheduled jobs (H25); a failure's notice is shown by the app,
+        // which announces failures whichever process ran the job.
+        tokio::spawn(colmena_core::cron::run_scheduler(ctx, stop));
     }
     // Listening for SIGTERM / Ctrl-C starts before the line that says the
     // server is up: a script that stops it as soon as it reads that line

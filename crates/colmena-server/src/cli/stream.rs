@@ -190,16 +190,25 @@ where
     finished
 }
 
+/// Token counts for people: "—" where the provider reported none, never 0.
+pub fn usage_text(usage: colmena_core::llm::Usage) -> String {
+    match (usage.prompt_tokens, usage.completion_tokens) {
+        (None, None) => "tokens not reported by the provider".to_owned(),
+        (p, c) => format!("{} tokens in, {} out", token_count(p), token_count(c)),
+    }
+}
+
+/// One token count: the number, or "—" when it was not reported.
+pub fn token_count(count: Option<u32>) -> String {
+    count.map_or_else(|| "—".to_owned(), |n| n.to_string())
+}
+
 /// A run that did not complete becomes the command's error (and exit status).
 pub fn outcome(run: Run, json: bool) -> Result<Run> {
     match run.status {
         RunStatus::Completed => {
             if !json {
-                let usage = run.usage;
-                println!(
-                    "— completed · {} tokens in, {} out · run {}",
-                    usage.prompt_tokens, usage.completion_tokens, run.id
-                );
+                println!("— completed · {} · run {}", usage_text(run.usage), run.id);
             }
             Ok(run)
         }

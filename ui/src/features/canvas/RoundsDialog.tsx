@@ -14,6 +14,7 @@ import { clientName } from "../../app/names";
 import { Markdown } from "../../components/Markdown";
 import { diffPhrases, roundAuthor, settingChanges, type DiffPart } from "./diff";
 import { canvasKeys, roundsQuery } from "./queries";
+import { tokenCount, tokenTotal } from "../runs/tokens";
 
 /** The Rounds view of a variant (SPEC C4, D1): its whole history with the
  * model, tokens, latency and client of each round; pick the one shown;
@@ -77,7 +78,12 @@ export function RoundsDialog({ variant, onClose }: { variant: Variant; onClose()
                   <td>
                     <AuthorLabel round={r} />
                   </td>
-                  <td>{r.model ? r.promptTokens + r.completionTokens : "—"}</td>
+                  <td
+                    title={r.model && tokenTotal(r) === null ? t("canvas.tokensNotReported") : undefined}
+                    data-testid={`round-tokens-${r.index}`}
+                  >
+                    {r.model ? tokenCount(tokenTotal(r)) : "—"}
+                  </td>
                   <td>{r.model ? `${r.latencyMs} ms` : "—"}</td>
                   <td>{clientName(t, r.client)}</td>
                   <td title={exact(r.generatedAt)}>{when(r.generatedAt)}</td>

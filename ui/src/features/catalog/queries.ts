@@ -1,6 +1,6 @@
 import { queryOptions, type QueryClient } from "@tanstack/react-query";
 
-import { api, mcpApi, type Change } from "../../api";
+import { api, endpointsApi, mcpApi, type Change } from "../../api";
 
 export const catalogKeys = {
   agents: ["agents"] as const,
@@ -12,6 +12,7 @@ export const catalogKeys = {
   memories: ["memories"] as const,
   mcpServers: ["mcp-servers"] as const,
   mcpPresets: ["mcp-presets"] as const,
+  endpoints: ["endpoints"] as const,
   expansion: (patterns: string[]) => ["tool-expansion", ...patterns] as const,
   prompt: (id: string) => ["agent-prompt", id] as const,
 };
@@ -23,6 +24,7 @@ export const diskSkillsQuery = queryOptions({ queryKey: catalogKeys.diskSkills, 
 export const ethicsQuery = queryOptions({ queryKey: catalogKeys.ethics, queryFn: api.listEthics });
 export const mcpServersQuery = queryOptions({ queryKey: catalogKeys.mcpServers, queryFn: () => mcpApi.list() });
 export const mcpPresetsQuery = queryOptions({ queryKey: catalogKeys.mcpPresets, queryFn: () => mcpApi.presets(), staleTime: 60_000 });
+export const endpointsQuery = queryOptions({ queryKey: catalogKeys.endpoints, queryFn: () => endpointsApi.list() });
 export const setupQuery = queryOptions({ queryKey: catalogKeys.setup, queryFn: api.setupStatus });
 export const enabledModelsQuery = queryOptions({
   queryKey: ["models", "enabled"] as const,
@@ -47,6 +49,8 @@ export function invalidateCatalogFor(client: QueryClient, change: Change) {
     models: [["models"]],
     // A server's state or configuration; its tools arrive as `tools`.
     mcp_servers: [catalogKeys.mcpServers, catalogKeys.tools, ["tool-expansion"]],
+    // An endpoint's definition; its tool arrives as `tools`.
+    endpoints: [catalogKeys.endpoints, catalogKeys.tools, ["tool-expansion"]],
   };
   for (const key of keys[change] ?? []) void client.invalidateQueries({ queryKey: key });
 }

@@ -1,12 +1,15 @@
 // One conversation: its history, the agent's answer streaming in as it is
 // written, the composer, and — when the last run was cut off (the app was
 // closed or killed) — an offer to resume it from its checkpoint (H42).
+// Images can be attached (the button opens the native dialog; image files
+// can be dropped on the composer); sent messages show theirs, and the
+// answer of a run says its token counts ("—" when the provider reports none).
 
 import { useEffect, useRef, useState } from "react";
 import type { FormEvent } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
-import { Archive, Pencil, RotateCcw, Send, Square, Trash2, X } from "lucide-react";
+import { Archive, ImagePlus, Pencil, RotateCcw, Send, Square, Trash2, X } from "lucide-react";
 
 import { runtimeApi, toApiError, type ApiError, type Conversation } from "../../api";
 import { errorText } from "../../app/errorText";
@@ -19,6 +22,9 @@ import type { ToolEntry } from "../runs/runState";
 import { ToolEntryView } from "../runs/ToolEntry";
 import { useRun, type RunStarter } from "../runs/useRun";
 import { useWatchRunView } from "../runs/watched";
+import { notReported, usageText } from "../runs/tokens";
+import { canSend } from "./attachments";
+import { AttachmentStrip, MessageImages, useAttachments } from "./ChatImages";
 
 interface ChatThreadProps {
   conversation: Conversation;
@@ -36,7 +42,9 @@ export function ChatThread({ conversation, names, onGone }: ChatThreadProps) {
   });
   const run = useRun();
   const [text, setText] = useState("");
-  const [sending, setSending] = useState<{ text: string; before: number } | null>(null);
+  const [sending, setSending] = useState<{ text: string; before: number; images: number } | null>(null);
+  const attachments = useAttachments();
+  const [dropping, setDropping] = useState(false);
   const [renaming, setRenaming] = useState<string | null>(null);
   const bottom = useRef<HTMLDivElement>(null);
   const agentLabel = conversation.agentId ? names[conversation.agentId] ?? conversation.agentId : "—";
@@ -63,7 +71,7 @@ export function ChatThread({ conversation, names, onGone }: ChatThreadProps) {
   }, [messages.length, run.view, sending]);
 
   const follow = async (starter: RunStarter) => {
-    await run.start((onEvent) =>
+    const started = await run.start((onEvent) =>
       starter((event) => {
         if (event.type === "started") refresh();
         onEvent(event);
@@ -72,15 +80,26 @@ export function ChatThread({ conversation, names, onGone }: ChatThreadProps) {
     setSending(null);
     refresh();
     void resumeOffer.refetch();
+    return started;
   };
 
   const send = (event?: FormEvent) => {
     event?.preventDefault();
     const message = text.trim();
-    if (!message || running) return;
+    if (!canSend(attachments.list, message) || running) return;
+    const images = attachments.ids;
+    const kept = attachments.list;
     setText("");
-    setSending({ text: message, before: messages.length });
-    void follow((onEvent) => runtimeApi.sendChatMessage(conversation.id, message, onEvent));
+    attachments.clear();
+    setSending({ text: message, before: messages.length, images: images.length });
+    void follow((onEvent) => runtimeApi.sendChatMessage(conversation.id, message, images, onEvent)).then((started) => {
+      // A refused message (a model without images) keeps its images and
+      // text in the composer, so nothing the person chose is lost.
+      if (started === null && kept.length > 0) {
+        setText(message);
+        attachments.restore(kept);
+      }
+    });
   };
   const resume = (runId: string) => void follow((onEvent) => runtimeApi.resumeRun(runId, onEvent));
 
@@ -175,12 +194,23 @@ export function ChatThread({ conversation, names, onGone }: ChatThreadProps) {
                 ))}
               </div>
             )}
-            {m.role === "assistant" ? <Markdown source={m.content} /> : <p>{m.content}</p>}
+            {m.role === "user" && <MessageImages images={m.images} />}
+            {m.role === "assistant" ? <Markdown source={m.content} /> : m.content && <p>{m.content}</p>}
+            {m.id === answerOfRun && run.view.usage && (
+              <span
+                className="message-usage small muted"
+                data-testid="chat-usage"
+                title={notReported(run.view.usage) ? t("runs.tokens.notReportedHint") : undefined}
+              >
+                {usageText(t, run.view.usage)}
+              </span>
+            )}
           </div>
         ))}
         {showSending && sending && (
           <div className="message message-user pending">
-            <p>{sending.text}</p>
+            {sending.images > 0 && <p className="small muted">{t("chat.images.attached", { count: sending.images })}</p>}
+            {sending.text && <p>{sending.text}</p>}
           </div>
         )}
         {showStream && (
@@ -208,12 +238,39 @@ export function ChatThread({ conversation, names, onGone }: ChatThreadProps) {
         )}
         <div ref={bottom} />
       </div>
-      <form className="composer" onSubmit={send}>
+      <form
+        className={dropping ? "composer drop-over" : "composer"}
+        onSubmit={send}
+        onDragOver={(e) => {
+          if (![...e.dataTransfer.types].includes("Files")) return;
+          e.preventDefault();
+          setDropping(true);
+        }}
+        onDragLeave={() => setDropping(false)}
+        onDrop={(e) => {
+          const files = [...e.dataTransfer.files];
+          setDropping(false);
+          if (files.length === 0) return;
+          e.preventDefault();
+          attachments.addFiles(files);
+        }}
+        data-testid="chat-composer"
+      >
+        <AttachmentStrip list={attachments.list} onRemove={attachments.remove} />
+        <IconButton
+          label={t("chat.images.attach")}
+          className="composer-attach"
+          disabled={attachments.picking}
+          onClick={() => void attachments.pick()}
+          data-testid="attach-images"
+        >
+          <ImagePlus size={17} />
+        </IconButton>
         <textarea
           className="input textarea"
           rows={2}
           value={text}
-          placeholder={t("chat.placeholder", { agent: agentLabel })}
+          placeholder={dropping ? t("chat.images.drop") : t("chat.placeholder", { agent: agentLabel })}
           aria-label={t("chat.message")}
           onChange={(e) => setText(e.target.value)}
           onKeyDown={(e) => {
@@ -226,7 +283,7 @@ export function ChatThread({ conversation, names, onGone }: ChatThreadProps) {
             {t("chat.stop")}
           </Button>
         ) : (
-          <Button variant="primary" type="submit" icon={<Send size={14} />} disabled={!text.trim()} data-testid="send-chat">
+          <Button variant="primary" type="submit" icon={<Send size={14} />} disabled={!canSend(attachments.list, text)} data-testid="send-chat">
             {t("chat.send")}
           </Button>
         )}

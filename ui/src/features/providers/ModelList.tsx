@@ -11,6 +11,15 @@ import { errorText, fieldErrorText } from "../../app/errorText";
 import { KIND_EXAMPLES } from "./kinds";
 import { modelsQuery, providerKeys } from "./queries";
 
+type ImagesChoice = "auto" | "on" | "off";
+
+/** The model's "accepts images" setting as the select shows it. */
+export function imagesChoice(model: Pick<Model, "imagesSetting">): ImagesChoice {
+  return model.imagesSetting === null ? "auto" : model.imagesSetting ? "on" : "off";
+}
+
+const SETTING: Record<ImagesChoice, boolean | null> = { auto: null, on: true, off: false };
+
 export function ModelList({ provider }: { provider: Provider }) {
   const { t } = useTranslation();
   const models = useQuery(modelsQuery(provider.id));
@@ -106,7 +115,13 @@ function ModelRow({ model }: { model: Model }) {
     mutationFn: () => api.deleteModel(model.id),
     onSuccess: invalidate,
   });
-  const error = rename.error ?? remove.error ?? toggle.error;
+  const images = useMutation<Model, ApiError, ImagesChoice>({
+    mutationFn: (choice) => api.setModelImages(model.id, SETTING[choice]),
+    onSettled: invalidate,
+  });
+  const error = rename.error ?? remove.error ?? toggle.error ?? images.error;
+  const autoLabel =
+    model.imagesSetting === null ? (model.acceptsImages ? t("models.images.autoYes") : t("models.images.autoNo")) : t("models.images.auto");
   const label = model.label ?? model.name;
 
   return (
@@ -170,6 +185,19 @@ function ModelRow({ model }: { model: Model }) {
         ) : (
           <>
             {!model.providerEnabled && <span className="muted small">{t("models.offWithProvider")}</span>}
+            <select
+              className="input input-sm model-images"
+              value={imagesChoice(model)}
+              disabled={images.isPending}
+              aria-label={t("models.images.label", { name: model.name })}
+              title={t("models.images.hint")}
+              onChange={(e) => images.mutate(e.target.value as ImagesChoice)}
+              data-testid={`model-images-${model.id}`}
+            >
+              <option value="auto">{autoLabel}</option>
+              <option value="on">{t("models.images.on")}</option>
+              <option value="off">{t("models.images.off")}</option>
+            </select>
             <Switch
               checked={model.enabled}
               disabled={!model.providerEnabled || toggle.isPending}

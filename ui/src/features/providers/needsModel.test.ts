@@ -10,6 +10,8 @@ const model = (id: string): Model => ({
   label: null,
   enabled: true,
   providerEnabled: true,
+  acceptsImages: false,
+  imagesSetting: null,
   createdAt: "2026-01-01T00:00:00Z",
   updatedAt: "2026-01-01T00:00:00Z",
 });

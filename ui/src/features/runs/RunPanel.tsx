@@ -12,6 +12,7 @@ import { Button } from "../../components/Button";
 import { Markdown } from "../../components/Markdown";
 import { Spinner } from "../../components/Spinner";
 import { ToolEntryView } from "./ToolEntry";
+import { notReported, usageText } from "./tokens";
 import type { Entry, MemberProgress, RunPhase, RunView } from "./runState";
 import { useWatchRunView } from "./watched";
 
@@ -56,9 +57,13 @@ export function RunPanel({ view, refusal, expected = [], names = {}, onCancel, c
         <PhaseBadge phase={view.phase} />
         <RunTitle view={view} nameOf={nameOf} />
         <span className="spacer" />
-        {view.usage && (view.usage.promptTokens > 0 || view.usage.completionTokens > 0) && (
-          <span className="small muted" data-testid="run-usage">
-            {t("runs.usage", { input: view.usage.promptTokens, output: view.usage.completionTokens })}
+        {view.usage && (
+          <span
+            className="small muted"
+            data-testid="run-usage"
+            title={notReported(view.usage) ? t("runs.tokens.notReportedHint") : undefined}
+          >
+            {usageText(t, view.usage)}
           </span>
         )}
         {running && onCancel && (

@@ -1,7 +1,7 @@
 //! The code behind the built-in tools: every tool of the catalog runs here
 //! for real — the minimal tools (delegate, list agents, search, skills,
-//! memory, notify) and the file, data, document, shell, git, web, bus and
-//! image tools. A tool that needs something the person sets up first
+//! memory, notify) and the file, data, document, shell, git, web, bus,
+//! image and scheduling tools. A tool that needs something the person sets up first
 //! (`web_search`'s service) says exactly how, and nothing else.
 
 mod data;
@@ -119,6 +119,7 @@ pub(crate) async fn call(
                     .await?;
             Ok(serde_json::to_string_pretty(&artifact)?)
         }
+        n if n.starts_with("cron_") => scheduling(ctx, n, args).await,
         other => Err(AppError::new(
             ErrorCode::NotFound,
             format!("no code runs the tool '{other}'"),
@@ -186,6 +187,25 @@ async fn bus(rc: &RunContext, name: &str, args: &Value) -> Result<String> {
         }
         "read_inbox" => json_of(contracts::bus::read_inbox(ctx, &me, parse(args)?).await?),
         _ => json_of(contracts::bus::list_sent(ctx, &me, parse(args)?).await?),
+    }
+}
+
+/// The scheduling tools: the jobs of the workspace (SPEC H25).
+async fn scheduling(ctx: &crate::ctx::Ctx, name: &str, args: &Value) -> Result<String> {
+    use contracts::cron;
+    match name {
+        "cron_create" => json_of(cron::create(ctx, parse(args)?).await?),
+        "cron_list" => json_of(cron::list(ctx).await?),
+        "cron_update" => json_of(cron::update(ctx, parse(args)?).await?),
+        "cron_pause" => json_of(cron::pause(ctx, parse(args)?).await?),
+        "cron_resume" => json_of(cron::resume(ctx, parse(args)?).await?),
+        "cron_trigger" => json_of(cron::trigger(ctx, parse(args)?).await?),
+        "cron_history" => json_of(cron::history(ctx, parse(args)?).await?),
+        "cron_delete" => cron::delete(ctx, parse(args)?).await,
+        other => Err(AppError::new(
+            ErrorCode::NotFound,
+            format!("no code runs the tool '{other}'"),
+        )),
     }
 }
 
