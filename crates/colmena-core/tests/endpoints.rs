@@ -632,6 +632,28 @@ async fn h28_a_get_endpoint_reaches_the_network_and_a_post_one_sends() {
         }
     }
     assert!(server.seen().iter().all(|s| s.path == "/read"));
+
+    // No id begins with the tool prefix, so one tool name can never be
+    // judged as one endpoint and run as another.
+    let mut prefixed = get_input(&server.base, "Shadow", "/read");
+    prefixed.slug = Some("endpoint_reader".into());
+    let refused = endpoints::create(&ws.ctx, &caller, prefixed)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refused.details.unwrap()["field"],
+        "slug",
+        "{}",
+        refused.message
+    );
+    let named = endpoints::create(
+        &ws.ctx,
+        &caller,
+        get_input(&server.base, "Endpoint Notes", "/read"),
+    )
+    .await
+    .unwrap();
+    assert_eq!(named.tool, "endpoint_notes");
 }
 
 #[tokio::test]

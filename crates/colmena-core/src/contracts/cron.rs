@@ -10,7 +10,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::cron::{self, CronJob, CronJobUpdate, CronRun, NewCronJob, TriggerReceipt};
+use crate::cron::{self, CronJob, CronJobUpdate, CronRun, NewCronJob, Target, TriggerReceipt};
 use crate::ctx::Ctx;
 use crate::error::{AppError, Result};
 
@@ -22,6 +22,21 @@ fn refuse_grant(given: &Option<Vec<crate::permissions::Risk>>) -> Result<()> {
             "unattended",
             "person_only",
             "what a job may do with nobody watching is a person's call: they set it in the job's settings in Cron",
+        ));
+    }
+    Ok(())
+}
+
+/// A model may not schedule a role's wake-ups: the job's prompt reaches the
+/// role as a message from the workspace owner, and the role acts on it with
+/// the grant a person gave it in the Inbox — a model must not speak as the
+/// person to it.
+fn refuse_role(target: Option<&Target>) -> Result<()> {
+    if matches!(target, Some(Target::Role { .. })) {
+        return Err(AppError::invalid_field(
+            "target",
+            "person_only",
+            "a scheduled wake-up of a role speaks to it as you: a person sets it up in Cron",
         ));
     }
     Ok(())
@@ -62,6 +77,7 @@ pub struct CronHistoryArgs {
 
 pub async fn create(ctx: &Ctx, input: NewCronJob) -> Result<CronJob> {
     refuse_grant(&input.unattended)?;
+    refuse_role(Some(&input.target))?;
     cron::create(ctx, input).await
 }
 
@@ -73,6 +89,8 @@ pub async fn list(ctx: &Ctx) -> Result<Vec<CronJob>> {
 /// the job as they set it up, not for what a model made of it.
 pub async fn update(ctx: &Ctx, input: CronUpdateArgs) -> Result<CronJob> {
     refuse_grant(&input.changes.unattended)?;
+    refuse_role(input.changes.target.as_ref())?;
+    refuse_role(Some(&cron::get(ctx, &input.id).await?.target))?;
     let changes = CronJobUpdate {
         unattended: Some(Vec::new()),
         ..input.changes

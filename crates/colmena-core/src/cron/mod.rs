@@ -48,6 +48,7 @@ mod store;
 mod targets;
 
 use chrono::{DateTime, Utc};
+use rusqlite::OptionalExtension;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -322,11 +323,25 @@ pub async fn create(ctx: &Ctx, input: NewCronJob) -> Result<CronJob> {
     let now = scheduler::clock_of(ctx).now();
     let job = ctx
         .store()
-        .write(move |tx| store::insert(tx, input, now))
+        .write(move |tx| {
+            let jobs: u32 = tx.query_row("SELECT COUNT(*) FROM cron_jobs", [], |r| r.get(0))?;
+            if jobs >= MAX_JOBS {
+                return Err(AppError::new(
+                    ErrorCode::Conflict,
+                    format!("this workspace already has {MAX_JOBS} scheduled jobs, the most it keeps: delete one first"),
+                )
+                .with_details(json!({ "reason": "too_many_jobs", "max": MAX_JOBS })));
+            }
+            store::insert(tx, input, now)
+        })
         .await?;
     announce(ctx);
     Ok(job)
 }
+
+/// The most jobs one workspace keeps (a model with `cron_create` could
+/// otherwise fill the scheduler).
+pub const MAX_JOBS: u32 = 200;
 
 /// Changes a job. A new schedule or time zone recomputes the next run.
 pub async fn update(ctx: &Ctx, id: &str, input: CronJobUpdate) -> Result<CronJob> {
@@ -394,6 +409,17 @@ pub async fn trigger(ctx: &Ctx, id: &str) -> Result<TriggerReceipt> {
         .store()
         .write(move |tx| {
             store::require_row(tx, &job_id)?;
+            // One request waits per job: asking again is the same request.
+            let waiting: Option<i64> = tx
+                .query_row(
+                    "SELECT id FROM cron_triggers WHERE job_id = ?1 ORDER BY id LIMIT 1",
+                    [&job_id],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            if let Some(waiting) = waiting {
+                return Ok(waiting);
+            }
             tx.execute(
                 "INSERT INTO cron_triggers (job_id, requested_at) VALUES (?1, ?2)",
                 rusqlite::params![job_id, store::stored(now)],

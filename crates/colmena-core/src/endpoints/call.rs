@@ -180,18 +180,42 @@ pub(crate) struct Secrets {
 
 impl Secrets {
     /// Every form of every secret that must not be shown: the value, its
-    /// JSON-escaped form, and the token after an auth scheme (`Bearer x`).
+    /// JSON-escaped and URL-encoded forms, the token after an auth scheme
+    /// (`Bearer x`), and the credentials inside `Basic` (and their password).
     fn hidden(&self) -> Vec<Zeroizing<String>> {
+        use base64::Engine as _;
         let mut out = Vec::new();
         for (_, value) in &self.headers {
             let value = value.as_str();
-            let mut forms = vec![value];
-            if let Some((_, token)) = value.split_once(' ')
+            let mut forms: Vec<Zeroizing<String>> = vec![Zeroizing::new(value.to_owned())];
+            if let Some((scheme, token)) = value.split_once(' ')
                 && token.trim().len() >= 4
             {
-                forms.push(token.trim());
+                forms.push(Zeroizing::new(token.trim().to_owned()));
+                if scheme.eq_ignore_ascii_case("basic")
+                    && let Ok(decoded) =
+                        base64::engine::general_purpose::STANDARD.decode(token.trim())
+                    && let Ok(decoded) = String::from_utf8(decoded)
+                {
+                    if let Some((_, password)) = decoded.split_once(':')
+                        && password.len() >= 4
+                    {
+                        forms.push(Zeroizing::new(password.to_owned()));
+                    }
+                    forms.push(Zeroizing::new(decoded));
+                }
             }
-            for form in forms.into_iter().filter(|f| !f.is_empty()) {
+            let encoded: Vec<Zeroizing<String>> = forms
+                .iter()
+                .map(|f| {
+                    Zeroizing::new(
+                        url::form_urlencoded::byte_serialize(f.as_bytes()).collect::<String>(),
+                    )
+                })
+                .filter(|e| !forms.iter().any(|f| f.as_str() == e.as_str()))
+                .collect();
+            forms.extend(encoded);
+            for form in forms.iter().map(|f| f.as_str()).filter(|f| !f.is_empty()) {
                 out.push(Zeroizing::new(form.to_owned()));
                 if let Ok(escaped) = serde_json::to_string(form) {
                     let inner = &escaped[1..escaped.len() - 1];
@@ -504,5 +528,23 @@ mod tests {
         assert_eq!(secrets.redact("... sk-live/abc"), "... sk-live/abc");
         assert!(cut.ends_with(REDACTED), "{cut}");
         assert_eq!(secrets.redact("nothing here"), "nothing here");
+        // Echoed URL-encoded (a server that puts it in a link).
+        let linked = secrets.redact("next: /page?token=sk-live%2Fabcdef123");
+        assert!(!linked.contains("abcdef"), "{linked}");
+    }
+
+    #[test]
+    fn h28_basic_credentials_are_redacted_decoded_too() {
+        use base64::Engine as _;
+        let token = base64::engine::general_purpose::STANDARD.encode("ana:pa55-word");
+        let secrets = Secrets {
+            headers: vec![(
+                "Authorization".into(),
+                Zeroizing::new(format!("Basic {token}")),
+            )],
+        };
+        let out = secrets.redact(&format!("you are ana:pa55-word ({token}); pass pa55-word"));
+        assert!(!out.contains("pa55"), "{out}");
+        assert!(!out.contains(&token), "{out}");
     }
 }

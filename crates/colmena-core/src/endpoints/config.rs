@@ -91,12 +91,22 @@ pub struct EndpointPair {
 
 /// A secret header as written. No value (or an empty one) keeps the value
 /// already sealed: an edit need not retype the key.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct SecretHeaderInput {
     pub name: String,
     #[serde(default)]
     pub value: Option<String>,
+}
+
+/// Printed without its value: a `{:?}` in a log line must not leak it.
+impl std::fmt::Debug for SecretHeaderInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SecretHeaderInput")
+            .field("name", &self.name)
+            .field("value", &self.value.as_ref().map(|_| "…"))
+            .finish()
+    }
 }
 
 /// Create or replace an endpoint.
@@ -249,13 +259,26 @@ impl Definition {
 }
 
 /// A checked input, ready to store.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub(crate) struct Checked {
     pub id: String,
     pub def: Definition,
     /// Secret values to seal (`None`: keep the sealed one).
     pub secrets: Vec<(String, Option<String>)>,
     pub enabled: bool,
+}
+
+/// Printed without the secret values.
+impl std::fmt::Debug for Checked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.secrets.iter().map(|(n, _)| n.as_str()).collect();
+        f.debug_struct("Checked")
+            .field("id", &self.id)
+            .field("def", &self.def)
+            .field("secret_headers", &names)
+            .field("enabled", &self.enabled)
+            .finish()
+    }
 }
 
 /// The three parts of a URL template: the origin (no placeholder ever),
@@ -464,6 +487,16 @@ pub(crate) fn check(input: EndpointInput) -> Result<Checked> {
         .map(str::trim)
         .filter(|s| !s.is_empty())
     {
+        // The tool is `endpoint_<id>`: an id that began with the prefix
+        // would make one tool name read as two endpoints.
+        Some(slug) if slug.starts_with(TOOL_PREFIX) => {
+            problems.add(
+                "slug",
+                "invalid_slug",
+                format!("'{slug}' must not begin with '{TOOL_PREFIX}': the tool's name adds it"),
+            );
+            None
+        }
         Some(slug) if ids::slugify(slug).as_deref() == Some(slug) && slug.len() <= MAX_SLUG => {
             Some(slug.to_owned())
         }
@@ -479,6 +512,9 @@ pub(crate) fn check(input: EndpointInput) -> Result<Checked> {
         }
         None => name.as_deref().and_then(|n| {
             problems.check(ids::slug_for("name", n)).map(|mut slug| {
+                while let Some(rest) = slug.strip_prefix(TOOL_PREFIX) {
+                    slug = rest.to_owned();
+                }
                 slug.truncate(MAX_SLUG);
                 while slug.ends_with('_') {
                     slug.pop();

@@ -61,14 +61,10 @@ pub(crate) fn find(conn: &Connection, id: &str) -> Result<Option<Row>> {
 
 /// The endpoint `id`, also found by its tool name (`endpoint_<id>`).
 pub(crate) fn require(conn: &Connection, id: &str) -> Result<Row> {
-    if let Some(found) = find(conn, id)? {
-        return Ok(found);
-    }
-    if let Some(Some(found)) = id
-        .strip_prefix(TOOL_PREFIX)
-        .map(|s| find(conn, s))
-        .transpose()?
-    {
+    // No id begins with the prefix (config::check), so a tool name and an
+    // id never read as two endpoints: the gate's `method_in` strips the
+    // prefix the same way.
+    if let Some(found) = find(conn, id.strip_prefix(TOOL_PREFIX).unwrap_or(id))? {
         return Ok(found);
     }
     Err(AppError::not_found("endpoint", id))

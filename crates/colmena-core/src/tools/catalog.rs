@@ -278,7 +278,7 @@ pub const BUILTIN_TOOLS: &[ToolDef] = &[
     tool!(
         "cron_create",
         "scheduling",
-        "Schedule a job: run an agent or a swarm with a prompt, or wake a bus role, on a cron expression (five fields, read in the job's IANA time zone: 0 8 * * 1-5 is weekdays at 8:00) or every N seconds (at least 60). Missed runs while no scheduler ran are skipped, or run once with missed=run_once. Returns the job with its next run (UTC).",
+        "Schedule a job: run an agent or a swarm with a prompt (a role's wake-ups are set up by a person in Cron), on a cron expression (five fields, read in the job's IANA time zone: 0 8 * * 1-5 is weekdays at 8:00) or every N seconds (at least 60). Missed runs while no scheduler ran are skipped, or run once with missed=run_once. Returns the job with its next run (UTC).",
         contract = crate::cron::NewCronJob
     ),
     tool!(
