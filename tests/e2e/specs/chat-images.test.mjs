@@ -48,6 +48,23 @@ let provider;
 
 const el = (id) => browser.$(byTestId(id));
 const click = (id) => clickTestId(browser, id);
+
+/**
+ * Waits until `selector` is shown, finding it anew each time: a new chat
+ * re-renders the composer, and a node found before that is stale.
+ */
+async function shown(selector, timeout, timeoutMsg = `${selector} is not shown`) {
+  await browser.waitUntil(
+    async () => {
+      try {
+        return await browser.$(selector).isDisplayed();
+      } catch {
+        return false;
+      }
+    },
+    { timeout, timeoutMsg },
+  );
+}
 const colmena = (...args) => colmenaCli(driver.dataDir, ...args);
 
 /** What the scripted provider received: each request's images. */
@@ -103,14 +120,24 @@ test("an image dropped in chat reaches the model, shows in the conversation, and
   await click("nav-chat");
   await chooseOption(browser, "chat-agent", "mirona");
   await click("new-chat");
-  await (await el("chat-input")).waitForDisplayed({ timeout: 10_000 });
+  await shown(byTestId("chat-input"), 10_000);
 
   await dropPhoto("colmena.jpg");
-  const thumb = await browser.$(`${byTestId("chat-attachments")} ${byTestId("chat-thumb")}`);
-  await thumb.waitForDisplayed({ timeout: 15_000, timeoutMsg: "the dropped photo has no thumbnail in the composer" });
+  await shown(
+    `${byTestId("chat-attachments")} ${byTestId("chat-thumb")}`,
+    15_000,
+    "the dropped photo has no thumbnail in the composer",
+  );
   // The thumbnail is the copy made for models, decoded by the page.
-  const width = await browser.execute((node) => node.naturalWidth, thumb);
-  assert.equal(width, 1024);
+  const thumbWidth = () =>
+    browser.execute(
+      (selector) => document.querySelector(selector)?.naturalWidth ?? 0,
+      `${byTestId("chat-attachments")} ${byTestId("chat-thumb")}`,
+    );
+  await browser.waitUntil(async () => (await thumbWidth()) === 1024, {
+    timeout: 10_000,
+    timeoutMsg: "the thumbnail is not the 1024 px copy made for models",
+  });
   await fillField(browser, byTestId("chat-input"), "What is in this picture?");
   await shot(browser, "chat-images-composer");
 
@@ -159,11 +186,9 @@ test("a model switched off for images gets a clear error naming it, and nothing 
   const before = (await received()).length;
   await click("nav-chat");
   await click("new-chat");
-  await (await el("chat-input")).waitForDisplayed({ timeout: 10_000 });
+  await shown(byTestId("chat-input"), 10_000);
   await dropPhoto("second.jpg");
-  await browser
-    .$(`${byTestId("chat-attachments")} ${byTestId("chat-thumb")}`)
-    .waitForDisplayed({ timeout: 15_000, timeoutMsg: "the second photo has no thumbnail" });
+  await shown(`${byTestId("chat-attachments")} ${byTestId("chat-thumb")}`, 15_000, "the second photo has no thumbnail");
   await fillField(browser, byTestId("chat-input"), "And this one?");
   await click("send-chat");
   const error = await el("chat-error");
