@@ -24,7 +24,7 @@
 //! panic or an out-of-memory kill.
 
 use std::io::Cursor;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Duration, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
@@ -455,6 +455,22 @@ pub async fn upload(ctx: &Ctx, user: &str, name: &str, bytes: Vec<u8>) -> Result
     let name = crate::validate::name("name", name, 200)?;
     let known = probe(&bytes);
     store(ctx, user, &name, bytes, known, None).await
+}
+
+/// Stores the file at `path` as an image of `user`, named after the file
+/// (the window's picker, `colmena image upload`, `colmena chat --image`).
+pub async fn upload_file(ctx: &Ctx, user: &str, path: &Path) -> Result<Artifact> {
+    let bytes = std::fs::read(path).map_err(|e| {
+        AppError::invalid_field(
+            "path",
+            "unreadable",
+            format!("cannot read {}: {e}", path.display()),
+        )
+    })?;
+    let name = path
+        .file_name()
+        .map_or_else(|| "image".into(), |n| n.to_string_lossy().into_owned());
+    upload(ctx, user, &name, bytes).await
 }
 
 pub async fn get(ctx: &Ctx, user: &str, id: &str) -> Result<Artifact> {

@@ -137,17 +137,7 @@ pub async fn pick_chat_images(
 ) -> Result<Vec<Artifact>, AppError> {
     let mut stored = Vec::new();
     for path in dialogs.pick_images(title).await {
-        let bytes = std::fs::read(&path).map_err(|e| {
-            AppError::invalid_field(
-                "file",
-                "unreadable",
-                format!("cannot read {}: {e}", path.display()),
-            )
-        })?;
-        let name = path
-            .file_name()
-            .map_or_else(|| "image".into(), |n| n.to_string_lossy().into_owned());
-        stored.push(images::upload(&ctx, ctx.owner(), &name, bytes).await?);
+        stored.push(images::upload_file(&ctx, ctx.owner(), &path).await?);
     }
     Ok(stored)
 }

@@ -117,22 +117,35 @@ pub async fn create(ctx: &Ctx, caller: &Caller, input: EndpointInput) -> Result<
                     format!("a tool named '{tool_id}' already exists"),
                 ));
             }
-            store::write(tx, &checked, chrono::Utc::now(), true)?;
-            store::write_secrets(tx, owned.vault(), &checked)?;
-            let row = store::require(tx, &checked.id)?;
-            let upserts = tool::upsert(tx, &row, true)?.into_iter().collect();
-            Ok((
-                checked.id.clone(),
-                Effects {
-                    upserts,
-                    deletes: Vec::new(),
-                    generation: search::bump_generation(tx)?,
-                },
-            ))
+            save(tx, owned.vault(), &checked, None)
         })
         .await?;
     after_commit(ctx, effects).await;
     get(ctx, &id).await
+}
+
+/// Writes a checked endpoint (new when `was_on` is `None`), seals its
+/// secrets and its tool row; the tool's switch follows the endpoint's only
+/// when that changed (a switch set in the Tools panel otherwise holds).
+fn save(
+    tx: &rusqlite::Transaction<'_>,
+    vault: &crate::secrets::Vault,
+    checked: &config::Checked,
+    was_on: Option<bool>,
+) -> Result<(String, Effects)> {
+    store::write(tx, checked, chrono::Utc::now(), was_on.is_none())?;
+    store::write_secrets(tx, vault, checked)?;
+    let row = store::require(tx, &checked.id)?;
+    let switched = was_on != Some(row.enabled);
+    let upserts = tool::upsert(tx, &row, switched)?.into_iter().collect();
+    Ok((
+        checked.id.clone(),
+        Effects {
+            upserts,
+            deletes: Vec::new(),
+            generation: search::bump_generation(tx)?,
+        },
+    ))
 }
 
 /// Replaces an endpoint's definition; its id (and tool name) stay. Secret
@@ -174,19 +187,7 @@ pub async fn update(
             if let Some(other) = store::taken(tx, &checked.def.name, "", Some(&current.id))? {
                 return Err(name_conflict(&checked.def.name, &other));
             }
-            store::write(tx, &checked, chrono::Utc::now(), false)?;
-            store::write_secrets(tx, owned.vault(), &checked)?;
-            let row = store::require(tx, &checked.id)?;
-            let switched = row.enabled != current.enabled;
-            let upserts = tool::upsert(tx, &row, switched)?.into_iter().collect();
-            Ok((
-                checked.id.clone(),
-                Effects {
-                    upserts,
-                    deletes: Vec::new(),
-                    generation: search::bump_generation(tx)?,
-                },
-            ))
+            save(tx, owned.vault(), &checked, Some(current.enabled))
         })
         .await?;
     after_commit(ctx, effects).await;

@@ -42,7 +42,8 @@ pub enum AuthorCommand {
     Wake { id: String },
 }
 
-fn risks(list: &[String]) -> Result<Vec<Risk>> {
+/// `--allow write,network`: risk classes named on the command line.
+pub(super) fn risks(list: &[String]) -> Result<Vec<Risk>> {
     list.iter()
         .map(|r| r.trim())
         .filter(|r| !r.is_empty())

@@ -67,7 +67,7 @@ pub async fn run(ctx: &Ctx, out: &Output, args: ChatArgs) -> Result<()> {
     // read fails the command at once.
     let mut attached = Vec::new();
     for path in &args.images {
-        let artifact = super::image::upload_file(ctx, &conversation.user_id, path).await?;
+        let artifact = colmena_core::images::upload_file(ctx, &conversation.user_id, path).await?;
         attached.push(artifact.id);
     }
     // Taken by the first message.

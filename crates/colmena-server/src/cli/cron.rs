@@ -228,21 +228,18 @@ fn target_text(job: &CronJob) -> String {
     format!("{} {} ({name})", job.target.kind(), job.target.id())
 }
 
-/// `--allow network,write`: the classes a person allows the job's runs.
+/// `--allow network,write`: the classes a person allows the job's runs
+/// (reading needs no grant, so naming it is refused).
 fn allowed(list: &[String]) -> Result<Vec<Risk>> {
-    list.iter()
-        .map(|r| r.trim())
-        .filter(|r| !r.is_empty())
-        .map(|r| {
-            Risk::parse(r).filter(|r| *r != Risk::Read).ok_or_else(|| {
-                AppError::invalid_field(
-                    "unattended",
-                    "unknown_risk",
-                    format!("'{r}' is not a class: use write, run, network or send"),
-                )
-            })
-        })
-        .collect()
+    let risks = super::author::risks(list)?;
+    if risks.contains(&Risk::Read) {
+        return Err(AppError::invalid_field(
+            "unattended",
+            "unknown_risk",
+            "'read' is not a class: use write, run, network or send",
+        ));
+    }
+    Ok(risks)
 }
 
 fn allowed_text(job: &CronJob) -> String {

@@ -1,7 +1,7 @@
 //! `colmena image …`: stored images (SPEC H36–H38), one line each over
 //! `colmena_core::images`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Subcommand;
 use colmena_core::images::{self, Artifact, Crop, Transform};
@@ -84,26 +84,11 @@ fn crop(text: &str) -> Result<Crop> {
     }
 }
 
-/// Stores the file at `path` as an image of `user` (`image upload`, `chat --image`).
-pub(super) async fn upload_file(ctx: &Ctx, user: &str, path: &Path) -> Result<Artifact> {
-    let bytes = std::fs::read(path).map_err(|e| {
-        AppError::invalid_field(
-            "path",
-            "unreadable",
-            format!("cannot read {}: {e}", path.display()),
-        )
-    })?;
-    let name = path
-        .file_name()
-        .map_or_else(|| "image".into(), |n| n.to_string_lossy().into_owned());
-    images::upload(ctx, user, &name, bytes).await
-}
-
 pub async fn run(ctx: &Ctx, out: &Output, command: ImageCommand) -> Result<()> {
     let me = ctx.owner().to_owned();
     match command {
         ImageCommand::Upload { path } => {
-            let a = upload_file(ctx, &me, &path).await?;
+            let a = images::upload_file(ctx, &me, &path).await?;
             out.emit(&a, |a| print(std::slice::from_ref(a)));
         }
         ImageCommand::List => {
