@@ -5,6 +5,7 @@
 pub mod bindings;
 mod commands;
 mod launch;
+mod notice_text;
 mod server;
 mod ui_prefs;
 mod window;
@@ -168,6 +169,11 @@ fn notify_waiting_approvals<R: Runtime>(app: tauri::AppHandle<R>) {
                             ),
                             urgent: true,
                             from: Some(approval.agent_id.clone()),
+                            topic: Some(colmena_core::NoticeTopic::Approval {
+                                agent,
+                                tool: approval.tool.clone(),
+                                risk: approval.risk,
+                            }),
                         },
                     );
                 }
@@ -180,13 +186,9 @@ fn notify_waiting_approvals<R: Runtime>(app: tauri::AppHandle<R>) {
 /// An OS notification for something urgent (the window may be hidden).
 fn show_desktop_notification<R: Runtime>(app: &tauri::AppHandle<R>, notice: &colmena_core::Notice) {
     use tauri_plugin_notification::NotificationExt;
-    if let Err(e) = app
-        .notification()
-        .builder()
-        .title(&notice.title)
-        .body(&notice.body)
-        .show()
-    {
+    let lang = notice_text::language(app.state::<Ctx>().data_dir());
+    let (title, body) = notice_text::worded(notice, lang);
+    if let Err(e) = app.notification().builder().title(title).body(body).show() {
         tracing::warn!("no desktop notification could be shown: {e}");
     }
 }

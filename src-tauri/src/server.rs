@@ -60,11 +60,17 @@ impl LocalServer {
         if let Ok(running) = self.inner.lock() {
             running.stop.cancel();
         }
+        colmena_core::inbox::local_server::set_serving(ctx, None);
         let stop = CancellationToken::new();
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
         let status = match colmena_server::http::bind(addr, false).await {
             Ok(listener) => {
                 let (ctx, stopped) = (ctx.clone(), stop.clone());
+                // Outside roles' wake commands are told where to reach it.
+                colmena_core::inbox::local_server::set_serving(
+                    &ctx,
+                    Some(format!("http://{addr}")),
+                );
                 tauri::async_runtime::spawn(async move {
                     let shutdown = async move { stopped.cancelled().await };
                     if let Err(e) = colmena_server::http::serve(ctx, listener, shutdown).await {

@@ -518,23 +518,47 @@ export type AuthorKind =
 /**  A long-lived role: an agent Colmena wakes, or an outside session. */
 "role";
 
-/**  A role's agent and schedule, replaced as a whole. */
+/**
+ *  How a role is woken — its agent or its wake command, its schedule —
+ *  replaced as a whole; its grants, instructions and skills replaced when
+ *  given.
+ */
 export type AuthorUpdate = AuthorUpdate_Serialize | AuthorUpdate_Deserialize;
 
-/**  A role's agent and schedule, replaced as a whole. */
+/**
+ *  How a role is woken — its agent or its wake command, its schedule —
+ *  replaced as a whole; its grants, instructions and skills replaced when
+ *  given.
+ */
 export type AuthorUpdate_Deserialize = {
 	agentId?: string | null,
 	wakeIntervalMinutes?: number | null,
 	/**  Replaces what unattended wake-ups may do; absent: unchanged. */
 	unattended?: Risk[] | null,
+	/**  Replaces the standing instructions; absent: unchanged. */
+	instructions?: string | null,
+	/**  Replaces the role's own skills; absent: unchanged. */
+	skills?: string[] | null,
+	wakeCommand?: string[] | null,
+	wakeTimeoutSeconds?: number | null,
 };
 
-/**  A role's agent and schedule, replaced as a whole. */
+/**
+ *  How a role is woken — its agent or its wake command, its schedule —
+ *  replaced as a whole; its grants, instructions and skills replaced when
+ *  given.
+ */
 export type AuthorUpdate_Serialize = {
 	agentId: string | null,
 	wakeIntervalMinutes: number | null,
 	/**  Replaces what unattended wake-ups may do; absent: unchanged. */
 	unattended: Risk[] | null,
+	/**  Replaces the standing instructions; absent: unchanged. */
+	instructions: string | null,
+	/**  Replaces the role's own skills; absent: unchanged. */
+	skills: string[] | null,
+	wakeCommand: string[] | null,
+	wakeTimeoutSeconds: number | null,
 };
 
 /**  An author with its bearer token: returned once, at creation or rotation. */
@@ -572,6 +596,17 @@ export type Author_Deserialize = {
 	 *  agent's rule says "ask" (new roles: sending on the bus).
 	 */
 	unattended: Risk[],
+	/**  Roles: standing instructions, read at every wake-up (issue 15). */
+	instructions: string,
+	/**  Roles: skills enabled on top of the agent's. */
+	skills: string[],
+	/**
+	 *  A role that lives outside Colmena: the program (and its arguments)
+	 *  that wakes it, run without a shell.
+	 */
+	wakeCommand?: string[] | null,
+	/**  The wake command's time limit, in seconds (default 600). */
+	wakeTimeoutSeconds?: number | null,
 	createdAt: string,
 };
 
@@ -597,6 +632,17 @@ export type Author_Serialize = {
 	 *  agent's rule says "ask" (new roles: sending on the bus).
 	 */
 	unattended: Risk[],
+	/**  Roles: standing instructions, read at every wake-up (issue 15). */
+	instructions: string,
+	/**  Roles: skills enabled on top of the agent's. */
+	skills: string[],
+	/**
+	 *  A role that lives outside Colmena: the program (and its arguments)
+	 *  that wakes it, run without a shell.
+	 */
+	wakeCommand: string[] | null,
+	/**  The wake command's time limit, in seconds (default 600). */
+	wakeTimeoutSeconds: number | null,
 	createdAt: string,
 };
 
@@ -2187,6 +2233,16 @@ export type NewAuthor_Deserialize = {
 	wakeIntervalMinutes?: number | null,
 	/**  What unattended wake-ups may do where the agent asks (default: send). */
 	unattended?: Risk[] | null,
+	/**  Standing instructions (default none). */
+	instructions?: string | null,
+	/**  Skills enabled for the role on top of its agent's. */
+	skills?: string[] | null,
+	/**
+	 *  An outside role: the program and arguments that wake it (instead of
+	 *  an agent).
+	 */
+	wakeCommand?: string[] | null,
+	wakeTimeoutSeconds?: number | null,
 };
 
 export type NewAuthor_Serialize = {
@@ -2197,6 +2253,16 @@ export type NewAuthor_Serialize = {
 	wakeIntervalMinutes: number | null,
 	/**  What unattended wake-ups may do where the agent asks (default: send). */
 	unattended: Risk[] | null,
+	/**  Standing instructions (default none). */
+	instructions: string | null,
+	/**  Skills enabled for the role on top of its agent's. */
+	skills: string[] | null,
+	/**
+	 *  An outside role: the program and arguments that wake it (instead of
+	 *  an agent).
+	 */
+	wakeCommand: string[] | null,
+	wakeTimeoutSeconds: number | null,
 };
 
 /**  A new job (`cron_create`). */
@@ -2403,25 +2469,59 @@ export type NewVariant_Serialize = {
 	apiKey: string | null,
 };
 
-/**  Something to tell the person at once (a desktop notification). */
+/**
+ *  Something to tell the person at once (a desktop notification).
+ * 
+ *  `title` is English. A notice Colmena itself composes also names its
+ *  [`NoticeTopic`], so the window and the desktop notification word it in
+ *  the person's language (issue 15); an agent's own notice (`notify_user`)
+ *  has none and is shown as the agent wrote it.
+ */
 export type Notice = Notice_Serialize | Notice_Deserialize;
 
-/**  Something to tell the person at once (a desktop notification). */
+/**  What a notice Colmena composes is about, with what its title names. */
+export type NoticeTopic = 
+/**  Urgent mail reached the person; `sender` is the sender's name. */
+{ type: "urgentMail"; sender: string } | 
+/**  A scheduled job's run failed. */
+{ type: "jobFailed"; job: string } | 
+/**  An agent waits for the person to allow or deny a tool of that risk. */
+{ type: "approval"; agent: string; tool: string; risk: Risk };
+
+/**
+ *  Something to tell the person at once (a desktop notification).
+ * 
+ *  `title` is English. A notice Colmena itself composes also names its
+ *  [`NoticeTopic`], so the window and the desktop notification word it in
+ *  the person's language (issue 15); an agent's own notice (`notify_user`)
+ *  has none and is shown as the agent wrote it.
+ */
 export type Notice_Deserialize = {
 	title: string,
 	body: string,
 	urgent: boolean,
 	/**  The agent or role that asked. */
 	from?: string | null,
+	/**  What Colmena tells, for wording it in the person's language. */
+	topic?: NoticeTopic | null,
 };
 
-/**  Something to tell the person at once (a desktop notification). */
+/**
+ *  Something to tell the person at once (a desktop notification).
+ * 
+ *  `title` is English. A notice Colmena itself composes also names its
+ *  [`NoticeTopic`], so the window and the desktop notification word it in
+ *  the person's language (issue 15); an agent's own notice (`notify_user`)
+ *  has none and is shown as the agent wrote it.
+ */
 export type Notice_Serialize = {
 	title: string,
 	body: string,
 	urgent: boolean,
 	/**  The agent or role that asked. */
 	from: string | null,
+	/**  What Colmena tells, for wording it in the person's language. */
+	topic: NoticeTopic | null,
 };
 
 /**  What a list of patterns expands to. */

@@ -119,6 +119,9 @@ struct Inner {
     mcp: crate::mcp_servers::Hub,
     /// The cron scheduler this process runs, if any.
     cron: crate::cron::Hub,
+    /// Where this process serves the bus over HTTP right now (a base URL),
+    /// told to an outside role's wake command (`inbox::local_server`).
+    serving: Mutex<Option<String>>,
 }
 
 /// A [`Ctx`] that does not keep the workspace open (held by what the
@@ -133,6 +136,11 @@ impl WeakCtx {
 }
 
 /// Something to tell the person at once (a desktop notification).
+///
+/// `title` is English. A notice Colmena itself composes also names its
+/// [`NoticeTopic`], so the window and the desktop notification word it in
+/// the person's language (issue 15); an agent's own notice (`notify_user`)
+/// has none and is shown as the agent wrote it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct Notice {
@@ -141,6 +149,25 @@ pub struct Notice {
     pub urgent: bool,
     /// The agent or role that asked.
     pub from: Option<String>,
+    /// What Colmena tells, for wording it in the person's language.
+    #[serde(default)]
+    pub topic: Option<NoticeTopic>,
+}
+
+/// What a notice Colmena composes is about, with what its title names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum NoticeTopic {
+    /// Urgent mail reached the person; `sender` is the sender's name.
+    UrgentMail { sender: String },
+    /// A scheduled job's run failed.
+    JobFailed { job: String },
+    /// An agent waits for the person to allow or deny a tool of that risk.
+    Approval {
+        agent: String,
+        tool: String,
+        risk: crate::permissions::Risk,
+    },
 }
 
 /// Another process (the CLI, a server) committed to the store: what it
@@ -221,6 +248,7 @@ impl Ctx {
                 wakes: Arc::new(tokio::sync::Notify::new()),
                 mcp: crate::mcp_servers::Hub::default(),
                 cron: crate::cron::Hub::default(),
+                serving: Mutex::new(None),
             }),
         })
     }
@@ -249,6 +277,11 @@ impl Ctx {
 
     pub(crate) fn mcp_hub(&self) -> &crate::mcp_servers::Hub {
         &self.inner.mcp
+    }
+
+    /// The base URL this process serves the bus on, if it does.
+    pub(crate) fn serving_slot(&self) -> &Mutex<Option<String>> {
+        &self.inner.serving
     }
 
     /// Where this process's cron scheduler is found, when one runs.

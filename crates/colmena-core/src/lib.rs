@@ -44,5 +44,5 @@ mod validate;
 pub mod web_search;
 
 pub use caller::Caller;
-pub use ctx::{Change, Ctx, Notice, OpenOptions};
+pub use ctx::{Change, Ctx, Notice, NoticeTopic, OpenOptions};
 pub use error::{AppError, ErrorCode, Result};

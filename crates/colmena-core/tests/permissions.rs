@@ -396,6 +396,7 @@ async fn urgent_mail_cannot_make_a_woken_role_run_a_command() {
             agent_id: Some(agent_id.to_string()),
             wake_interval_minutes: Some(60),
             unattended: Some(vec![Risk::Send, Risk::Run]),
+            ..Default::default()
         },
     )
     .await

@@ -278,6 +278,9 @@ pub(crate) fn failure_notice(job: &str, error: &str) -> Notice {
         body: error.chars().take(240).collect(),
         urgent: true,
         from: None,
+        topic: Some(crate::ctx::NoticeTopic::JobFailed {
+            job: job.to_owned(),
+        }),
     }
 }
 

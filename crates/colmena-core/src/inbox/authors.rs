@@ -13,6 +13,7 @@ use chrono::{DateTime, Duration, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
+use super::role_config;
 use super::time::{self, parse_stored, stored};
 use super::token;
 use crate::ctx::{Change, Ctx};
@@ -57,6 +58,15 @@ pub struct Author {
     /// Roles: the risk classes their unattended wake-ups may use where the
     /// agent's rule says "ask" (new roles: sending on the bus).
     pub unattended: Vec<Risk>,
+    /// Roles: standing instructions, read at every wake-up (issue 15).
+    pub instructions: String,
+    /// Roles: skills enabled on top of the agent's.
+    pub skills: Vec<String>,
+    /// A role that lives outside Colmena: the program (and its arguments)
+    /// that wakes it, run without a shell.
+    pub wake_command: Option<Vec<String>>,
+    /// The wake command's time limit, in seconds (default 600).
+    pub wake_timeout_seconds: Option<u32>,
     pub created_at: DateTime<Utc>,
 }
 
@@ -82,9 +92,23 @@ pub struct NewAuthor {
     /// What unattended wake-ups may do where the agent asks (default: send).
     #[serde(default)]
     pub unattended: Option<Vec<Risk>>,
+    /// Standing instructions (default none).
+    #[serde(default)]
+    pub instructions: Option<String>,
+    /// Skills enabled for the role on top of its agent's.
+    #[serde(default)]
+    pub skills: Option<Vec<String>>,
+    /// An outside role: the program and arguments that wake it (instead of
+    /// an agent).
+    #[serde(default)]
+    pub wake_command: Option<Vec<String>>,
+    #[serde(default)]
+    pub wake_timeout_seconds: Option<u32>,
 }
 
-/// A role's agent and schedule, replaced as a whole.
+/// How a role is woken — its agent or its wake command, its schedule —
+/// replaced as a whole; its grants, instructions and skills replaced when
+/// given.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct AuthorUpdate {
@@ -95,6 +119,16 @@ pub struct AuthorUpdate {
     /// Replaces what unattended wake-ups may do; absent: unchanged.
     #[serde(default)]
     pub unattended: Option<Vec<Risk>>,
+    /// Replaces the standing instructions; absent: unchanged.
+    #[serde(default)]
+    pub instructions: Option<String>,
+    /// Replaces the role's own skills; absent: unchanged.
+    #[serde(default)]
+    pub skills: Option<Vec<String>>,
+    #[serde(default)]
+    pub wake_command: Option<Vec<String>>,
+    #[serde(default)]
+    pub wake_timeout_seconds: Option<u32>,
 }
 
 /// What a new role's wake-ups may do unattended: answer their mail.
@@ -104,7 +138,9 @@ const COLUMNS: &str = "a.id, a.name, a.kind, a.user_id, a.agent_id, a.wake_inter
      a.next_wake_at, a.last_wake_at, a.last_wake_error, a.created_at,
      coalesce((SELECT n FROM bus_unread b WHERE b.author_id = a.id), 0),
      coalesce(u.is_owner, 0),
-     (SELECT group_concat(risk, ',') FROM (SELECT risk FROM role_unattended r WHERE r.author_id = a.id ORDER BY risk))";
+     (SELECT group_concat(risk, ',') FROM (SELECT risk FROM role_unattended r WHERE r.author_id = a.id ORDER BY risk)),
+     a.instructions, a.wake_command, a.wake_timeout_seconds,
+     (SELECT group_concat(skill_id, ',') FROM (SELECT skill_id FROM role_skills s WHERE s.author_id = a.id ORDER BY skill_id))";
 
 fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Author> {
     let kind: String = r.get(2)?;
@@ -135,6 +171,16 @@ fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Author> {
             .unwrap_or_default()
             .split(',')
             .filter_map(Risk::parse)
+            .collect(),
+        instructions: r.get(13)?,
+        wake_command: role_config::command_from_column(r.get(14)?),
+        wake_timeout_seconds: r.get(15)?,
+        skills: r
+            .get::<_, Option<String>>(16)?
+            .unwrap_or_default()
+            .split(',')
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
             .collect(),
     })
 }
@@ -243,8 +289,10 @@ pub(crate) fn ensure_user_authors(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
-fn check_interval(minutes: Option<u32>, has_agent: bool) -> Result<Option<u32>> {
-    match (minutes, has_agent) {
+/// The wake interval of a role that can be woken (it has an agent or a
+/// wake command): default 30 minutes; none for a role that polls.
+fn check_interval(minutes: Option<u32>, wakeable: bool) -> Result<Option<u32>> {
+    match (minutes, wakeable) {
         (Some(m), _) if !(1..=MAX_WAKE_MINUTES).contains(&m) => Err(AppError::invalid_field(
             "wakeIntervalMinutes",
             "out_of_range",
@@ -253,7 +301,7 @@ fn check_interval(minutes: Option<u32>, has_agent: bool) -> Result<Option<u32>> 
         (Some(_), false) => Err(AppError::invalid_field(
             "wakeIntervalMinutes",
             "needs_agent",
-            "only a role with an agent can be woken: set its agent too",
+            "only a role with an agent or a wake command can be woken: set one of them too",
         )),
         (None, true) => Ok(Some(DEFAULT_WAKE_MINUTES)),
         (m, _) => Ok(m),
@@ -274,6 +322,48 @@ fn check_agent(conn: &Connection, agent: Option<&str>) -> Result<Option<String>>
     Ok(Some(agent.to_owned()))
 }
 
+/// How a role is woken, checked: its agent or its command (not both), the
+/// command's time limit, the schedule.
+struct Waking {
+    agent: Option<String>,
+    command: Option<Vec<String>>,
+    timeout: Option<u32>,
+    interval: Option<u32>,
+}
+
+fn check_waking(
+    conn: &Connection,
+    agent: Option<&str>,
+    command: Option<&[String]>,
+    timeout: Option<u32>,
+    minutes: Option<u32>,
+) -> Result<Waking> {
+    let agent = check_agent(conn, agent)?;
+    let command = role_config::check_command(command)?;
+    if agent.is_some() && command.is_some() {
+        return Err(AppError::invalid_field(
+            "wakeCommand",
+            "agent_and_command",
+            "a role is woken by its agent or by a command, not both: clear one of them",
+        ));
+    }
+    let timeout = role_config::check_timeout(timeout)?;
+    if timeout.is_some() && command.is_none() {
+        return Err(AppError::invalid_field(
+            "wakeTimeoutSeconds",
+            "needs_command",
+            "only a wake command has a time limit: set the command too",
+        ));
+    }
+    let interval = check_interval(minutes, agent.is_some() || command.is_some())?;
+    Ok(Waking {
+        agent,
+        command,
+        timeout,
+        interval,
+    })
+}
+
 fn next_wake(minutes: Option<u32>, from: DateTime<Utc>) -> Option<String> {
     minutes.map(|m| stored(from + Duration::minutes(i64::from(m))))
 }
@@ -282,50 +372,72 @@ fn next_wake(minutes: Option<u32>, from: DateTime<Utc>) -> Option<String> {
 pub async fn create(ctx: &Ctx, input: NewAuthor) -> Result<AuthorWithToken> {
     let name = validate::name("name", &input.name, 80)?;
     let id = slug_for("name", &name)?;
-    let created =
-        ctx.store()
-            .write(move |tx| {
-                let taken: Option<String> = tx
-                    .query_row(
-                        "SELECT id FROM authors WHERE id = ?1 OR name = ?2 COLLATE NOCASE",
-                        [&id, &name],
-                        |r| r.get(0),
-                    )
-                    .optional()?;
-                if let Some(taken) = taken {
-                    return Err(AppError::conflicting_field(
-                        "name",
-                        "duplicate_name",
-                        format!("an author '{taken}' already exists"),
-                    ));
-                }
-                let agent = check_agent(tx, input.agent_id.as_deref())?;
-                let interval = check_interval(input.wake_interval_minutes, agent.is_some())?;
-                let (token, hash) = token::generate()?;
-                let now = time::now();
-                tx.execute(
-                "INSERT INTO authors (id, name, kind, agent_id, token_hash, wake_interval_minutes,
-                                      next_wake_at, created_at)
-                 VALUES (?1, ?2, 'role', ?3, ?4, ?5, ?6, ?7)",
-                params![id, name, agent, hash, interval, next_wake(interval, now), stored(now)],
+    let created = ctx
+        .store()
+        .write(move |tx| {
+            let taken: Option<String> = tx
+                .query_row(
+                    "SELECT id FROM authors WHERE id = ?1 OR name = ?2 COLLATE NOCASE",
+                    [&id, &name],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            if let Some(taken) = taken {
+                return Err(AppError::conflicting_field(
+                    "name",
+                    "duplicate_name",
+                    format!("an author '{taken}' already exists"),
+                ));
+            }
+            let waking = check_waking(
+                tx,
+                input.agent_id.as_deref(),
+                input.wake_command.as_deref(),
+                input.wake_timeout_seconds,
+                input.wake_interval_minutes,
             )?;
-                let unattended = input
-                    .unattended
-                    .clone()
-                    .unwrap_or(DEFAULT_UNATTENDED.to_vec());
-                permissions::write_unattended(tx, &id, &unattended)?;
-                Ok(AuthorWithToken {
-                    author: require(tx, &id)?,
-                    token,
-                })
+            let instructions =
+                role_config::check_instructions(input.instructions.as_deref().unwrap_or(""))?;
+            let skills = role_config::check_skills(tx, input.skills.as_deref().unwrap_or(&[]))?;
+            let (token, hash) = token::generate()?;
+            let now = time::now();
+            tx.execute(
+                "INSERT INTO authors (id, name, kind, agent_id, token_hash, wake_interval_minutes,
+                                          next_wake_at, created_at, instructions, wake_command,
+                                          wake_timeout_seconds)
+                     VALUES (?1, ?2, 'role', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                params![
+                    id,
+                    name,
+                    waking.agent,
+                    hash,
+                    waking.interval,
+                    next_wake(waking.interval, now),
+                    stored(now),
+                    instructions,
+                    role_config::command_column(waking.command.as_ref()),
+                    waking.timeout
+                ],
+            )?;
+            role_config::write_skills(tx, &id, &skills)?;
+            let unattended = input
+                .unattended
+                .clone()
+                .unwrap_or(DEFAULT_UNATTENDED.to_vec());
+            permissions::write_unattended(tx, &id, &unattended)?;
+            Ok(AuthorWithToken {
+                author: require(tx, &id)?,
+                token,
             })
-            .await?;
+        })
+        .await?;
     super::drop_folder::prepare(ctx, &created.author.id);
     ctx.changed(Change::Authors);
     Ok(created)
 }
 
-/// Sets a role's agent and wake interval. The next wake-up is counted from
+/// Sets how a role is woken (agent or command, interval) and, when given,
+/// its grants, instructions and skills. The next wake-up is counted from
 /// now with the new interval.
 pub async fn update(ctx: &Ctx, id: &str, input: AuthorUpdate) -> Result<Author> {
     let id = id.to_owned();
@@ -339,13 +451,37 @@ pub async fn update(ctx: &Ctx, id: &str, input: AuthorUpdate) -> Result<Author> 
                     format!("'{id}' is a person: only roles have an agent and a schedule"),
                 ));
             }
-            let agent = check_agent(tx, input.agent_id.as_deref())?;
-            let interval = check_interval(input.wake_interval_minutes, agent.is_some())?;
-            tx.execute(
-                "UPDATE authors SET agent_id = ?2, wake_interval_minutes = ?3, next_wake_at = ?4
-                 WHERE id = ?1",
-                params![id, agent, interval, next_wake(interval, time::now())],
+            let waking = check_waking(
+                tx,
+                input.agent_id.as_deref(),
+                input.wake_command.as_deref(),
+                input.wake_timeout_seconds,
+                input.wake_interval_minutes,
             )?;
+            tx.execute(
+                "UPDATE authors SET agent_id = ?2, wake_interval_minutes = ?3, next_wake_at = ?4,
+                                    wake_command = ?5, wake_timeout_seconds = ?6
+                 WHERE id = ?1",
+                params![
+                    id,
+                    waking.agent,
+                    waking.interval,
+                    next_wake(waking.interval, time::now()),
+                    role_config::command_column(waking.command.as_ref()),
+                    waking.timeout
+                ],
+            )?;
+            if let Some(instructions) = &input.instructions {
+                let instructions = role_config::check_instructions(instructions)?;
+                tx.execute(
+                    "UPDATE authors SET instructions = ?2 WHERE id = ?1",
+                    params![id, instructions],
+                )?;
+            }
+            if let Some(skills) = &input.skills {
+                let skills = role_config::check_skills(tx, skills)?;
+                role_config::write_skills(tx, &id, &skills)?;
+            }
             if let Some(unattended) = &input.unattended {
                 permissions::write_unattended(tx, &id, unattended)?;
             }
@@ -417,9 +553,23 @@ pub async fn authenticate(ctx: &Ctx, bearer: &str) -> Result<String> {
     let found: Option<(String, Vec<u8>)> = ctx
         .store()
         .read(move |conn| {
-            Ok(conn
+            let own = conn
                 .prepare_cached("SELECT id, token_hash FROM authors WHERE token_hash = ?1")?
-                .query_row([hash], |r| Ok((r.get(0)?, r.get(1)?)))
+                .query_row([&hash], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()?;
+            if own.is_some() {
+                return Ok(own);
+            }
+            // A wake command's short-lived token, until it expires (the
+            // wake-up removes it when it ends).
+            Ok(conn
+                .prepare_cached(
+                    "SELECT author_id, token_hash FROM author_wake_tokens
+                     WHERE token_hash = ?1 AND expires_at > ?2",
+                )?
+                .query_row(params![hash, stored(time::now())], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })
                 .optional()?)
         })
         .await?;

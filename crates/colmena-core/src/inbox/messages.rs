@@ -260,7 +260,7 @@ pub(crate) fn insert(
         let wake_at = stored(super::wakes::earliest_urgent_wake(conn, to, at)?);
         conn.execute(
             "UPDATE authors SET next_wake_at = ?2
-             WHERE id = ?1 AND agent_id IS NOT NULL
+             WHERE id = ?1 AND (agent_id IS NOT NULL OR wake_command IS NOT NULL)
                AND (next_wake_at IS NULL OR next_wake_at > ?2)",
             params![to, wake_at],
         )?;

@@ -18,14 +18,17 @@ pub(crate) mod cut_off;
 pub mod drop_folder;
 pub mod local_server;
 pub mod messages;
+pub mod role_config;
 mod time;
 mod token;
+pub mod wake_command;
+pub mod wake_history;
 pub mod wakes;
 
 use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
-use crate::ctx::{Change, Ctx, Notice};
+use crate::ctx::{Change, Ctx, Notice, NoticeTopic};
 
 pub use authors::{Author, AuthorKind, AuthorUpdate, AuthorWithToken, NewAuthor};
 pub use messages::{InboxQuery, Message, MessageReceipt, Priority, SendMessage, SentQuery};
@@ -66,6 +69,7 @@ pub async fn announce_urgent_mail(ctx: Ctx, stop: CancellationToken) {
                         body: m.body.chars().take(240).collect(),
                         urgent: true,
                         from: None,
+                        topic: Some(NoticeTopic::UrgentMail { sender }),
                     });
                 }
             }

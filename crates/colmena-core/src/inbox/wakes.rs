@@ -7,6 +7,10 @@
 //! could not handle waits for the next one. A wake-up cut off by a crash is
 //! resumed, not redone (`cut_off`).
 //!
+//! A role that lives outside Colmena is woken on the same schedule and by
+//! the same urgent mail, by running its wake command instead of an agent
+//! (`wake_command`); that program reads and marks its mail itself.
+//!
 //! Any number of schedulers (the desktop app, `colmena serve`) may run on one
 //! data dir: a wake-up is claimed by moving `next_wake_at` forward only if it
 //! still holds the value the scheduler read, so exactly one of them runs it.
@@ -34,7 +38,7 @@ use super::authors::{self, Author};
 use super::cut_off::{self, WakeOf};
 use super::messages::{self, InboxQuery, Message};
 use super::time::{self, parse_stored, stored};
-use super::{Caller, drop_folder};
+use super::{Caller, drop_folder, wake_command};
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, Result};
 use crate::ids::AgentId;
@@ -119,7 +123,7 @@ pub async fn run_scheduler(ctx: Ctx, stop: CancellationToken) {
     }
     loop {
         drop_folder::ingest_all(&ctx).await;
-        let next = match tick(&ctx, &waking).await {
+        let next = match tick(&ctx, &waking, &stop).await {
             Ok(next) => next,
             Err(e) => {
                 tracing::warn!(
@@ -151,13 +155,18 @@ pub async fn run_scheduler(ctx: Ctx, stop: CancellationToken) {
 }
 
 /// Claims and starts every due wake-up; answers when the next one is due.
-async fn tick(ctx: &Ctx, waking: &Arc<Mutex<HashSet<String>>>) -> Result<Option<DateTime<Utc>>> {
+async fn tick(
+    ctx: &Ctx,
+    waking: &Arc<Mutex<HashSet<String>>>,
+    stop: &CancellationToken,
+) -> Result<Option<DateTime<Utc>>> {
     let roles = ctx
         .store()
         .read(|conn| {
             let mut stmt = conn.prepare_cached(
                 "SELECT id, next_wake_at FROM authors
-                 WHERE agent_id IS NOT NULL AND wake_interval_minutes IS NOT NULL",
+                 WHERE (agent_id IS NOT NULL OR wake_command IS NOT NULL)
+                   AND wake_interval_minutes IS NOT NULL",
             )?;
             let rows = stmt.query_map([], |r| {
                 Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?))
@@ -180,9 +189,15 @@ async fn tick(ctx: &Ctx, waking: &Arc<Mutex<HashSet<String>>>) -> Result<Option<
             if let Ok(mut w) = waking.lock() {
                 w.insert(id.clone());
             }
-            let (ctx, waking) = (ctx.clone(), Arc::clone(waking));
+            let (ctx, waking, stop) = (ctx.clone(), Arc::clone(waking), stop.clone());
             tokio::spawn(async move {
-                if let Err(e) = wake(&ctx, &role).await {
+                // An outside role's command ends with the scheduler.
+                let woke = if role.wake_command.is_some() {
+                    wake_command::wake(&ctx, &role, &stop).await
+                } else {
+                    wake(&ctx, &role).await
+                };
+                if let Err(e) = woke {
                     tracing::warn!("waking role '{}' failed: {}", role.id, e.message);
                 }
                 if let Ok(mut w) = waking.lock() {
@@ -222,7 +237,8 @@ async fn claim(ctx: &Ctx, id: &str, seen: Option<String>) -> Result<Option<Autho
             }
             let changed = tx.execute(
                 "UPDATE authors SET last_wake_at = ?3, next_wake_at = ?4
-                 WHERE id = ?1 AND next_wake_at IS ?2 AND agent_id IS NOT NULL",
+                 WHERE id = ?1 AND next_wake_at IS ?2
+                   AND (agent_id IS NOT NULL OR wake_command IS NOT NULL)",
                 params![
                     id,
                     seen,
@@ -353,9 +369,13 @@ async fn record(ctx: &Ctx, id: &str, failure: Option<String>) -> Result<()> {
 /// author wake`). Waits for the wake-up to finish.
 pub async fn wake_now(ctx: &Ctx, id: &str) -> Result<Author> {
     let role = authors::get(ctx, id).await?;
+    if role.wake_command.is_some() {
+        wake_command::wake(ctx, &role, &CancellationToken::new()).await?;
+        return authors::get(ctx, id).await;
+    }
     if role.agent_id.is_none() {
         return Err(AppError::precondition(format!(
-            "'{}' has no agent to wake: it reads its inbox itself",
+            "'{}' has no agent or wake command to wake it: it reads its inbox itself",
             role.id
         )));
     }

@@ -32,6 +32,7 @@ const MCP_SERVERS: &str = include_str!("migrations/0011_mcp_servers.sql");
 const CRON: &str = include_str!("migrations/0012_cron.sql");
 const ENDPOINTS: &str = include_str!("migrations/0013_endpoints.sql");
 const MODEL_IMAGES: &str = include_str!("migrations/0014_model_images.sql");
+const PERSISTENT_ROLES: &str = include_str!("migrations/0015_persistent_roles.sql");
 
 /// Every migration script, in order; version N is "the first N applied".
 /// Append new ones at the end.
@@ -50,6 +51,7 @@ const SCRIPTS: &[&str] = &[
     CRON,
     ENDPOINTS,
     MODEL_IMAGES,
+    PERSISTENT_ROLES,
 ];
 
 /// How long a process starting on a store being migrated (and backed up) by

@@ -17,18 +17,22 @@ pub enum AuthorCommand {
         /// Minutes between wake-ups (default 30 with --agent).
         #[arg(long, value_name = "MINUTES")]
         wake_every: Option<u32>,
+        #[command(flatten)]
+        wake: WakeCommandArgs,
     },
     /// Every author: people and roles, unread mail, next wake-up.
     List,
     /// Show one author.
     Show { id: String },
-    /// Set a role's agent and wake interval.
+    /// Set how a role is woken (its agent or its wake command) and how often.
     Update {
         id: String,
         #[arg(long, value_name = "AGENT_ID")]
         agent: Option<String>,
         #[arg(long, value_name = "MINUTES")]
         wake_every: Option<u32>,
+        #[command(flatten)]
+        wake: WakeCommandArgs,
         /// What its wake-ups may do with nobody watching where the agent
         /// asks: write, run, network, send (comma-separated; "" for none).
         #[arg(long, value_delimiter = ',', num_args = 0..)]
@@ -40,6 +44,49 @@ pub enum AuthorCommand {
     Remove { id: String },
     /// Wake a role now and wait for it to finish.
     Wake { id: String },
+    /// A role's wake-ups, newest first: when, which messages, what it sent,
+    /// and a wake command's exit code and output.
+    History {
+        id: String,
+        #[arg(long, value_name = "N", default_value_t = 20)]
+        limit: u32,
+    },
+}
+
+/// A role that lives outside Colmena: the program that wakes it.
+#[derive(Debug, clap::Args)]
+pub struct WakeCommandArgs {
+    /// Wake the role by running PROG instead of an agent (a role outside
+    /// Colmena, e.g. `claude`). It runs in the role's folder, without a
+    /// shell, with COLMENA_TOKEN, COLMENA_MCP_URL, COLMENA_API_URL,
+    /// COLMENA_AUTHOR_ID and COLMENA_UNREAD in its environment, and reads its
+    /// inbox itself; no message ever reaches its command line. Like --agent,
+    /// `update` replaces how the role is woken: give it again to keep it.
+    #[arg(long, value_name = "PROG", conflicts_with = "agent")]
+    wake_command: Option<String>,
+    /// One argument of the wake command, as is (repeat, in order:
+    /// --wake-arg -p --wake-arg "Read your inbox").
+    #[arg(
+        long,
+        value_name = "ARG",
+        requires = "wake_command",
+        allow_hyphen_values = true
+    )]
+    wake_arg: Vec<String>,
+    /// The wake command's time limit in seconds (default 600); past it, the
+    /// command and everything it started are stopped.
+    #[arg(long, value_name = "SECONDS", requires = "wake_command")]
+    wake_timeout: Option<u32>,
+}
+
+impl WakeCommandArgs {
+    fn command(&self) -> Option<Vec<String>> {
+        self.wake_command.as_ref().map(|prog| {
+            std::iter::once(prog.clone())
+                .chain(self.wake_arg.clone())
+                .collect()
+        })
+    }
 }
 
 /// `--allow write,network`: risk classes named on the command line.
@@ -86,12 +133,42 @@ fn print_table(list: &[Author]) {
                         AuthorKind::User => "person".into(),
                         AuthorKind::Role => "role".into(),
                     },
-                    a.agent_id.clone().unwrap_or_else(|| "-".into()),
+                    a.agent_id
+                        .clone()
+                        .or_else(|| {
+                            a.wake_command.as_ref().map(|c| {
+                                format!("command {}", serde_json::to_string(c).unwrap_or_default())
+                            })
+                        })
+                        .unwrap_or_else(|| "-".into()),
                     a.wake_interval_minutes
                         .map_or("-".into(), |m| format!("{m} min")),
                     a.unread.to_string(),
                     when(a.next_wake_at),
                     a.last_wake_error.clone().unwrap_or_default(),
+                ]
+            })
+            .collect(),
+    );
+}
+
+fn print_history(list: &[inbox::wake_history::WakeRecord]) {
+    table(
+        &["started", "kind", "messages", "sent", "exit", "error"],
+        list.iter()
+            .map(|w| {
+                vec![
+                    when(Some(w.started_at)),
+                    format!("{:?}", w.kind).to_lowercase(),
+                    w.message_ids.len().to_string(),
+                    w.sent_ids.len().to_string(),
+                    match (w.exit_code, w.timed_out, w.finished_at) {
+                        (_, true, _) => "timed out".into(),
+                        (Some(code), _, _) => code.to_string(),
+                        (None, _, None) => "running".into(),
+                        (None, _, Some(_)) => "-".into(),
+                    },
+                    w.error.clone().unwrap_or_default(),
                 ]
             })
             .collect(),
@@ -104,12 +181,16 @@ pub async fn run(ctx: &Ctx, out: &Output, command: AuthorCommand) -> Result<()> 
             name,
             agent,
             wake_every,
+            wake,
         } => {
             let input = NewAuthor {
                 name,
                 agent_id: agent,
                 wake_interval_minutes: wake_every,
+                wake_command: wake.command(),
+                wake_timeout_seconds: wake.wake_timeout,
                 unattended: None,
+                ..Default::default()
             };
             let created = inbox::authors::create(ctx, input).await?;
             out.emit(&created, |c| {
@@ -133,12 +214,16 @@ pub async fn run(ctx: &Ctx, out: &Output, command: AuthorCommand) -> Result<()> 
             id,
             agent,
             wake_every,
+            wake,
             unattended,
         } => {
             let input = AuthorUpdate {
                 agent_id: agent,
                 wake_interval_minutes: wake_every,
+                wake_command: wake.command(),
+                wake_timeout_seconds: wake.wake_timeout,
                 unattended: unattended.map(|list| risks(&list)).transpose()?,
+                ..Default::default()
             };
             let author = inbox::authors::update(ctx, &id, input).await?;
             out.emit(&author, |a| print_table(std::slice::from_ref(a)));
@@ -159,6 +244,11 @@ pub async fn run(ctx: &Ctx, out: &Output, command: AuthorCommand) -> Result<()> 
         AuthorCommand::Wake { id } => {
             let author = inbox::wakes::wake_now(ctx, &id).await?;
             out.emit(&author, |a| print_table(std::slice::from_ref(a)));
+        }
+        AuthorCommand::History { id, limit } => {
+            let caller = inbox::Caller::cli(ctx, None);
+            let list = inbox::wake_history::list(ctx, &caller, &id, None, Some(limit)).await?;
+            out.emit(&list, |list| print_history(list));
         }
     }
     Ok(())

@@ -111,6 +111,8 @@ pub async fn run(ctx: &Ctx, out: &Output, args: ServeArgs) -> Result<()> {
             );
         }
     }
+    // An outside role's wake command is told where to reach the bus.
+    colmena_core::inbox::local_server::set_serving(ctx, Some(format!("{scheme}://{addr}")));
     let stop = CancellationToken::new();
     if !args.no_scheduler {
         let (ctx, stop) = (ctx.clone(), stop.clone());
@@ -143,7 +145,9 @@ pub async fn run(ctx: &Ctx, out: &Output, args: ServeArgs) -> Result<()> {
         signals.wait().await;
         signalled.cancel();
     };
-    http::serve_with(ctx.clone(), listener, config, shutdown).await?;
+    let served = http::serve_with(ctx.clone(), listener, config, shutdown).await;
+    colmena_core::inbox::local_server::set_serving(ctx, None);
+    served?;
     stop.cancel();
     eprintln!("colmena bus stopped");
     Ok(())

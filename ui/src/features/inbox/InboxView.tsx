@@ -19,6 +19,7 @@ import { authorName, useNames } from "../../app/names";
 import { CopyId } from "../../components/CopyId";
 import { ComposeDialog } from "./ComposeDialog";
 import { RoleDialog, TokenPanel } from "./RoleDialog";
+import { WakeCommandLine } from "./WakeCommandFields";
 import { authorsQuery, inboxKeys, messagesQuery } from "./queries";
 import { wakeInterval } from "./interval";
 
@@ -117,7 +118,7 @@ function AuthorSub({ author }: { author: Author }) {
   const { t } = useTranslation();
   const dates = useDates();
   if (author.kind === "user") return <>{t("inbox.person")}</>;
-  if (!author.agentId) return <>{t("inbox.outsideRole")}</>;
+  if (!author.agentId && !author.wakeCommand) return <>{t("inbox.outsideRole")}</>;
   return (
     <span data-testid={`next-wake-${author.id}`}>
       {author.nextWakeAt ? (
@@ -157,8 +158,19 @@ function AuthorHeader({ author, onEdit, onRemoved }: { author: Author; onEdit():
       </div>
       {role && (
         <dl className="role-facts">
-          <dt>{t("inbox.role.agent")}</dt>
-          <dd data-testid="role-agent-name">{author.agentId ? names.agent(author.agentId) : t("inbox.outsideRole")}</dd>
+          {author.wakeCommand ? (
+            <>
+              <dt>{t("wakeCommand.command")}</dt>
+              <dd data-testid="role-command">
+                <WakeCommandLine argv={author.wakeCommand} />
+              </dd>
+            </>
+          ) : (
+            <>
+              <dt>{t("inbox.role.agent")}</dt>
+              <dd data-testid="role-agent-name">{author.agentId ? names.agent(author.agentId) : t("inbox.outsideRole")}</dd>
+            </>
+          )}
           {author.wakeIntervalMinutes && (
             <>
               <dt>{t("schedule.wakes")}</dt>
@@ -180,7 +192,7 @@ function AuthorHeader({ author, onEdit, onRemoved }: { author: Author; onEdit():
       {author.lastWakeError && <Banner tone="danger">{t("inbox.wakeFailed", { message: author.lastWakeError })}</Banner>}
       {failure && <Banner tone="danger">{errorText(t, failure)}</Banner>}
       <div className="author-actions">
-        {role && author.agentId && (
+        {role && (author.agentId || author.wakeCommand) && (
           <Button size="sm" icon={<AlarmClock size={14} />} busy={wake.isPending} onClick={() => wake.mutate()} data-testid="wake-now">
             {t("inbox.wakeNow")}
           </Button>

@@ -12,6 +12,8 @@ import { Field } from "../../components/Field";
 import { errorText, fieldErrorText } from "../../app/errorText";
 import { agentsQuery } from "../catalog/queries";
 import { useAgentName } from "../catalog/agentName";
+import { WakeCommandFields } from "./WakeCommandFields";
+import { initialWake, wakePayload } from "./wakeCommand";
 
 /** What a role's wake-ups may do with nobody watching, where its agent asks. */
 const UNATTENDED: Risk[] = ["write", "run", "network", "send"];
@@ -54,12 +56,13 @@ export function RoleDialog({ role, onClose, onCreated }: { role?: Author; onClos
   const [every, setEvery] = useState(String(role?.wakeIntervalMinutes ?? 30));
   const [unattended, setUnattended] = useState<Risk[]>(role?.unattended ?? ["send"]);
   const [created, setCreated] = useState<AuthorWithToken | null>(null);
-  const minutes = agentId ? Number.parseInt(every, 10) : null;
+  const [wake, setWake] = useState(() => initialWake(role));
+  const minutes = (wake.mode === "agent" && agentId) || wake.mode === "command" ? Number.parseInt(every, 10) : null;
   const save = useMutation<Author | AuthorWithToken, ApiError>({
     mutationFn: () =>
       role
-        ? inboxApi.updateAuthor(role.id, { agentId: agentId || null, wakeIntervalMinutes: minutes, unattended })
-        : inboxApi.createAuthor({ name, agentId: agentId || null, wakeIntervalMinutes: minutes, unattended }),
+        ? inboxApi.updateAuthor(role.id, { wakeIntervalMinutes: minutes, unattended, ...wakePayload(wake, agentId) })
+        : inboxApi.createAuthor({ name, wakeIntervalMinutes: minutes, unattended, ...wakePayload(wake, agentId) }),
     onSuccess: (saved) => {
       if ("token" in saved) {
         setCreated(saved);
@@ -68,7 +71,10 @@ export function RoleDialog({ role, onClose, onCreated }: { role?: Author; onClos
     },
   });
   const problems = save.error?.fieldProblems() ?? {};
-  const general = save.error && !problems.name && !problems.agentId && !problems.wakeIntervalMinutes ? errorText(t, save.error) : null;
+  const general =
+    save.error && !problems.name && !problems.agentId && !problems.wakeIntervalMinutes && !problems.wakeCommand && !problems.wakeTimeoutSeconds
+      ? errorText(t, save.error)
+      : null;
   const submit = (event: FormEvent) => {
     event.preventDefault();
     save.mutate();
@@ -85,16 +91,26 @@ export function RoleDialog({ role, onClose, onCreated }: { role?: Author; onClos
               <input id="role-name" className="input" value={name} onChange={(e) => setName(e.target.value)} data-testid="role-name" />
             </Field>
           )}
-          <Field id="role-agent" label={t("inbox.role.agent")} hint={t("inbox.role.agentHint")} error={fieldErrorText(t, problems.agentId, save.error)}>
-            <select id="role-agent" className="input" value={agentId} onChange={(e) => setAgentId(e.target.value)} data-testid="role-agent">
-              <option value="">{t("inbox.role.noAgent")}</option>
-              {(agents.data ?? []).map((a) => (
-                <option key={a.id} value={a.id}>
-                  {agentName(a)}
-                </option>
-              ))}
-            </select>
-          </Field>
+          <WakeCommandFields
+            value={wake}
+            onChange={setWake}
+            errors={{
+              wakeCommand: fieldErrorText(t, problems.wakeCommand, save.error),
+              wakeTimeoutSeconds: fieldErrorText(t, problems.wakeTimeoutSeconds, save.error),
+            }}
+          />
+          {wake.mode === "agent" && (
+            <Field id="role-agent" label={t("inbox.role.agent")} hint={t("inbox.role.agentHint")} error={fieldErrorText(t, problems.agentId, save.error)}>
+              <select id="role-agent" className="input" value={agentId} onChange={(e) => setAgentId(e.target.value)} data-testid="role-agent">
+                <option value="">{t("inbox.role.noAgent")}</option>
+                {(agents.data ?? []).map((a) => (
+                  <option key={a.id} value={a.id}>
+                    {agentName(a)}
+                  </option>
+                ))}
+              </select>
+            </Field>
+          )}
           <Field
             id="role-every"
             label={t("inbox.role.every")}
@@ -108,12 +124,12 @@ export function RoleDialog({ role, onClose, onCreated }: { role?: Author; onClos
               min={1}
               max={10080}
               value={every}
-              disabled={!agentId}
+              disabled={minutes === null}
               onChange={(e) => setEvery(e.target.value)}
               data-testid="role-every"
             />
           </Field>
-          {agentId && (
+          {wake.mode === "agent" && agentId && (
             <fieldset className="field rules-box" data-testid="role-unattended">
               <legend className="field-label">{t("permissions.unattended.title")}</legend>
               <p className="field-hint">{t("permissions.unattended.hint")}</p>

@@ -12,6 +12,7 @@ import { act, fireEvent, render, screen } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
 import type { Notice } from "../../api";
+import i18n from "../../i18n";
 import { FADE_MS, MAX_TOASTS, NoticeToasts } from "./NoticeToasts";
 
 const bus: { send: (notice: Notice) => void } = { send: () => undefined };
@@ -39,7 +40,7 @@ async function renderToasts() {
 }
 
 function notify(notice: Partial<Notice> & { title: string }) {
-  act(() => bus.send({ body: "", urgent: false, from: null, ...notice }));
+  act(() => bus.send({ body: "", urgent: false, from: null, topic: null, ...notice }));
 }
 
 describe("NoticeToasts", () => {
@@ -85,6 +86,28 @@ describe("NoticeToasts", () => {
     await renderToasts();
     notify({ title: "Hello", urgent: true, from: "redactora" });
     expect(await screen.findByText("From Redactora")).toBeInTheDocument();
+  });
+
+  it("words Colmena's own notices in the person's language, an agent's as written", async () => {
+    await renderToasts();
+    await act(async () => {
+      await i18n.changeLanguage("es");
+    });
+    try {
+      notify({ title: "Urgent: Ana", body: "¿Revisas el borrador?", urgent: true, topic: { type: "urgentMail", sender: "Ana" } });
+      notify({ title: "Redactora asks to use cli_exec", urgent: true, topic: { type: "approval", agent: "Redactora", tool: "cli_exec", risk: "run" } });
+      notify({ title: "Draft ready", urgent: true });
+      expect(screen.getByText("Urgente: Ana")).toBeInTheDocument();
+      expect(screen.getByText("¿Revisas el borrador?")).toBeInTheDocument();
+      expect(screen.getByText("Redactora pide usar cli_exec")).toBeInTheDocument();
+      expect(screen.getByText(/El agente ejecuta programas/)).toBeInTheDocument();
+      expect(screen.getByText("Draft ready")).toBeInTheDocument();
+      expect(screen.queryByText("Urgent: Ana")).not.toBeInTheDocument();
+    } finally {
+      await act(async () => {
+        await i18n.changeLanguage("en");
+      });
+    }
   });
 
   it("closes every toast at once, and shows no more than a few", async () => {

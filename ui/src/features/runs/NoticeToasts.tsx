@@ -4,7 +4,8 @@
 // loses one they are reading); an urgent one stays until the person marks it
 // read, and every toast can be closed at once. Toasts sit below dialogs and
 // the approval stack (their z-index in runtime.css): a notice never covers
-// what the person is answering.
+// what the person is answering. A notice Colmena composes is worded in the
+// person's language from its topic (`noticeWords`).
 
 import { useCallback, useEffect, useRef, useState } from "react";
 import { useQuery } from "@tanstack/react-query";
@@ -12,6 +13,7 @@ import { useTranslation } from "react-i18next";
 import { AlertTriangle, Bell, X } from "lucide-react";
 
 import { onUserNotice, type Notice } from "../../api";
+import { noticeWords } from "./noticeWords";
 import { Button, IconButton } from "../../components/Button";
 import { useAgentName } from "../catalog/agentName";
 import { agentsQuery } from "../catalog/queries";
@@ -81,6 +83,7 @@ function ToastCard({ toast, onDismiss }: { toast: Toast; onDismiss(key: number):
   }, [toast.urgent, toast.key, held, onDismiss]);
 
   const Icon = toast.urgent ? AlertTriangle : Bell;
+  const words = noticeWords(t, toast);
   return (
     <div
       className={toast.urgent ? "toast toast-urgent" : "toast"}
@@ -93,8 +96,8 @@ function ToastCard({ toast, onDismiss }: { toast: Toast; onDismiss(key: number):
     >
       <Icon size={15} aria-hidden="true" />
       <div className="toast-text">
-        <strong>{toast.title}</strong>
-        {toast.body && <p>{toast.body}</p>}
+        <strong>{words.title}</strong>
+        {words.body && <p>{words.body}</p>}
         {toast.from && <p className="muted small">{t("notices.from", { from: sender ? agentName(sender) : toast.from })}</p>}
         {toast.urgent && (
           <Button size="sm" variant="secondary" className="toast-read" onClick={() => onDismiss(toast.key)} data-testid="notice-read">

@@ -64,6 +64,7 @@ pub(crate) async fn call(
                 body: text(args, "body"),
                 urgent: args["urgent"].as_bool().unwrap_or(false),
                 from: Some(agent.id.to_string()),
+                topic: None,
             });
             Ok("the user was notified".to_owned())
         }
