@@ -120,10 +120,10 @@ export const commands = {
 	updateEthics: (id: string, input: EthicsDraft) => __TAURI_INVOKE<EthicsRule>("update_ethics", { id, input }),
 	setEthicsActive: (id: string, active: boolean) => __TAURI_INVOKE<EthicsRule>("set_ethics_active", { id, active }),
 	deleteEthics: (id: string) => __TAURI_INVOKE<null>("delete_ethics", { id }),
-	listMemories: (limit: number | null, offset: number | null) => __TAURI_INVOKE<Memory[]>("list_memories", { limit, offset }),
+	listMemories: (limit: number | null, offset: number | null, role: string | null) => __TAURI_INVOKE<Memory[]>("list_memories", { limit, offset, role }),
 	writeMemory: (title: string, content: string) => __TAURI_INVOKE<Memory>("write_memory", { title, content }),
-	deleteMemory: (title: string) => __TAURI_INVOKE<null>("delete_memory", { title }),
-	searchMemories: (query: string, limit: number | null) => __TAURI_INVOKE<MemoryHit[]>("search_memories", { query, limit }),
+	deleteMemory: (title: string, role: string | null) => __TAURI_INVOKE<null>("delete_memory", { title, role }),
+	searchMemories: (query: string, limit: number | null, role: string | null) => __TAURI_INVOKE<MemoryHit[]>("search_memories", { query, limit, role }),
 	webSearchBackends: () => __TAURI_INVOKE<WebSearchBackendInfo_Serialize[]>("web_search_backends"),
 	getWebSearch: () => __TAURI_INVOKE<WebSearchConfig_Serialize>("get_web_search"),
 	setWebSearch: (input: WebSearchSettings_Deserialize) => __TAURI_INVOKE<WebSearchConfig_Serialize>("set_web_search", { input }),
@@ -172,6 +172,10 @@ export const commands = {
 	rotateAuthorToken: (id: string) => __TAURI_INVOKE<AuthorWithToken_Serialize>("rotate_author_token", { id }),
 	removeAuthor: (id: string) => __TAURI_INVOKE<null>("remove_author", { id }),
 	wakeAuthor: (id: string) => __TAURI_INVOKE<Author_Serialize>("wake_author", { id }),
+	/**  A role's wake-ups, newest first (issue 15). */
+	listWakeHistory: (authorId: string, before: number | null, limit: number | null) => __TAURI_INVOKE<WakeRecord_Serialize[]>("list_wake_history", { authorId, before, limit }),
+	/**  The summary standing for a role's older turns, if one was made. */
+	roleThreadSummary: (authorId: string) => __TAURI_INVOKE<ThreadSummary | null>("role_thread_summary", { authorId }),
 	sendBusMessage: (to: string, message: SendMessage_Deserialize) => __TAURI_INVOKE<Message_Serialize>("send_bus_message", { to, message }),
 	readInbox: (author: string, query: InboxQuery_Deserialize) => __TAURI_INVOKE<Message_Serialize[]>("read_inbox", { author, query }),
 	markMessagesRead: (author: string, ids: string[]) => __TAURI_INVOKE<number>("mark_messages_read", { author, ids }),
@@ -3314,6 +3318,15 @@ export type Target =
  */
 { kind: "role"; id: string };
 
+/**  The summary standing for a thread's older turns. */
+export type ThreadSummary = {
+	threadId: string,
+	/**  The summary covers every message up to and including this one. */
+	throughMessageId: number,
+	summary: string,
+	updatedAt: string,
+};
+
 /**  A tool as adapters see it. */
 export type Tool = {
 	/**  The name a model calls. */
@@ -3562,6 +3575,67 @@ export type Variant_Serialize = {
 	apiKeyMasked: string | null,
 	createdAt: string,
 	updatedAt: string,
+};
+
+export type WakeKind = 
+/**  The role's agent ran in Colmena. */
+"agent" | 
+/**  The role's wake command ran (a session outside Colmena). */
+"command";
+
+/**  One wake-up of a role. */
+export type WakeRecord = WakeRecord_Serialize | WakeRecord_Deserialize;
+
+/**  One wake-up of a role. */
+export type WakeRecord_Deserialize = {
+	id: number,
+	authorId: string,
+	kind: WakeKind,
+	startedAt: string,
+	/**  `None` while it runs, or when it was cut off. */
+	finishedAt?: string | null,
+	/**  The agent's run (agent wake-ups). */
+	runId?: string | null,
+	/**  The messages it was handed. */
+	messageIds: string[],
+	/**  The messages the role sent while it was awake. */
+	sentIds: string[],
+	inputTokens?: number | null,
+	outputTokens?: number | null,
+	/**  A wake command's exit status (`None`: killed, or not a command). */
+	exitCode?: number | null,
+	timedOut: boolean,
+	/**  A wake command's stdout and stderr (the last 64 KiB). */
+	output?: string | null,
+	/**  The agent's final answer. */
+	summary?: string | null,
+	error?: string | null,
+};
+
+/**  One wake-up of a role. */
+export type WakeRecord_Serialize = {
+	id: number,
+	authorId: string,
+	kind: WakeKind,
+	startedAt: string,
+	/**  `None` while it runs, or when it was cut off. */
+	finishedAt: string | null,
+	/**  The agent's run (agent wake-ups). */
+	runId: string | null,
+	/**  The messages it was handed. */
+	messageIds: string[],
+	/**  The messages the role sent while it was awake. */
+	sentIds: string[],
+	inputTokens: number | null,
+	outputTokens: number | null,
+	/**  A wake command's exit status (`None`: killed, or not a command). */
+	exitCode: number | null,
+	timedOut: boolean,
+	/**  A wake command's stdout and stderr (the last 64 KiB). */
+	output: string | null,
+	/**  The agent's final answer. */
+	summary: string | null,
+	error: string | null,
 };
 
 /**  The search services `web_search` can ask. */

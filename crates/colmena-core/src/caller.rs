@@ -26,6 +26,15 @@
 //! An agent run's tools get a caller whose bus author is `run:<id>`: an
 //! author that does not exist, so it can never stand for "local, any
 //! author" — the bus tools work only for a woken role.
+//!
+//! Whose memories a caller reads and writes ([`Caller::memory_owner`],
+//! issue 15) follows the same table, with one change: a woken role's run —
+//! and every run it delegates to (`run:<id>@<role>`) — keeps the role's own
+//! memories, under the scope `@<role id>`, not its owner's. The scope comes
+//! only from how the caller was built; nothing a model or a client sends
+//! names it, and a person's id never begins with `@`
+//! ([`crate::memory::check_user`]). A person browses a role's memories
+//! through [`crate::memory::role_caller`] (the local doors only).
 
 use crate::canvas::Client;
 use crate::ctx::Ctx;
@@ -34,6 +43,10 @@ use crate::inbox::authors;
 
 /// The scope of a role's token: never a user id (those hold no `:`).
 const ROLE_SCOPE: &str = "role:";
+/// The bus identity of an agent run that is not a woken role.
+const RUN_SCOPE: &str = "run:";
+/// Joins a delegated run's id to the role whose wake-up it serves.
+const OF_ROLE: char = '@';
 
 /// Who is asking, for whom, and through which client.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,11 +96,17 @@ impl Caller {
         }
     }
 
-    /// An agent run that is not a woken role: its user, and no bus identity.
-    pub(crate) fn agent_run(user: &str, run: &str) -> Caller {
+    /// An agent run that is not a woken role: its user, and no bus
+    /// identity. `role`: the role whose wake-up it was delegated from, whose
+    /// memories it keeps.
+    pub(crate) fn agent_run(user: &str, run: &str, role: Option<&str>) -> Caller {
+        let author = match role {
+            Some(role) => format!("{RUN_SCOPE}{run}{OF_ROLE}{role}"),
+            None => format!("{RUN_SCOPE}{run}"),
+        };
         Caller {
             user: user.to_owned(),
-            author: Some(format!("run:{run}")),
+            author: Some(author),
             client: Client::Agent,
         }
     }
@@ -124,6 +143,21 @@ impl Caller {
             )
             .with_details(serde_json::json!({ "reason": "role_has_no_user" }))),
         }
+    }
+
+    /// Whose memories this caller reads and writes (issue 15): for a woken
+    /// role's run and the runs it delegates to, the role's own scope
+    /// (`@<author id>`); for every other caller its user. Only the caller
+    /// decides it — no tool or request argument names a memory owner.
+    pub fn memory_owner(&self) -> String {
+        let role = match (&self.client, self.author.as_deref()) {
+            (Client::Agent, Some(author)) => match author.strip_prefix(RUN_SCOPE) {
+                None => Some(author),
+                Some(run) => run.split_once(OF_ROLE).map(|(_, role)| role),
+            },
+            _ => None,
+        };
+        role.map_or_else(|| self.user.clone(), crate::inbox::role_thread::scope)
     }
 
     /// Does this caller come through a door that is not the workspace's own

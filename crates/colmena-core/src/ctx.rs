@@ -122,6 +122,8 @@ struct Inner {
     /// Where this process serves the bus over HTTP right now (a base URL),
     /// told to an outside role's wake command (`inbox::local_server`).
     serving: Mutex<Option<String>>,
+    /// The bus messages' full-text index, opened on the first search.
+    bus_search: std::sync::OnceLock<Arc<crate::inbox::search::BusIndex>>,
 }
 
 /// A [`Ctx`] that does not keep the workspace open (held by what the
@@ -249,12 +251,20 @@ impl Ctx {
                 mcp: crate::mcp_servers::Hub::default(),
                 cron: crate::cron::Hub::default(),
                 serving: Mutex::new(None),
+                bus_search: std::sync::OnceLock::new(),
             }),
         })
     }
 
     pub fn data_dir(&self) -> &Path {
         &self.inner.data_dir
+    }
+
+    /// Where the bus search index is kept once opened (`inbox::search`).
+    pub(crate) fn bus_search_slot(
+        &self,
+    ) -> &std::sync::OnceLock<Arc<crate::inbox::search::BusIndex>> {
+        &self.inner.bus_search
     }
 
     pub(crate) fn downgrade(&self) -> WeakCtx {

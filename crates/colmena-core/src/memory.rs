@@ -4,6 +4,10 @@
 //! optional: without one, the workspace owner is meant (the desktop user),
 //! which keeps model tools working without naming anyone.
 //!
+//! A role keeps memories of its own (issue 15): the owner `@<author id>`,
+//! which only a woken role's caller resolves to, so one role never reads
+//! another's, nor its owner's, and the owner reads them as that role.
+//!
 //! Search is BM25 over the index, restricted to the owner's memories.
 
 use chrono::{DateTime, Utc};
@@ -20,6 +24,8 @@ use crate::validate;
 const MAX_TITLE: usize = 200;
 const MAX_CONTENT: usize = 200_000;
 const MAX_USER: usize = 64;
+/// How a role's own scope begins (`inbox::role_thread::scope`).
+const ROLE_SCOPE: &str = "@";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
@@ -42,33 +48,82 @@ pub struct MemoryHit {
     pub score: f32,
 }
 
-/// A user id: what is left of `:` in a memory id, so it cannot hold one.
+/// A person's user id: what is left of `:` in a memory id, so it cannot
+/// hold one, and never `@…` — that is a role's own scope, which only a
+/// woken role's caller carries ([`Caller::memory_owner`]), so no `--user`,
+/// option or request can name it.
 pub fn check_user(user: &str) -> Result<String> {
+    let user = check_owner(user)?;
+    if user.starts_with(ROLE_SCOPE) {
+        return Err(AppError::invalid_field(
+            "userId",
+            "role_scope",
+            format!(
+                "'{user}' is a role's own scope, not a person: a role's memories are read as that role"
+            ),
+        ));
+    }
+    Ok(user)
+}
+
+/// A person's user id or a role's own scope (`@<author id>`): who may own
+/// memories and conversations (a role's thread). For what the caller
+/// resolved, never for what a request names.
+pub(crate) fn check_owner(user: &str) -> Result<String> {
     let user = user.trim();
-    if user.is_empty() || user.chars().count() > MAX_USER {
+    let bare = user.strip_prefix(ROLE_SCOPE).unwrap_or(user);
+    if bare.is_empty() || user.chars().count() > MAX_USER {
         return Err(AppError::invalid_field(
             "userId",
             "invalid_user",
             format!("a user id must have 1 to {MAX_USER} characters"),
         ));
     }
-    if user
+    if bare
         .chars()
-        .any(|c| c == ':' || c == '/' || c.is_whitespace() || c.is_control())
+        .any(|c| c == ':' || c == '/' || c == '@' || c.is_whitespace() || c.is_control())
     {
         return Err(AppError::invalid_field(
             "userId",
             "invalid_user",
-            format!("'{user}' is not a user id: no ':', '/', spaces or control characters"),
+            format!("'{user}' is not a user id: no ':', '/', '@', spaces or control characters"),
         ));
     }
     Ok(user.to_owned())
 }
 
-/// Whose memories: the caller's user (H26: "resolved from the calling
-/// context"), checked.
+/// Whose memories: the caller's (H26: "resolved from the calling
+/// context") — a woken role's own scope for its runs — checked.
 fn resolve_user(caller: &Caller) -> Result<String> {
-    check_user(&caller.user)
+    check_owner(&caller.memory_owner())
+}
+
+/// The caller a person uses to read and tidy a role's memories (the Memory
+/// view filtered by role, a role's page, `colmena memory --role`): only the
+/// local doors may, and only for a role.
+pub async fn role_caller(ctx: &Ctx, caller: &Caller, role: &str) -> Result<Caller> {
+    if caller.author.is_some() {
+        return Err(AppError::new(
+            crate::error::ErrorCode::Forbidden,
+            "only the workspace's own window and command line read a role's memories",
+        ));
+    }
+    let found = crate::inbox::authors::get(ctx, role).await?;
+    if found.kind == crate::inbox::AuthorKind::User {
+        return Err(AppError::invalid_field(
+            "role",
+            "not_a_role",
+            format!(
+                "'{}' is a person, not a role: their memories are their own user's",
+                found.id
+            ),
+        ));
+    }
+    Ok(Caller {
+        user: crate::inbox::role_thread::scope(&found.id),
+        author: None,
+        client: caller.client,
+    })
 }
 
 pub fn memory_id(user: &str, title: &str) -> String {

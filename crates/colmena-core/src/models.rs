@@ -282,6 +282,35 @@ pub async fn set_images(ctx: &Ctx, id: &ModelId, setting: Option<bool>) -> Resul
     Ok(model)
 }
 
+/// Sets a model's context window in tokens (`None`: the known figure for
+/// its name, `runtime::context_window`): a woken role's thread is
+/// summarised to stay under it (issue 15). Answers the window now in force.
+pub async fn set_context_window(ctx: &Ctx, id: &ModelId, tokens: Option<u32>) -> Result<u32> {
+    if let Some(t) = tokens
+        && !(256..=10_000_000).contains(&t)
+    {
+        return Err(AppError::invalid_field(
+            "contextWindow",
+            "out_of_range",
+            "a context window is 256 to 10,000,000 tokens",
+        ));
+    }
+    let id = id.clone();
+    let window = ctx
+        .store()
+        .write(move |tx| {
+            let model = require(tx, &id)?;
+            tx.execute(
+                "UPDATE models SET context_window = ?2, updated_at = ?3 WHERE id = ?1",
+                params![id, tokens, Utc::now()],
+            )?;
+            crate::runtime::context_window::window_of(tx, id.as_str(), &model.name)
+        })
+        .await?;
+    ctx.changed(Change::Models);
+    Ok(window)
+}
+
 /// The error of a model that does not accept images being given some:
 /// `precondition`, reason `model_without_images`, with the model's id.
 pub fn images_refused(model: &ModelId, images: usize) -> AppError {

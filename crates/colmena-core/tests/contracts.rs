@@ -175,6 +175,7 @@ async fn x2_a_roles_token_reaches_no_persons_canvas_memory_or_run() {
             to_author_name: ctx.owner().into(),
             body: "hecho".into(),
             priority: None,
+            reply_to: None,
         },
     )
     .await

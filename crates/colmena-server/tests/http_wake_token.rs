@@ -72,6 +72,7 @@ while [ ! -e "$2" ]; do sleep 0.05; done"#,
         SendMessage {
             body: "¿Estás? $(touch /tmp/never)".into(),
             priority: None,
+            reply_to: None,
         },
     )
     .await

@@ -53,6 +53,28 @@ pub async fn remove_author(ctx: State<'_, Ctx>, id: String) -> Result<(), AppErr
     inbox::authors::remove(&ctx, &id).await
 }
 
+/// A role's wake-ups, newest first (issue 15).
+#[tauri::command]
+#[specta::specta]
+pub async fn list_wake_history(
+    ctx: State<'_, Ctx>,
+    author_id: String,
+    before: Option<i64>,
+    limit: Option<u32>,
+) -> Result<Vec<inbox::wake_history::WakeRecord>, AppError> {
+    inbox::wake_history::list(&ctx, &Caller::ui(&ctx), &author_id, before, limit).await
+}
+
+/// The summary standing for a role's older turns, if one was made.
+#[tauri::command]
+#[specta::specta]
+pub async fn role_thread_summary(
+    ctx: State<'_, Ctx>,
+    author_id: String,
+) -> Result<Option<inbox::role_thread::ThreadSummary>, AppError> {
+    inbox::role_thread::summary(&ctx, &author_id).await
+}
+
 #[tauri::command]
 #[specta::specta]
 pub async fn wake_author(ctx: State<'_, Ctx>, id: String) -> Result<Author, AppError> {
@@ -77,6 +99,19 @@ pub async fn read_inbox(
     query: InboxQuery,
 ) -> Result<Vec<Message>, AppError> {
     inbox::messages::inbox(&ctx, &Caller::ui(&ctx), &author, query).await
+}
+
+/// Full-text search over the mail `author` sent or received, best match
+/// first (nothing is marked read).
+#[tauri::command]
+#[specta::specta]
+pub async fn search_bus_messages(
+    ctx: State<'_, Ctx>,
+    author: String,
+    query: String,
+    limit: Option<u32>,
+) -> Result<Vec<Message>, AppError> {
+    inbox::search::search(&ctx, &Caller::ui(&ctx), &author, &query, limit).await
 }
 
 #[tauri::command]

@@ -1,5 +1,6 @@
 //! The desktop user's memories: the app acts as the workspace owner, so no
-//! user id crosses IPC.
+//! user id crosses IPC. `role` reads a role's own memories instead (the
+//! Memory view filtered by role, a role's page; issue 15).
 
 use colmena_core::memory::{self, Memory, MemoryHit};
 use colmena_core::{AppError, Caller, Ctx};
@@ -11,8 +12,17 @@ pub async fn list_memories(
     ctx: State<'_, Ctx>,
     limit: Option<u32>,
     offset: Option<u32>,
+    role: Option<String>,
 ) -> Result<Vec<Memory>, AppError> {
-    memory::list(&ctx, &Caller::ui(&ctx), limit, offset).await
+    memory::list(&ctx, &whose(&ctx, role).await?, limit, offset).await
+}
+
+/// The window, or the window reading `role`'s memories.
+async fn whose(ctx: &Ctx, role: Option<String>) -> Result<Caller, AppError> {
+    match role {
+        Some(role) => memory::role_caller(ctx, &Caller::ui(ctx), &role).await,
+        None => Ok(Caller::ui(ctx)),
+    }
 }
 
 #[tauri::command]
@@ -27,8 +37,12 @@ pub async fn write_memory(
 
 #[tauri::command]
 #[specta::specta]
-pub async fn delete_memory(ctx: State<'_, Ctx>, title: String) -> Result<(), AppError> {
-    memory::delete(&ctx, &Caller::ui(&ctx), &title).await
+pub async fn delete_memory(
+    ctx: State<'_, Ctx>,
+    title: String,
+    role: Option<String>,
+) -> Result<(), AppError> {
+    memory::delete(&ctx, &whose(&ctx, role).await?, &title).await
 }
 
 #[tauri::command]
@@ -37,6 +51,7 @@ pub async fn search_memories(
     ctx: State<'_, Ctx>,
     query: String,
     limit: Option<u32>,
+    role: Option<String>,
 ) -> Result<Vec<MemoryHit>, AppError> {
-    memory::search(&ctx, &Caller::ui(&ctx), &query, limit).await
+    memory::search(&ctx, &whose(&ctx, role).await?, &query, limit).await
 }

@@ -71,6 +71,7 @@ import {
   type AuthorUpdate_Deserialize,
   type AuthorWithToken_Serialize,
   type Author_Serialize,
+  type WakeRecord_Serialize,
   type InboxQuery_Deserialize,
   type Message_Serialize,
   type NewAuthor_Deserialize,
@@ -203,6 +204,7 @@ export type Notice = Notice_Serialize;
 export type Author = Author_Serialize;
 export type AuthorWithToken = AuthorWithToken_Serialize;
 export type NewAuthor = NewAuthor_Deserialize;
+export type WakeRecord = WakeRecord_Serialize;
 export type AuthorUpdate = AuthorUpdate_Deserialize;
 export type BusMessage = Message_Serialize;
 export type SendMessage = SendMessage_Deserialize;
@@ -333,10 +335,13 @@ export const api = {
   setEthicsActive: (id: string, active: boolean) => call(commands.setEthicsActive(id, active)),
   deleteEthics: (id: string) => call(commands.deleteEthics(id)),
 
-  listMemories: (limit?: number, offset?: number) => call(commands.listMemories(limit ?? null, offset ?? null)),
+  /** `role`: that role's own memories (issue 15), else the owner's. */
+  listMemories: (limit?: number, offset?: number, role?: string | null) =>
+    call(commands.listMemories(limit ?? null, offset ?? null, role ?? null)),
   writeMemory: (title: string, content: string) => call(commands.writeMemory(title, content)),
-  deleteMemory: (title: string) => call(commands.deleteMemory(title)),
-  searchMemories: (query: string, limit?: number) => call(commands.searchMemories(query, limit ?? null)),
+  deleteMemory: (title: string, role?: string | null) => call(commands.deleteMemory(title, role ?? null)),
+  searchMemories: (query: string, limit?: number, role?: string | null) =>
+    call(commands.searchMemories(query, limit ?? null, role ?? null)),
 };
 
 /** A channel whose events go to `onEvent`, for commands that stream a run.
@@ -400,6 +405,9 @@ export const inboxApi = {
   rotateAuthorToken: (id: string) => call(commands.rotateAuthorToken(id)) as Promise<AuthorWithToken>,
   removeAuthor: (id: string) => call(commands.removeAuthor(id)),
   wakeAuthor: (id: string) => call(commands.wakeAuthor(id)),
+  listWakeHistory: (authorId: string, before?: number, limit?: number) =>
+    call(commands.listWakeHistory(authorId, before ?? null, limit ?? null)),
+  roleThreadSummary: (authorId: string) => call(commands.roleThreadSummary(authorId)),
   send: (to: string, message: SendMessage) => call(commands.sendBusMessage(to, message)),
   readInbox: (author: string, query: InboxQuery) => call(commands.readInbox(author, query)),
   markRead: (author: string, ids: string[]) => call(commands.markMessagesRead(author, ids)),

@@ -25,6 +25,30 @@ pub struct SendMessageArgs {
     /// `urgent` wakes a role at once; default `normal`.
     #[serde(default)]
     pub priority: Option<Priority>,
+    /// The id of the message this one answers (one between you and the
+    /// recipient); omit it to start a new conversation.
+    #[serde(default)]
+    #[schemars(length(min = 1, max = 100))]
+    pub reply_to: Option<String>,
+}
+
+/// `read_thread`: a message and every answer around it (the thread it is
+/// in), oldest first; nothing is marked read.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadThreadArgs {
+    /// The id of any message of the thread (one you sent or received).
+    #[schemars(length(min = 1, max = 100))]
+    pub message_id: String,
+}
+
+/// `mark_unread`: mark messages of your inbox unread again.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MarkUnreadArgs {
+    /// Ids of messages you received; others are ignored.
+    #[schemars(length(min = 1, max = 100))]
+    pub ids: Vec<String>,
 }
 
 /// `read_inbox`: your unread mail, oldest first; what it returns is marked
@@ -49,10 +73,25 @@ pub struct ListSentArgs {
     pub since: Option<String>,
 }
 
+/// `search_messages`: full-text search over the mail you sent or received,
+/// best match first, then newest.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchMessagesArgs {
+    /// Words to find (all of them); `"…"` for a phrase, `-word` to exclude.
+    #[schemars(length(min = 1, max = 1000))]
+    pub query: String,
+    /// At most this many messages (1 to 100, default 20).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 100))]
+    pub limit: Option<u32>,
+}
+
 pub async fn send_message(ctx: &Ctx, caller: &Caller, input: SendMessageArgs) -> Result<Message> {
     let message = SendMessage {
         body: input.body,
         priority: input.priority.map(|p| p.as_str().to_owned()),
+        reply_to: input.reply_to,
     };
     let me = caller.speaks_as(ctx).to_owned();
     messages::send_to_name(ctx, caller, &me, &input.to_author_name, message).await
@@ -76,4 +115,33 @@ pub async fn list_sent(ctx: &Ctx, caller: &Caller, input: ListSentArgs) -> Resul
     };
     let me = caller.speaks_as(ctx).to_owned();
     messages::sent(ctx, caller, &me, query).await
+}
+
+pub async fn search_messages(
+    ctx: &Ctx,
+    caller: &Caller,
+    input: SearchMessagesArgs,
+) -> Result<Vec<Message>> {
+    let me = caller.speaks_as(ctx).to_owned();
+    crate::inbox::search::search(ctx, caller, &me, &input.query, input.limit).await
+}
+
+pub async fn read_thread(
+    ctx: &Ctx,
+    caller: &Caller,
+    input: ReadThreadArgs,
+) -> Result<Vec<Message>> {
+    let me = caller.speaks_as(ctx).to_owned();
+    messages::thread(ctx, caller, &me, &input.message_id).await
+}
+
+/// How many of them were marked unread (`{"marked": n}`).
+pub async fn mark_unread(
+    ctx: &Ctx,
+    caller: &Caller,
+    input: MarkUnreadArgs,
+) -> Result<serde_json::Value> {
+    let me = caller.speaks_as(ctx).to_owned();
+    let marked = messages::mark_unread(ctx, caller, &me, input.ids).await?;
+    Ok(serde_json::json!({ "marked": marked }))
 }

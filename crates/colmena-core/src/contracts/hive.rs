@@ -231,7 +231,8 @@ pub async fn search_catalog(
         CatalogSearch {
             query: input.query,
             kinds: Vec::new(),
-            user_id: Some(caller.user.clone()),
+            // A woken role finds its own memories, not its owner's.
+            user_id: Some(caller.memory_owner()),
             active_only: true,
             limit: Some(input.limit.unwrap_or(DEFAULT_LIMIT)),
         },

@@ -185,8 +185,9 @@ fn insert(
     require(tx, id)
 }
 
+/// A person's conversations, or a role's own thread (`@<author id>`).
 fn owner_or(ctx: &Ctx, user: Option<&str>) -> Result<String> {
-    check_user(user.unwrap_or(ctx.owner()))
+    crate::memory::check_owner(user.unwrap_or(ctx.owner()))
 }
 
 /// The conversation of a user with a peer on a channel, created if new.

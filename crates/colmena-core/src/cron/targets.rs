@@ -137,6 +137,7 @@ async fn wake_role(ctx: &Ctx, id: &str, prompt: &str) -> Result<Outcome> {
             SendMessage {
                 body: prompt.to_owned(),
                 priority: None,
+                reply_to: None,
             },
         )
         .await?;

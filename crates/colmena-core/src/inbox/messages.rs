@@ -16,6 +16,18 @@
 //! never closer than the minimum interval after its last one
 //! (`wakes::earliest_urgent_wake`): a flood of urgent mail is one model run
 //! per interval, not one per message.
+//!
+//! Conversations are threads (issue 15, item 4): a message may answer
+//! another (`reply_to`), and only between the same two authors — the
+//! answer's sender must be the sender or the recipient of the message it
+//! answers, and goes to the other one. Asking to answer a message one is
+//! not part of fails exactly like answering a message that does not exist
+//! (`not_found`, field `reply_to`), so a token learns nothing about other
+//! authors' mail. Every message of a thread carries the id of its first
+//! message (`thread_root`, set on the first message once it is answered),
+//! so a thread is one indexed read, survives the deletion of any of its
+//! messages, and needs no walk up and down the `reply_to` links. Clients
+//! that never send `reply_to` see the bus exactly as before.
 
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
@@ -80,6 +92,12 @@ pub struct Message {
     pub created_at: DateTime<Utc>,
     /// `null` while unread.
     pub read_at: Option<DateTime<Utc>>,
+    /// The message this one answers; `null` when it answers none (or that
+    /// message was deleted).
+    pub reply_to: Option<String>,
+    /// The id of the first message of the thread this one is in; `null`
+    /// while it is in none (nobody answered it and it answers nothing).
+    pub thread_root: Option<String>,
 }
 
 /// What a sender gets back: `{id, created_at}`.
@@ -96,6 +114,10 @@ pub struct SendMessage {
     pub body: String,
     #[serde(default)]
     pub priority: Option<String>,
+    /// The id of the message this one answers (between the same two
+    /// authors); none starts a new conversation.
+    #[serde(default)]
+    pub reply_to: Option<String>,
 }
 
 /// How to read an inbox. Defaults: unread only, marking read, 100 at most.
@@ -121,9 +143,25 @@ pub struct SentQuery {
     pub limit: Option<u32>,
 }
 
-const COLUMNS: &str = "id, from_author, to_author, body, priority, created_at, read_at";
+/// A page of the conversation between two authors, newest first.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, specta::Type)]
+pub struct ConversationQuery {
+    /// Only messages older than this one (the last of the previous page).
+    #[serde(default)]
+    pub before: Option<String>,
+    #[serde(default)]
+    pub limit: Option<u32>,
+}
 
-fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Message> {
+/// The most messages a thread read returns: its latest ones.
+pub const THREAD_LIMIT: u32 = 500;
+/// Longest message id accepted where a client names one.
+const MAX_ID_BYTES: usize = 100;
+
+pub(crate) const COLUMNS: &str =
+    "id, from_author, to_author, body, priority, created_at, read_at, reply_to, thread_root";
+
+pub(crate) fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Message> {
     let priority: String = r.get(4)?;
     Ok(Message {
         id: r.get(0)?,
@@ -140,6 +178,8 @@ fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Message> {
             .get::<_, Option<String>>(6)?
             .map(|t| parse_stored(&t))
             .transpose()?,
+        reply_to: r.get(7)?,
+        thread_root: r.get(8)?,
     })
 }
 
@@ -236,6 +276,61 @@ fn check_room(conn: &Connection, to: &str) -> Result<()> {
     })))
 }
 
+/// The message an answer answers, once checked: its id and its thread.
+pub(crate) struct Answered {
+    id: String,
+    thread_root: String,
+}
+
+/// The message `from` may answer with mail to `to`: one `from` sent or
+/// received, whose other author is `to`. One not visible to `from` is
+/// refused exactly like one that does not exist.
+pub(crate) fn answered(conn: &Connection, from: &str, to: &str, id: &str) -> Result<Answered> {
+    let id = id.trim();
+    if id.is_empty() || id.len() > MAX_ID_BYTES {
+        return Err(AppError::invalid_field(
+            "reply_to",
+            "invalid_id",
+            "reply_to must be the id of a message",
+        ));
+    }
+    let unknown = || {
+        AppError::new(
+            ErrorCode::NotFound,
+            format!("there is no message '{id}' in your mail to answer"),
+        )
+        .with_details(serde_json::json!({
+            "field": "reply_to", "reason": "no_such_message", "kind": "message", "id": id,
+        }))
+    };
+    let row: Option<(String, String, Option<String>)> = conn
+        .prepare_cached(
+            "SELECT from_author, to_author, thread_root FROM bus_messages WHERE id = ?1",
+        )?
+        .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .optional()?;
+    let Some((sender, recipient, root)) = row else {
+        return Err(unknown());
+    };
+    if sender != from && recipient != from {
+        return Err(unknown());
+    }
+    let other = if sender == from { recipient } else { sender };
+    if other != to {
+        return Err(AppError::invalid_field(
+            "reply_to",
+            "other_conversation",
+            format!(
+                "message '{id}' is between you and '{other}': an answer to it goes to '{other}'"
+            ),
+        ));
+    }
+    Ok(Answered {
+        id: id.to_owned(),
+        thread_root: root.unwrap_or_else(|| id.to_owned()),
+    })
+}
+
 /// Inserts a message in the open transaction, if the recipient's inbox has
 /// room; an urgent one to a role with an agent moves its next wake-up to
 /// now, or to the end of its minimum interval between wake-ups (B6).
@@ -246,16 +341,50 @@ pub(crate) fn insert(
     body: &str,
     priority: Priority,
 ) -> Result<Message> {
+    insert_answer(conn, from, to, body, priority, None)
+}
+
+/// Like [`insert`], answering `answers` (checked by [`answered`]): the
+/// answer joins its thread, and the thread's first message is marked as
+/// the first of a thread if it was not yet.
+pub(crate) fn insert_answer(
+    conn: &Connection,
+    from: &str,
+    to: &str,
+    body: &str,
+    priority: Priority,
+    answers: Option<&Answered>,
+) -> Result<Message> {
     check_room(conn, to)?;
     let id = uuid::Uuid::now_v7().to_string();
     let at = time::now();
     let now = stored(at);
+    let (reply_to, thread_root) = match answers {
+        Some(a) => (Some(a.id.as_str()), Some(a.thread_root.as_str())),
+        None => (None, None),
+    };
     // The hottest write there is: prepared once per connection.
     conn.prepare_cached(
-        "INSERT INTO bus_messages (id, from_author, to_author, body, priority, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT INTO bus_messages
+             (id, from_author, to_author, body, priority, created_at, reply_to, thread_root)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?
-    .execute(params![id, from, to, body, priority.as_str(), now])?;
+    .execute(params![
+        id,
+        from,
+        to,
+        body,
+        priority.as_str(),
+        now,
+        reply_to,
+        thread_root
+    ])?;
+    if let Some(root) = thread_root {
+        conn.prepare_cached(
+            "UPDATE bus_messages SET thread_root = ?1 WHERE id = ?1 AND thread_root IS NULL",
+        )?
+        .execute([root])?;
+    }
     if priority == Priority::Urgent {
         let wake_at = stored(super::wakes::earliest_urgent_wake(conn, to, at)?);
         conn.execute(
@@ -288,7 +417,12 @@ pub async fn send(
             authors::require_exists(conn, &from)?;
             caller.may_act_as(&from)?;
             authors::require_exists(conn, &to)?;
-            insert(conn, &from, &to, &message.body, priority)
+            let answers = message
+                .reply_to
+                .as_deref()
+                .map(|id| answered(conn, &from, &to, id))
+                .transpose()?;
+            insert_answer(conn, &from, &to, &message.body, priority, answers.as_ref())
         })
         .await?;
     after_send(ctx, &sent);
@@ -407,6 +541,140 @@ pub async fn mark_read(ctx: &Ctx, caller: &Caller, author: &str, ids: Vec<String
         ctx.changed(Change::Messages);
     }
     Ok(marked)
+}
+
+/// Marks some of `author`'s messages unread again (the person, by hand).
+/// Ids that are not in that inbox, or are unread already, are ignored.
+pub async fn mark_unread(
+    ctx: &Ctx,
+    caller: &Caller,
+    author: &str,
+    ids: Vec<String>,
+) -> Result<u32> {
+    let (caller, author) = (caller.clone(), author.to_owned());
+    let marked = ctx
+        .store()
+        .write_grouped(move |conn| {
+            authors::require_exists(conn, &author)?;
+            caller.may_act_as(&author)?;
+            let mut count = 0;
+            let mut mark = conn.prepare_cached(
+                "UPDATE bus_messages SET read_at = NULL
+                 WHERE id = ?1 AND to_author = ?2 AND read_at IS NOT NULL",
+            )?;
+            for id in ids {
+                count += mark.execute(params![id, author])?;
+            }
+            Ok(count as u32)
+        })
+        .await?;
+    if marked > 0 {
+        ctx.changed(Change::Messages);
+    }
+    Ok(marked)
+}
+
+/// The thread `message_id` is in, oldest first, as `as_author` sees it:
+/// the messages of that thread it sent or received (all of them, since an
+/// answer stays between the same two authors), its latest
+/// [`THREAD_LIMIT`]. A message in no thread is a thread of one. A message
+/// `as_author` neither sent nor received is `not_found`, like one that does
+/// not exist. Nothing is marked read.
+pub async fn thread(
+    ctx: &Ctx,
+    caller: &Caller,
+    as_author: &str,
+    message_id: &str,
+) -> Result<Vec<Message>> {
+    let (caller, me, id) = (
+        caller.clone(),
+        as_author.to_owned(),
+        message_id.trim().to_owned(),
+    );
+    ctx.store()
+        .read(move |conn| {
+            authors::require_exists(conn, &me)?;
+            caller.may_act_as(&me)?;
+            let seen: Option<Message> = conn
+                .prepare_cached(&format!(
+                    "SELECT {COLUMNS} FROM bus_messages
+                     WHERE id = ?1 AND (from_author = ?2 OR to_author = ?2)"
+                ))?
+                .query_row(params![id, me], from_row)
+                .optional()?;
+            let Some(message) = seen else {
+                return Err(AppError::not_found("message", &id));
+            };
+            let Some(root) = message.thread_root.clone() else {
+                return Ok(vec![message]);
+            };
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM (
+                     SELECT seq, {COLUMNS} FROM bus_messages
+                     WHERE thread_root = ?1 AND (from_author = ?2 OR to_author = ?2)
+                     ORDER BY created_at DESC, seq DESC LIMIT ?3
+                 ) ORDER BY created_at, seq"
+            ))?;
+            let rows = stmt.query_map(params![root, me, THREAD_LIMIT], from_row)?;
+            Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        })
+        .await
+}
+
+/// The conversation between `as_author` and `with`: every message either
+/// sent the other, newest first, a page at a time (`before` the last
+/// message of the previous page). Nothing is marked read.
+pub async fn conversation(
+    ctx: &Ctx,
+    caller: &Caller,
+    as_author: &str,
+    with: &str,
+    query: ConversationQuery,
+) -> Result<Vec<Message>> {
+    let limit = check_limit(query.limit)?;
+    let (caller, me, with) = (caller.clone(), as_author.to_owned(), with.to_owned());
+    ctx.store()
+        .read(move |conn| {
+            authors::require_exists(conn, &me)?;
+            caller.may_act_as(&me)?;
+            // Before everything unless told otherwise: no stored time sorts
+            // after this one.
+            let (before_at, before_seq) = match query.before.as_deref().map(str::trim) {
+                None | Some("") => ("~".to_owned(), i64::MAX),
+                Some(id) => conn
+                    .prepare_cached(
+                        "SELECT created_at, seq FROM bus_messages WHERE id = ?1
+                           AND ((from_author = ?2 AND to_author = ?3)
+                             OR (from_author = ?3 AND to_author = ?2))",
+                    )?
+                    .query_row(params![id, me, with], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .optional()?
+                    .ok_or_else(|| {
+                        AppError::not_found("message", id).with_details(serde_json::json!({
+                            "field": "before", "reason": "no_such_message", "kind": "message", "id": id,
+                        }))
+                    })?,
+            };
+            // One range scan of the pair index per direction (one when an
+            // author writes to itself).
+            let page = "AND (created_at < ?3 OR (created_at = ?3 AND seq < ?4))
+                        ORDER BY created_at DESC, seq DESC LIMIT ?5";
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM (
+                     SELECT * FROM (SELECT seq, {COLUMNS} FROM bus_messages
+                                    WHERE from_author = ?1 AND to_author = ?2 {page})
+                     UNION ALL
+                     SELECT * FROM (SELECT seq, {COLUMNS} FROM bus_messages
+                                    WHERE from_author = ?2 AND to_author = ?1 AND ?1 <> ?2 {page})
+                 ) ORDER BY created_at DESC, seq DESC LIMIT ?5"
+            ))?;
+            let rows = stmt.query_map(
+                params![me, with, before_at, before_seq, limit],
+                from_row,
+            )?;
+            Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        })
+        .await
 }
 
 /// What `author` sent, oldest first.

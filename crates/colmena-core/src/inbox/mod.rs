@@ -19,6 +19,8 @@ pub mod drop_folder;
 pub mod local_server;
 pub mod messages;
 pub mod role_config;
+pub mod role_thread;
+pub mod search;
 mod time;
 mod token;
 pub mod wake_command;

@@ -38,12 +38,13 @@ use super::authors::{self, Author};
 use super::cut_off::{self, WakeOf};
 use super::messages::{self, InboxQuery, Message};
 use super::time::{self, parse_stored, stored};
-use super::{Caller, drop_folder, wake_command};
+use super::wake_history::{self, WakeEnd, WakeKind};
+use super::{Caller, drop_folder, role_thread, wake_command};
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, Result};
 use crate::ids::AgentId;
 use crate::runs::RunStatus;
-use crate::runtime::agent::{AgentRunOptions, run_agent_as};
+use crate::runtime::agent::run_role_wake;
 use crate::store::meta;
 
 /// Longest the scheduler sleeps between looks (drop folders are scanned
@@ -318,31 +319,62 @@ pub(crate) async fn wake(ctx: &Ctx, role: &Author) -> Result<WakeOutcome> {
     let Some(agent) = role.agent_id.clone() else {
         return Ok(WakeOutcome::default());
     };
-    let run = run_agent_as(
-        ctx,
-        &AgentId::from(agent.as_str()),
-        &wake_input(role, &unread),
-        AgentRunOptions::default(),
-        Some(WakeOf {
-            author: role.id.clone(),
-            message_ids: unread.iter().map(|m| m.id.clone()).collect(),
-        }),
-        crate::runtime::no_events(),
-    )
-    .await;
+    let agent = AgentId::from(agent.as_str());
+    let ids: Vec<String> = unread.iter().map(|m| m.id.clone()).collect();
+    let entry = wake_history::begin(ctx, &role.id, WakeKind::Agent, &ids).await?;
+    let input = wake_input(role, &unread);
+    // The role's thread: what it did before, then this mail (issue 15).
+    let run = match role_thread::prepare(ctx, role, &agent, &input).await {
+        Ok(prepared) => {
+            let thread = prepared.thread.clone();
+            let run = run_role_wake(
+                ctx,
+                &agent,
+                &input,
+                (prepared.state, prepared.extra_system),
+                WakeOf {
+                    author: role.id.clone(),
+                    message_ids: ids.clone(),
+                },
+                crate::runtime::no_events(),
+            )
+            .await;
+            if let Ok(run) = &run
+                && run.status == RunStatus::Completed
+                && let Some(output) = &run.output
+            {
+                role_thread::answered(ctx, &thread, &agent, &run.id, output).await;
+            }
+            run
+        }
+        Err(e) => Err(e),
+    };
     let run_id = run.as_ref().ok().map(|r| r.id.clone());
-    let failure = match run {
+    let failure = match &run {
         Ok(run) if run.status == RunStatus::Completed => {
-            let ids = unread.iter().map(|m| m.id.clone()).collect();
             messages::mark_read(ctx, &Caller::system(ctx), &role.id, ids).await?;
             None
         }
-        Ok(run) => Some(run.error.map_or_else(
+        Ok(run) => Some(run.error.clone().map_or_else(
             || format!("the wake-up run {} ended {:?}", run.id, run.status),
             |e| e.message,
         )),
-        Err(e) => Some(e.message),
+        Err(e) => Some(e.message.clone()),
     };
+    let ran = run.as_ref().ok();
+    wake_history::finish(
+        ctx,
+        entry,
+        WakeEnd {
+            run_id: run_id.clone(),
+            input_tokens: ran.and_then(|r| r.usage.prompt_tokens),
+            output_tokens: ran.and_then(|r| r.usage.completion_tokens),
+            summary: ran.and_then(|r| r.output.clone()),
+            error: failure.clone(),
+            ..WakeEnd::default()
+        },
+    )
+    .await?;
     record(ctx, &role.id, failure.clone()).await?;
     Ok(WakeOutcome {
         run_id,

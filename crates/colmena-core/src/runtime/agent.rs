@@ -303,7 +303,30 @@ pub(crate) async fn run_agent_as(
     wake: Option<WakeOf>,
     sink: super::EventSink,
 ) -> Result<Run> {
-    start_agent_run(ctx, agent_id, input, options, wake, None, sink).await
+    start_agent_run(ctx, agent_id, input, options, wake, None, None, sink).await
+}
+
+/// Runs a woken role's agent from its thread (`inbox::role_thread`): the
+/// turns so far, the new mail last, and the role's own system additions.
+pub(crate) async fn run_role_wake(
+    ctx: &Ctx,
+    agent_id: &AgentId,
+    input: &str,
+    start: (AgentState, Option<String>),
+    wake: WakeOf,
+    sink: super::EventSink,
+) -> Result<Run> {
+    start_agent_run(
+        ctx,
+        agent_id,
+        input,
+        AgentRunOptions::default(),
+        Some(wake),
+        None,
+        Some(start),
+        sink,
+    )
+    .await
 }
 
 /// Runs one agent with nobody watching for the scheduled job `job`: the
@@ -323,11 +346,15 @@ pub(crate) async fn run_agent_unattended(
         AgentRunOptions::default(),
         None,
         Some(job.to_owned()),
+        None,
         sink,
     )
     .await
 }
 
+// The three ways a run starts (a person's, a role's wake-up, a job's) meet
+// here; each caller above names its own few arguments.
+#[allow(clippy::too_many_arguments)]
 async fn start_agent_run(
     ctx: &Ctx,
     agent_id: &AgentId,
@@ -335,6 +362,7 @@ async fn start_agent_run(
     options: AgentRunOptions,
     wake: Option<WakeOf>,
     job: Option<String>,
+    start: Option<(AgentState, Option<String>)>,
     sink: super::EventSink,
 ) -> Result<Run> {
     let user = crate::memory::check_user(options.user_id.as_deref().unwrap_or(ctx.owner()))?;
@@ -371,16 +399,10 @@ async fn start_agent_run(
         attended: job.is_none() && author.is_none(),
         author,
     };
-    let (agent_id, input) = (agent_id.clone(), input.to_owned());
+    let (state, extra) = start.unwrap_or_else(|| (AgentState::new(input), None));
+    let agent_id = agent_id.clone();
     drive_for(ctx, run, None, base, job, move |rc| async move {
-        run_loop(
-            &rc,
-            &agent_id,
-            AgentState::new(&input),
-            None,
-            &agent_checkpoint,
-        )
-        .await
+        run_loop(&rc, &agent_id, state, extra.as_deref(), &agent_checkpoint).await
     })
     .await
 }

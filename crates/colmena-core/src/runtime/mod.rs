@@ -11,6 +11,7 @@
 pub mod agent;
 pub(crate) mod builtins;
 pub mod chat;
+pub mod context_window;
 pub(crate) mod sandbox;
 pub(crate) mod tools;
 
@@ -153,7 +154,9 @@ impl RunContext {
     pub(crate) fn caller(&self) -> crate::Caller {
         match &self.author {
             Some(role) => crate::Caller::role_run(role, &self.user_id),
-            None => crate::Caller::agent_run(&self.user_id, &self.run_id),
+            None => {
+                crate::Caller::agent_run(&self.user_id, &self.run_id, self.wake_role.as_deref())
+            }
         }
     }
 

@@ -40,7 +40,7 @@ pub use query::{SearchHit, SearchQuery, SnippetPart};
 pub const INDEX_DIR: &str = "index";
 /// Bumped when the index schema or tokenizer changes: an older index is rebuilt.
 const SCHEMA_VERSION: u32 = 1;
-const TOKENIZER: &str = "colmena_text";
+pub(crate) const TOKENIZER: &str = "colmena_text";
 const META_GENERATION: &str = "search_generation";
 const WRITER_HEAP: usize = 32 * 1024 * 1024;
 const LOCK_RETRIES: u32 = 100;
@@ -120,7 +120,7 @@ fn schema() -> (Schema, Fields) {
 
 /// Words split on anything that is not a letter or digit, lowercased, with
 /// accents folded: "Diseño" and "diseno" are the same word.
-fn register_tokenizer(index: &Index) {
+pub(crate) fn register_tokenizer(index: &Index) {
     let analyzer = TextAnalyzer::builder(SimpleTokenizer::default())
         .filter(RemoveLongFilter::limit(40))
         .filter(LowerCaser)
@@ -490,7 +490,8 @@ pub struct CatalogSearch {
 /// One search for skills, tools and the user's memories (BM25), serving
 /// the `search_catalog` tool and the UI alike.
 pub async fn search_catalog(ctx: &crate::Ctx, input: CatalogSearch) -> Result<Vec<SearchHit>> {
-    let owner = crate::memory::check_user(input.user_id.as_deref().unwrap_or(ctx.owner()))?;
+    // A woken role's search_catalog finds its own memories (`@<role>`).
+    let owner = crate::memory::check_owner(input.user_id.as_deref().unwrap_or(ctx.owner()))?;
     ctx.search(SearchQuery {
         text: input.query,
         kinds: input.kinds,

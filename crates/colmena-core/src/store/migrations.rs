@@ -33,6 +33,7 @@ const CRON: &str = include_str!("migrations/0012_cron.sql");
 const ENDPOINTS: &str = include_str!("migrations/0013_endpoints.sql");
 const MODEL_IMAGES: &str = include_str!("migrations/0014_model_images.sql");
 const PERSISTENT_ROLES: &str = include_str!("migrations/0015_persistent_roles.sql");
+const INBOX_THREADS: &str = include_str!("migrations/0016_inbox_threads.sql");
 
 /// Every migration script, in order; version N is "the first N applied".
 /// Append new ones at the end.
@@ -52,6 +53,7 @@ const SCRIPTS: &[&str] = &[
     ENDPOINTS,
     MODEL_IMAGES,
     PERSISTENT_ROLES,
+    INBOX_THREADS,
 ];
 
 /// How long a process starting on a store being migrated (and backed up) by

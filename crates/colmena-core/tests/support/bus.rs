@@ -31,6 +31,7 @@ pub async fn send(ctx: &Ctx, from: &str, to: &str, body: &str, priority: &str) -
         SendMessage {
             body: body.into(),
             priority: Some(priority.into()),
+            reply_to: None,
         },
     )
     .await

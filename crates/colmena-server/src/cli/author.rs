@@ -19,6 +19,8 @@ pub enum AuthorCommand {
         wake_every: Option<u32>,
         #[command(flatten)]
         wake: WakeCommandArgs,
+        #[command(flatten)]
+        scope: RoleScopeArgs,
     },
     /// Every author: people and roles, unread mail, next wake-up.
     List,
@@ -37,6 +39,8 @@ pub enum AuthorCommand {
         /// asks: write, run, network, send (comma-separated; "" for none).
         #[arg(long, value_delimiter = ',', num_args = 0..)]
         unattended: Option<Vec<String>>,
+        #[command(flatten)]
+        scope: RoleScopeArgs,
     },
     /// A new token (printed once); the old one stops working.
     RotateToken { id: String },
@@ -51,6 +55,31 @@ pub enum AuthorCommand {
         #[arg(long, value_name = "N", default_value_t = 20)]
         limit: u32,
     },
+}
+
+/// A role's own scope (issue 15): what it is told at every wake-up and the
+/// skills it has on top of its agent's.
+#[derive(Debug, clap::Args)]
+pub struct RoleScopeArgs {
+    /// Standing instructions, added to its agent's prompt at every wake-up
+    /// ("" clears them on update).
+    #[arg(long, value_name = "TEXT")]
+    instructions: Option<String>,
+    /// The role's own skills, on top of its agent's (comma-separated ids,
+    /// or repeat --skill; "" for none). On update, replaces them.
+    #[arg(long, visible_alias = "skill", value_delimiter = ',', num_args = 0..)]
+    skills: Option<Vec<String>>,
+}
+
+impl RoleScopeArgs {
+    fn skills(&self) -> Option<Vec<String>> {
+        self.skills.as_ref().map(|list| {
+            list.iter()
+                .map(|s| s.trim().to_owned())
+                .filter(|s| !s.is_empty())
+                .collect()
+        })
+    }
 }
 
 /// A role that lives outside Colmena: the program that wakes it.
@@ -182,6 +211,7 @@ pub async fn run(ctx: &Ctx, out: &Output, command: AuthorCommand) -> Result<()> 
             agent,
             wake_every,
             wake,
+            scope,
         } => {
             let input = NewAuthor {
                 name,
@@ -190,7 +220,8 @@ pub async fn run(ctx: &Ctx, out: &Output, command: AuthorCommand) -> Result<()> 
                 wake_command: wake.command(),
                 wake_timeout_seconds: wake.wake_timeout,
                 unattended: None,
-                ..Default::default()
+                instructions: scope.instructions.clone(),
+                skills: scope.skills(),
             };
             let created = inbox::authors::create(ctx, input).await?;
             out.emit(&created, |c| {
@@ -216,6 +247,7 @@ pub async fn run(ctx: &Ctx, out: &Output, command: AuthorCommand) -> Result<()> 
             wake_every,
             wake,
             unattended,
+            scope,
         } => {
             let input = AuthorUpdate {
                 agent_id: agent,
@@ -223,7 +255,8 @@ pub async fn run(ctx: &Ctx, out: &Output, command: AuthorCommand) -> Result<()> 
                 wake_command: wake.command(),
                 wake_timeout_seconds: wake.wake_timeout,
                 unattended: unattended.map(|list| risks(&list)).transpose()?,
-                ..Default::default()
+                instructions: scope.instructions.clone(),
+                skills: scope.skills(),
             };
             let author = inbox::authors::update(ctx, &id, input).await?;
             out.emit(&author, |a| print_table(std::slice::from_ref(a)));

@@ -9,8 +9,11 @@ use super::output::{Output, table};
 #[derive(Debug, Args)]
 pub struct MemoryArgs {
     /// Whose memory (default: the workspace owner).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, conflicts_with = "role")]
     user: Option<String>,
+    /// A role's own memories instead: what its woken agent saved (issue 15).
+    #[arg(long, global = true, value_name = "AUTHOR_ID")]
+    role: Option<String>,
     #[command(subcommand)]
     command: MemoryCommand,
 }
@@ -45,6 +48,10 @@ pub enum MemoryCommand {
 
 pub async fn run(ctx: &Ctx, out: &Output, args: MemoryArgs) -> Result<()> {
     let me = Caller::cli(ctx, args.user.as_deref());
+    let me = match args.role.as_deref() {
+        Some(role) => memory::role_caller(ctx, &me, role).await?,
+        None => me,
+    };
     let user = &me;
     match args.command {
         MemoryCommand::Write { title, content } => {

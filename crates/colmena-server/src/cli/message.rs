@@ -18,6 +18,9 @@ pub enum MessageCommand {
         /// Send as this author (default: you).
         #[arg(long = "as", value_name = "AUTHOR")]
         as_author: Option<String>,
+        /// The id of the message this one answers.
+        #[arg(long, value_name = "MESSAGE_ID")]
+        reply_to: Option<String>,
     },
     /// Read an inbox, oldest first (marks read unless --peek).
     Inbox {
@@ -39,6 +42,16 @@ pub enum MessageCommand {
         as_author: Option<String>,
         #[arg(long)]
         since: Option<String>,
+        #[arg(long)]
+        limit: Option<u32>,
+    },
+    /// Full-text search over the mail an author sent or received.
+    Search {
+        /// Words to find (all of them); "…" for a phrase.
+        text: String,
+        #[arg(long = "as", value_name = "AUTHOR")]
+        as_author: Option<String>,
+        /// At most this many (1 to 100, default 20).
         #[arg(long)]
         limit: Option<u32>,
     },
@@ -81,10 +94,12 @@ pub async fn run(ctx: &Ctx, out: &Output, command: MessageCommand) -> Result<()>
             body,
             priority,
             as_author,
+            reply_to,
         } => {
             let message = SendMessage {
                 body,
                 priority: Some(priority),
+                reply_to,
             };
             let sent = inbox::messages::send_to_name(
                 ctx,
@@ -111,6 +126,16 @@ pub async fn run(ctx: &Ctx, out: &Output, command: MessageCommand) -> Result<()>
             };
             let list =
                 inbox::messages::inbox(ctx, &Caller::cli(ctx, None), &me(as_author), query).await?;
+            out.emit(&list, |list| print_table(list));
+        }
+        MessageCommand::Search {
+            text,
+            as_author,
+            limit,
+        } => {
+            let list =
+                inbox::search::search(ctx, &Caller::cli(ctx, None), &me(as_author), &text, limit)
+                    .await?;
             out.emit(&list, |list| print_table(list));
         }
         MessageCommand::Sent {

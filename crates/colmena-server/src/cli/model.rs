@@ -1,7 +1,7 @@
 use clap::Subcommand;
 use colmena_core::ids::{ModelId, ProviderId};
 use colmena_core::models::{self, Model, ModelFilter, NewModel};
-use colmena_core::{Ctx, Result};
+use colmena_core::{AppError, Ctx, Result};
 
 use super::output::{Output, SwitchArgs, table, yes_no};
 
@@ -38,6 +38,9 @@ pub enum ModelCommand {
         #[arg(value_parser = ["on", "off", "auto"])]
         setting: String,
     },
+    /// A model's context window in tokens, or `auto` (the known figure for
+    /// its name): a woken role's thread is summarised to stay under it.
+    Window { id: String, tokens: String },
     /// The agents that use a model.
     Users { id: String },
     /// Delete a model (refused while agents use it).
@@ -106,6 +109,25 @@ pub async fn run(ctx: &Ctx, out: &Output, command: ModelCommand) -> Result<()> {
                 };
                 println!("model {} {state} images ({how})", m.id);
             });
+        }
+        ModelCommand::Window { id, tokens } => {
+            let tokens = match tokens.as_str() {
+                "auto" => None,
+                n => Some(n.parse::<u32>().map_err(|_| {
+                    AppError::invalid_field(
+                        "contextWindow",
+                        "not_a_number",
+                        format!("'{n}' is not a number of tokens (or auto)"),
+                    )
+                })?),
+            };
+            let window = models::set_context_window(ctx, &ModelId(id.clone()), tokens).await?;
+            out.emit(
+                &serde_json::json!({ "id": id, "contextWindow": window }),
+                |_| {
+                    println!("model {id} has a context window of {window} tokens");
+                },
+            );
         }
         ModelCommand::Users { id } => {
             let users = models::agents_using_model(ctx, &ModelId(id)).await?;

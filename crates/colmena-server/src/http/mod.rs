@@ -10,6 +10,7 @@
 //! | `POST /author/{id}/message-to/{to_id}` | `messages::send` |
 //! | `GET /author/{id}/inbox` | `messages::inbox` |
 //! | `GET /author/{id}/sent` | `messages::sent` |
+//! | `GET /author/{id}/search?q=` | `inbox::search::search` |
 //! | `DELETE /message/{id}` | `messages::delete` |
 //! | `GET /openapi.json` | the API described |
 //!
@@ -64,6 +65,7 @@ pub fn router(ctx: Ctx, stop: CancellationToken, config: &ServerConfig) -> Route
         .route("/author/{id}/message-to/{to_id}", post(routes::send))
         .route("/author/{id}/inbox", get(routes::inbox))
         .route("/author/{id}/sent", get(routes::sent))
+        .route("/author/{id}/search", get(routes::search))
         .route("/message/{id}", delete(routes::delete))
         .route_layer(axum::middleware::from_fn_with_state(
             gatekeeper.clone(),

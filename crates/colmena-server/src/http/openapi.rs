@@ -6,10 +6,11 @@
 use serde_json::{Value, json};
 
 /// The paths the document describes (checked against the router by a test).
-pub const PATHS: [&str; 10] = [
+pub const PATHS: [&str; 11] = [
     "/author/{id}/message-to/{to_id}",
     "/author/{id}/inbox",
     "/author/{id}/sent",
+    "/author/{id}/search",
     "/message/{id}",
     "/health",
     "/api/sessions/activity",
@@ -197,6 +198,22 @@ fn bus_document() -> Value {
                     "400": error_response("A query parameter does not parse."),
                     "401": error_response("No token, or not a valid one."),
                     "403": error_response("Someone else's sent mail."),
+                    "404": error_response("No such author.")
+                }
+            } },
+            "/author/{id}/search": { "get": {
+                "summary": "Full-text search over the mail an author sent or received",
+                "description": "Best match first, then newest. All words must match; \"…\" for a phrase, -word to exclude. Nothing is marked read.",
+                "parameters": [
+                    author_id("The searcher: must be the token's author."),
+                    { "name": "q", "in": "query", "required": true, "description": "What to search for (1–1000 bytes).", "schema": { "type": "string" } },
+                    { "name": "limit", "in": "query", "required": false, "description": "Most messages returned (1–100, default 20).", "schema": { "type": "integer", "minimum": 1, "maximum": 100, "default": 20 } }
+                ],
+                "responses": {
+                    "200": message_list("The messages."),
+                    "400": error_response("No q, or a limit that does not parse or is out of range."),
+                    "401": error_response("No token, or not a valid one."),
+                    "403": error_response("Someone else's mail."),
                     "404": error_response("No such author.")
                 }
             } },

@@ -97,6 +97,9 @@ struct SendBody {
     body: String,
     #[serde(default)]
     priority: Option<String>,
+    /// The message this one answers (issue 15); absent for older clients.
+    #[serde(default, alias = "replyTo")]
+    reply_to: Option<String>,
 }
 
 pub async fn send(
@@ -135,6 +138,7 @@ pub async fn send(
     let message = SendMessage {
         body: message.body,
         priority: message.priority,
+        reply_to: message.reply_to,
     };
     let sent = inbox::messages::send(&ctx, &caller, &id, &to_id, message).await?;
     Ok((
@@ -177,6 +181,20 @@ pub async fn sent(
         limit: limit(&pairs)?,
     };
     let messages = inbox::messages::sent(&ctx, &caller, &id, query)
+        .await
+        .map_err(query_error)?;
+    Ok(Json(messages))
+}
+
+pub async fn search(
+    State(ctx): State<Ctx>,
+    Path(id): Path<String>,
+    RawQuery(raw): RawQuery,
+    Extension(caller): Extension<Caller>,
+) -> Result<Json<Vec<Message>>, Failure> {
+    let pairs = query_pairs(raw)?;
+    let text = pairs.get("q").map(String::as_str).unwrap_or_default();
+    let messages = inbox::search::search(&ctx, &caller, &id, text, limit(&pairs)?)
         .await
         .map_err(query_error)?;
     Ok(Json(messages))

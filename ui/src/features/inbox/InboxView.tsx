@@ -1,7 +1,8 @@
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
-import { AlarmClock, Bot, Inbox, KeyRound, Pencil, PenSquare, Plus, Trash2, User, Zap } from "lucide-react";
+import type { TFunction } from "i18next";
+import { AlarmClock, Bot, Brain, History, Inbox, KeyRound, Pencil, PenSquare, Plus, Trash2, User, Zap } from "lucide-react";
 
 import { inboxApi, type ApiError, type Author, type AuthorWithToken, type BusMessage } from "../../api";
 import { Banner } from "../../components/Banner";
@@ -19,11 +20,22 @@ import { authorName, useNames } from "../../app/names";
 import { CopyId } from "../../components/CopyId";
 import { ComposeDialog } from "./ComposeDialog";
 import { RoleDialog, TokenPanel } from "./RoleDialog";
+import { RoleMemories, RoleScopeFacts } from "./RoleMemories";
+import { RoleWakeHistory } from "./RoleWakeHistory";
 import { WakeCommandLine } from "./WakeCommandFields";
 import { authorsQuery, inboxKeys, messagesQuery } from "./queries";
 import { wakeInterval } from "./interval";
 
-type Tab = "inbox" | "sent";
+type Tab = "inbox" | "sent" | "wakes" | "memories";
+
+/** A role's own tabs (issue 15): its wake-ups, and its memories. */
+function roleTabs(t: TFunction, author: Author) {
+  if (author.kind === "user") return [];
+  return [
+    { id: "wakes", label: t("rolePage.tabs.wakes"), icon: History },
+    { id: "memories", label: t("rolePage.tabs.memories"), icon: Brain },
+  ];
+}
 
 /** The bus for the person (SPEC B5): every author with its unread count,
  * each inbox and what each sent, compose, and the roles' wake-ups. Mail
@@ -96,10 +108,17 @@ export function InboxView() {
                   tabs={[
                     { id: "inbox", label: t("inbox.tabs.inbox"), icon: Inbox, count: current.unread },
                     { id: "sent", label: t("inbox.tabs.sent") },
+                    ...roleTabs(t, current),
                   ]}
                 />
                 {!current.isOwner && tab === "inbox" && <p className="muted small peek-note">{t("inbox.peekNote", { name: current.name })}</p>}
-                <MessageList author={current} tab={tab} authors={list} />
+                {tab === "wakes" && current.kind !== "user" ? (
+                  <RoleWakeHistory author={current} />
+                ) : tab === "memories" && current.kind !== "user" ? (
+                  <RoleMemories author={current} />
+                ) : (
+                  <MessageList author={current} tab={tab === "sent" ? "sent" : "inbox"} authors={list} />
+                )}
               </>
             )}
           </div>
@@ -187,6 +206,7 @@ function AuthorHeader({ author, onEdit, onRemoved }: { author: Author; onEdit():
               <dd title={exact(author.lastWakeAt)}>{when(author.lastWakeAt)}</dd>
             </>
           )}
+          <RoleScopeFacts author={author} />
         </dl>
       )}
       {author.lastWakeError && <Banner tone="danger">{t("inbox.wakeFailed", { message: author.lastWakeError })}</Banner>}
@@ -230,7 +250,7 @@ function AuthorHeader({ author, onEdit, onRemoved }: { author: Author; onEdit():
   );
 }
 
-function MessageList({ author, tab, authors }: { author: Author; tab: Tab; authors: Author[] }) {
+function MessageList({ author, tab, authors }: { author: Author; tab: "inbox" | "sent"; authors: Author[] }) {
   const { t } = useTranslation();
   const { when, exact } = useDates();
   const client = useQueryClient();

@@ -10,7 +10,7 @@ import { Button } from "../../components/Button";
 import { Dialog } from "../../components/Dialog";
 import { Field } from "../../components/Field";
 import { errorText, fieldErrorText } from "../../app/errorText";
-import { agentsQuery } from "../catalog/queries";
+import { agentsQuery, skillsQuery } from "../catalog/queries";
 import { useAgentName } from "../catalog/agentName";
 import { WakeCommandFields } from "./WakeCommandFields";
 import { initialWake, wakePayload } from "./wakeCommand";
@@ -57,12 +57,16 @@ export function RoleDialog({ role, onClose, onCreated }: { role?: Author; onClos
   const [unattended, setUnattended] = useState<Risk[]>(role?.unattended ?? ["send"]);
   const [created, setCreated] = useState<AuthorWithToken | null>(null);
   const [wake, setWake] = useState(() => initialWake(role));
+  const [instructions, setInstructions] = useState(role?.instructions ?? "");
+  const [skills, setSkills] = useState<string[]>(role?.skills ?? []);
+  const allSkills = useQuery(skillsQuery);
+  const activeSkills = (allSkills.data ?? []).filter((s) => s.active);
   const minutes = (wake.mode === "agent" && agentId) || wake.mode === "command" ? Number.parseInt(every, 10) : null;
   const save = useMutation<Author | AuthorWithToken, ApiError>({
     mutationFn: () =>
       role
-        ? inboxApi.updateAuthor(role.id, { wakeIntervalMinutes: minutes, unattended, ...wakePayload(wake, agentId) })
-        : inboxApi.createAuthor({ name, wakeIntervalMinutes: minutes, unattended, ...wakePayload(wake, agentId) }),
+        ? inboxApi.updateAuthor(role.id, { wakeIntervalMinutes: minutes, unattended, instructions, skills, ...wakePayload(wake, agentId) })
+        : inboxApi.createAuthor({ name, wakeIntervalMinutes: minutes, unattended, instructions, skills, ...wakePayload(wake, agentId) }),
     onSuccess: (saved) => {
       if ("token" in saved) {
         setCreated(saved);
@@ -72,7 +76,7 @@ export function RoleDialog({ role, onClose, onCreated }: { role?: Author; onClos
   });
   const problems = save.error?.fieldProblems() ?? {};
   const general =
-    save.error && !problems.name && !problems.agentId && !problems.wakeIntervalMinutes && !problems.wakeCommand && !problems.wakeTimeoutSeconds
+    save.error && !problems.name && !problems.agentId && !problems.wakeIntervalMinutes && !problems.wakeCommand && !problems.wakeTimeoutSeconds && !problems.instructions && !problems.skills
       ? errorText(t, save.error)
       : null;
   const submit = (event: FormEvent) => {
@@ -147,6 +151,43 @@ export function RoleDialog({ role, onClose, onCreated }: { role?: Author; onClos
                 ))}
               </div>
             </fieldset>
+          )}
+          {wake.mode === "agent" && agentId && (
+            <>
+              <Field id="role-instructions" label={t("roleScope.instructions")} hint={t("roleScope.instructionsHint")} error={fieldErrorText(t, problems.instructions, save.error)}>
+                <textarea
+                  id="role-instructions"
+                  className="input"
+                  rows={4}
+                  maxLength={20000}
+                  value={instructions}
+                  onChange={(e) => setInstructions(e.target.value)}
+                  data-testid="role-instructions"
+                />
+              </Field>
+              <fieldset className="field rules-box" data-testid="role-skills">
+                <legend className="field-label">{t("roleScope.skills")}</legend>
+                <p className="field-hint">{t("roleScope.skillsHint")}</p>
+                {activeSkills.length === 0 ? (
+                  <p className="muted small">{t("roleScope.noSkills")}</p>
+                ) : (
+                  <div className="check-grid">
+                    {activeSkills.map((skill) => (
+                      <label key={skill.id} className="check" title={skill.description}>
+                        <input
+                          type="checkbox"
+                          checked={skills.includes(skill.id)}
+                          onChange={(e) => setSkills((list) => (e.target.checked ? [...list, skill.id] : list.filter((s) => s !== skill.id)))}
+                          data-testid={`role-skill-${skill.id}`}
+                        />
+                        <span>{skill.id}</span>
+                      </label>
+                    ))}
+                  </div>
+                )}
+                {problems.skills && <p className="field-error">{fieldErrorText(t, problems.skills, save.error)}</p>}
+              </fieldset>
+            </>
           )}
           {general && <Banner tone="danger">{general}</Banner>}
           <div className="dialog-actions">

@@ -1,0 +1,275 @@
+//! Message search over the network doors (issue 15, item 4): a real HTTP
+//! server on 127.0.0.1, REST and MCP with bearer tokens. Author A's token
+//! never finds B↔C mail, even when every word matches, and cannot search as
+//! B.
+
+#![allow(clippy::unwrap_used)]
+
+use colmena_core::inbox::{self, Caller, NewAuthor, SendMessage};
+use colmena_core::secrets::BackendChoice;
+use colmena_core::{Ctx, OpenOptions};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+
+struct Server {
+    _dir: tempfile::TempDir,
+    ctx: Ctx,
+    base: String,
+    http: reqwest::Client,
+    _stop: oneshot::Sender<()>,
+}
+
+async fn server() -> Server {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = Ctx::open(OpenOptions {
+        data_dir: dir.path().to_owned(),
+        secret_backend: BackendChoice::File,
+    })
+    .await
+    .unwrap();
+    let listener = colmena_server::http::bind("127.0.0.1:0".parse().unwrap(), false)
+        .await
+        .unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let (stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(colmena_server::http::serve(
+        ctx.clone(),
+        listener,
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+    Server {
+        _dir: dir,
+        ctx,
+        base,
+        http: reqwest::Client::new(),
+        _stop: stop,
+    }
+}
+
+impl Server {
+    async fn author(&self, name: &str) -> (String, String) {
+        let created = inbox::authors::create(
+            &self.ctx,
+            NewAuthor {
+                name: name.into(),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+        (created.author.id, created.token)
+    }
+
+    async fn send(&self, from: &str, to: &str, body: &str) -> String {
+        inbox::messages::send(
+            &self.ctx,
+            &Caller::ui(&self.ctx),
+            from,
+            to,
+            SendMessage {
+                body: body.into(),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap()
+        .id
+    }
+
+    async fn rest(&self, token: &str, author: &str, q: &str) -> (StatusCode, Value) {
+        let answer = self
+            .http
+            .get(format!(
+                "{}/author/{author}/search?q={}",
+                self.base,
+                url::form_urlencoded::byte_serialize(q.as_bytes()).collect::<String>()
+            ))
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap();
+        let status = answer.status();
+        (status, answer.json().await.unwrap())
+    }
+
+    fn mcp(&self, token: &str) -> reqwest::RequestBuilder {
+        self.http
+            .post(format!("{}/mcp", self.base))
+            .bearer_auth(token)
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+    }
+
+    /// Opens an MCP session for `token`; returns its id.
+    async fn mcp_session(&self, token: &str) -> String {
+        let opened = self
+            .mcp(token)
+            .json(&json!({
+                "jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": { "name": "search-test", "version": "1" }
+                }
+            }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(opened.status(), StatusCode::OK);
+        let session = opened.headers()["mcp-session-id"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let _ = opened.text().await;
+        let done = self
+            .mcp(token)
+            .header("mcp-session-id", &session)
+            .json(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))
+            .send()
+            .await
+            .unwrap();
+        assert!(done.status().is_success(), "{}", done.status());
+        session
+    }
+
+    /// Calls a tool; returns the JSON-RPC `result`.
+    async fn call(&self, token: &str, session: &str, tool: &str, args: Value) -> Value {
+        let answer = self
+            .mcp(token)
+            .header("mcp-session-id", session)
+            .json(&json!({
+                "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": { "name": tool, "arguments": args }
+            }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), StatusCode::OK);
+        let text = answer.text().await.unwrap();
+        // A JSON body, or server-sent events whose data lines hold it.
+        let reply: Value = serde_json::from_str(&text).unwrap_or_else(|_| {
+            text.lines()
+                .filter_map(|l| l.strip_prefix("data:"))
+                .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+                .find(|v| v.get("id") == Some(&json!(2)))
+                .unwrap_or_else(|| panic!("no reply in {text}"))
+        });
+        reply["result"].clone()
+    }
+}
+
+fn ids(list: &Value) -> Vec<String> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The messages in a tool result (structured, or JSON in its text).
+fn tool_messages(result: &Value) -> Value {
+    assert_ne!(result["isError"], json!(true), "{result}");
+    if let Some(structured) = result.get("structuredContent") {
+        if let Some(list) = structured.as_array() {
+            return Value::Array(list.clone());
+        }
+        for key in ["messages", "result", "items"] {
+            if structured[key].is_array() {
+                return structured[key].clone();
+            }
+        }
+    }
+    let text = result["content"][0]["text"].as_str().unwrap();
+    let value: Value = serde_json::from_str(text).unwrap();
+    if value.is_array() {
+        value
+    } else {
+        value["messages"].clone()
+    }
+}
+
+#[tokio::test]
+async fn a_token_finds_only_its_own_mail_over_rest_and_mcp() {
+    let s = server().await;
+    let (ana, ana_token) = s.author("Ana").await;
+    let (beto, _) = s.author("Beto").await;
+    let (cora, _) = s.author("Cora").await;
+    let mine = s.send(&beto, &ana, "the harvest plan for the hive").await;
+    let others = s
+        .send(&beto, &cora, "the harvest plan for the hive, secret")
+        .await;
+    s.send(&cora, &beto, "harvest plan hive again").await;
+
+    // REST: only Ana's side, however the words match.
+    for q in [
+        "harvest plan hive",
+        "harvest",
+        "secret",
+        "owner:cora harvest",
+    ] {
+        let (status, list) = s.rest(&ana_token, &ana, q).await;
+        assert_eq!(status, StatusCode::OK, "{q}: {list}");
+        let found = ids(&list);
+        assert!(!found.contains(&others), "{q}: {found:?}");
+        assert!(found.iter().all(|id| id == &mine), "{q}: {found:?}");
+    }
+    let (_, list) = s.rest(&ana_token, &ana, "harvest").await;
+    assert_eq!(ids(&list), vec![mine.clone()]);
+
+    // REST as Beto with Ana's token: refused, nothing found.
+    let (status, error) = s.rest(&ana_token, &beto, "harvest").await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{error}");
+    assert_eq!(error["code"], "forbidden");
+    // An empty query is a clear 400 naming the field.
+    let (status, error) = s.rest(&ana_token, &ana, "  ").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{error}");
+    assert_eq!(error["details"]["field"], "query");
+
+    // MCP: the tool searches the token's own author; naming another is not
+    // an argument it takes.
+    let session = s.mcp_session(&ana_token).await;
+    for q in ["harvest plan hive", "secret"] {
+        let result = s
+            .call(
+                &ana_token,
+                &session,
+                "search_messages",
+                json!({ "query": q }),
+            )
+            .await;
+        let found = ids(&tool_messages(&result));
+        assert!(!found.contains(&others), "{q}: {found:?}");
+        assert!(found.iter().all(|id| id == &mine), "{q}: {found:?}");
+    }
+    let result = s
+        .call(
+            &ana_token,
+            &session,
+            "search_messages",
+            json!({ "query": "harvest" }),
+        )
+        .await;
+    assert_eq!(ids(&tool_messages(&result)), vec![mine.clone()]);
+    let refused = s
+        .call(
+            &ana_token,
+            &session,
+            "search_messages",
+            json!({ "query": "harvest", "as": beto }),
+        )
+        .await;
+    // An unknown argument is refused (a tool error, or a JSON-RPC error
+    // with no result), and nothing of Beto's comes back.
+    let text = refused.to_string();
+    assert!(
+        refused["isError"] == json!(true) || refused.is_null(),
+        "{refused}"
+    );
+    assert!(
+        !text.contains(&others) && !text.contains("secret"),
+        "{refused}"
+    );
+}
