@@ -179,6 +179,8 @@ pub fn builder<R: Runtime>() -> Builder<R> {
             inbox::read_inbox,
             inbox::search_bus_messages,
             inbox::mark_messages_read,
+            inbox::mark_messages_unread,
+            inbox::read_bus_thread,
             inbox::list_sent,
             inbox::delete_bus_message,
             inbox::server_status,

@@ -39,7 +39,7 @@ CANVAS_TOOLS = {
     "session_variant_rounds", "session_export_variant", "session_save_preset",
     "session_list_sources", "session_write_round",
 }
-BUS_TOOLS = {"send_message", "read_inbox", "list_sent"}
+BUS_TOOLS = {"send_message", "read_inbox", "list_sent", "search_messages", "read_thread", "mark_unread"}
 HIVE_TOOLS = {
     "list_agents", "list_swarms", "run_agent", "run_swarm",
     "memory_write", "memory_read", "memory_search", "search_catalog",
@@ -237,6 +237,19 @@ async def main(config):
         expect(mine[0]["read_at"] is not None, "read_inbox marks read")
         again = ok(await other.call_tool("read_inbox", {}), "read_inbox again")["result"]
         expect(not any(m["id"] == findings["sent"] for m in again), "read once")
+        # B answers in the thread, reads it back, and keeps A's message
+        # for later (unread again).
+        answer = ok(await other.call_tool("send_message", {
+            "to_author_name": config["author_a_id"], "body": "recibido", "reply_to": findings["sent"],
+        }), "reply in the thread")
+        expect(answer["reply_to"] == findings["sent"], f"reply_to: {answer}")
+        thread = ok(await other.call_tool("read_thread", {"message_id": answer["id"]}), "read_thread")["result"]
+        expect([m["id"] for m in thread] == [findings["sent"], answer["id"]], f"thread: {thread}")
+        marked = ok(await other.call_tool("mark_unread", {"ids": [findings["sent"]]}), "mark_unread")
+        expect(marked["marked"] == 1, f"mark_unread: {marked}")
+        unread = ok(await other.call_tool("read_inbox", {}), "read_inbox after mark_unread")["result"]
+        expect(any(m["id"] == findings["sent"] for m in unread), "unread again")
+        findings["thread"] = len(thread)
         # A role's token reaches the bus, not the people's canvases,
         # memories or runs.
         for tool, arguments in [

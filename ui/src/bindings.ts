@@ -178,7 +178,16 @@ export const commands = {
 	roleThreadSummary: (authorId: string) => __TAURI_INVOKE<ThreadSummary | null>("role_thread_summary", { authorId }),
 	sendBusMessage: (to: string, message: SendMessage_Deserialize) => __TAURI_INVOKE<Message_Serialize>("send_bus_message", { to, message }),
 	readInbox: (author: string, query: InboxQuery_Deserialize) => __TAURI_INVOKE<Message_Serialize[]>("read_inbox", { author, query }),
+	/**
+	 *  Full-text search over the mail `author` sent or received, best match
+	 *  first (nothing is marked read).
+	 */
+	searchBusMessages: (author: string, query: string, limit: number | null) => __TAURI_INVOKE<Message_Serialize[]>("search_bus_messages", { author, query, limit }),
 	markMessagesRead: (author: string, ids: string[]) => __TAURI_INVOKE<number>("mark_messages_read", { author, ids }),
+	/**  Marks messages of `author`'s inbox unread again (the person, by hand). */
+	markMessagesUnread: (author: string, ids: string[]) => __TAURI_INVOKE<number>("mark_messages_unread", { author, ids }),
+	/**  The thread `message_id` is in, oldest first, as `author` sees it. */
+	readBusThread: (author: string, messageId: string) => __TAURI_INVOKE<Message_Serialize[]>("read_bus_thread", { author, messageId }),
 	listSent: (author: string, query: SentQuery_Deserialize) => __TAURI_INVOKE<Message_Serialize[]>("list_sent", { author, query }),
 	deleteBusMessage: (id: string) => __TAURI_INVOKE<null>("delete_bus_message", { id }),
 	serverStatus: () => __TAURI_INVOKE<ServerStatus_Serialize>("server_status"),
@@ -2098,6 +2107,16 @@ export type Message_Deserialize = {
 	created_at: string,
 	/**  `null` while unread. */
 	read_at?: string | null,
+	/**
+	 *  The message this one answers; `null` when it answers none (or that
+	 *  message was deleted).
+	 */
+	reply_to?: string | null,
+	/**
+	 *  The id of the first message of the thread this one is in; `null`
+	 *  while it is in none (nobody answered it and it answers nothing).
+	 */
+	thread_root?: string | null,
 };
 
 export type Message_Serialize = {
@@ -2109,6 +2128,16 @@ export type Message_Serialize = {
 	created_at: string,
 	/**  `null` while unread. */
 	read_at: string | null,
+	/**
+	 *  The message this one answers; `null` when it answers none (or that
+	 *  message was deleted).
+	 */
+	reply_to: string | null,
+	/**
+	 *  The id of the first message of the thread this one is in; `null`
+	 *  while it is in none (nobody answered it and it answers nothing).
+	 */
+	thread_root: string | null,
 };
 
 /**  What happens to fires that fell due while no scheduler ran. */
@@ -3021,6 +3050,11 @@ export type SendMessage = SendMessage_Serialize | SendMessage_Deserialize;
 export type SendMessage_Deserialize = {
 	body: string,
 	priority?: string | null,
+	/**
+	 *  The id of the message this one answers (between the same two
+	 *  authors); none starts a new conversation.
+	 */
+	reply_to?: string | null,
 };
 
 /**
@@ -3030,6 +3064,11 @@ export type SendMessage_Deserialize = {
 export type SendMessage_Serialize = {
 	body: string,
 	priority: string | null,
+	/**
+	 *  The id of the message this one answers (between the same two
+	 *  authors); none starts a new conversation.
+	 */
+	reply_to: string | null,
 };
 
 export type SentQuery = SentQuery_Serialize | SentQuery_Deserialize;

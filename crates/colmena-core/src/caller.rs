@@ -31,8 +31,8 @@
 //! issue 15) follows the same table, with one change: a woken role's run —
 //! and every run it delegates to (`run:<id>@<role>`) — keeps the role's own
 //! memories, under the scope `@<role id>`, not its owner's. The scope comes
-//! only from how the caller was built; nothing a model or a client sends
-//! names it, and a person's id never begins with `@`
+//! only from how the caller was built; nothing a model or a token door's
+//! client sends names it, and a person's id never begins with `@`
 //! ([`crate::memory::check_user`]). A person browses a role's memories
 //! through [`crate::memory::role_caller`] (the local doors only).
 

@@ -50,8 +50,10 @@ pub struct MemoryHit {
 
 /// A person's user id: what is left of `:` in a memory id, so it cannot
 /// hold one, and never `@…` — that is a role's own scope, which only a
-/// woken role's caller carries ([`Caller::memory_owner`]), so no `--user`,
-/// option or request can name it.
+/// woken role's caller carries ([`Caller::memory_owner`]), so no token,
+/// model argument or request can name it. (The local doors — the window
+/// and the CLI, on the workspace's own machine — may browse a role's
+/// memories, through [`role_caller`].)
 pub fn check_user(user: &str) -> Result<String> {
     let user = check_owner(user)?;
     if user.starts_with(ROLE_SCOPE) {
@@ -94,8 +96,16 @@ pub(crate) fn check_owner(user: &str) -> Result<String> {
 
 /// Whose memories: the caller's (H26: "resolved from the calling
 /// context") — a woken role's own scope for its runs — checked.
+/// Whose memories `caller` reaches: a role's scope only when the caller was
+/// built as that role (a woken role, or [`role_caller`]); a user named any
+/// other way — `--user @x` — is a person's id, and `@…` is refused.
 fn resolve_user(caller: &Caller) -> Result<String> {
-    check_owner(&caller.memory_owner())
+    let owner = caller.memory_owner();
+    if owner == caller.user {
+        check_user(&owner)
+    } else {
+        check_owner(&owner)
+    }
 }
 
 /// The caller a person uses to read and tidy a role's memories (the Memory
@@ -119,11 +129,8 @@ pub async fn role_caller(ctx: &Ctx, caller: &Caller, role: &str) -> Result<Calle
             ),
         ));
     }
-    Ok(Caller {
-        user: crate::inbox::role_thread::scope(&found.id),
-        author: None,
-        client: caller.client,
-    })
+    // The role, for the person: whose memories follow from the caller.
+    Ok(Caller::role_run(&found.id, &caller.user))
 }
 
 pub fn memory_id(user: &str, title: &str) -> String {

@@ -260,8 +260,9 @@ async fn only_the_local_doors_read_a_role_and_no_one_names_its_scope() {
     .unwrap_err();
     assert_eq!(refused.code, ErrorCode::Forbidden);
 
-    // The person asks for a role: a person's author or an unknown id is not one.
-    let not_role = memory::role_caller(ctx, &Caller::ui(ctx), &ana.id)
+    // The person asks for a role: a person's author (the owner's) or an
+    // unknown id is not one.
+    let not_role = memory::role_caller(ctx, &Caller::ui(ctx), ctx.owner())
         .await
         .unwrap_err();
     assert_eq!(not_role.details.unwrap()["reason"], "not_a_role");

@@ -1,4 +1,4 @@
-//! Message search over the network doors (issue 15, item 4): a real HTTP
+//! Message search and threads over the network doors (issue 15, item 4): a real HTTP
 //! server on 127.0.0.1, REST and MCP with bearer tokens. Author A's token
 //! never finds B↔C mail, even when every word matches, and cannot search as
 //! B.
@@ -271,5 +271,135 @@ async fn a_token_finds_only_its_own_mail_over_rest_and_mcp() {
     assert!(
         !text.contains(&others) && !text.contains("secret"),
         "{refused}"
+    );
+}
+
+/// Threads over the doors: both ends read a thread over REST and MCP, a
+/// third author's token gets a 404 (its own mail) or a 403 (posing as one of
+/// them) and never a body; `mark-unread` counts only the recipient's mail.
+#[tokio::test]
+async fn a_thread_is_read_only_by_its_two_authors() {
+    let s = server().await;
+    let (ana, ana_token) = s.author("Ana").await;
+    let (beto, beto_token) = s.author("Beto").await;
+    let (cora, cora_token) = s.author("Cora").await;
+    let first = s.send(&ana, &beto, "the private plan").await;
+    // Beto answers over REST, in the thread.
+    let answer = s
+        .http
+        .post(format!("{}/author/{beto}/message-to/{ana}", s.base))
+        .bearer_auth(&beto_token)
+        .json(&json!({ "body": "agreed, privately", "reply_to": first }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), StatusCode::CREATED);
+    let answer: Value = answer.json().await.unwrap();
+    let answer = answer["id"].as_str().unwrap().to_owned();
+
+    let thread = |token: &str, author: &str, id: &str| {
+        s.http
+            .get(format!("{}/author/{author}/thread/{id}", s.base))
+            .bearer_auth(token)
+            .send()
+    };
+    let read = thread(&ana_token, &ana, &answer).await.unwrap();
+    assert_eq!(read.status(), StatusCode::OK);
+    let read: Value = read.json().await.unwrap();
+    assert_eq!(ids(&read), vec![first.clone(), answer.clone()]);
+    assert_eq!(read[1]["reply_to"], json!(first));
+
+    for (author, status) in [
+        (&cora, StatusCode::NOT_FOUND),
+        (&ana, StatusCode::FORBIDDEN),
+    ] {
+        let refused = thread(&cora_token, author, &first).await.unwrap();
+        assert_eq!(refused.status(), status);
+        let text = refused.text().await.unwrap();
+        assert!(!text.contains("private"), "{text}");
+    }
+    // Cora cannot answer into it either: the same 404 as no message at all.
+    let intruding = s
+        .http
+        .post(format!("{}/author/{cora}/message-to/{ana}", s.base))
+        .bearer_auth(&cora_token)
+        .json(&json!({ "body": "me too", "reply_to": first }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(intruding.status(), StatusCode::NOT_FOUND);
+    let intruding: Value = intruding.json().await.unwrap();
+    assert_eq!(intruding["details"]["field"], "reply_to");
+
+    // MCP: the same, with the tool reading as the token's author.
+    let session = s.mcp_session(&beto_token).await;
+    let result = s
+        .call(
+            &beto_token,
+            &session,
+            "read_thread",
+            json!({ "message_id": first }),
+        )
+        .await;
+    assert_eq!(
+        ids(&tool_messages(&result)),
+        vec![first.clone(), answer.clone()]
+    );
+    let session = s.mcp_session(&cora_token).await;
+    let result = s
+        .call(
+            &cora_token,
+            &session,
+            "read_thread",
+            json!({ "message_id": first }),
+        )
+        .await;
+    assert_eq!(result["isError"], json!(true), "{result}");
+    assert!(!result.to_string().contains("private"), "{result}");
+
+    // mark-unread: Beto reads his mail, then marks it unread again; Ana (the
+    // sender) marks nothing; Cora is refused.
+    let inbox = s
+        .http
+        .get(format!("{}/author/{beto}/inbox", s.base))
+        .bearer_auth(&beto_token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        ids(&inbox.json::<Value>().await.unwrap()),
+        vec![first.clone()]
+    );
+    let mark = |token: &str, author: &str| {
+        s.http
+            .post(format!("{}/author/{author}/mark-unread", s.base))
+            .bearer_auth(token)
+            .json(&json!({ "ids": [first] }))
+            .send()
+    };
+    let marked = mark(&ana_token, &ana).await.unwrap();
+    assert_eq!(marked.json::<Value>().await.unwrap()["marked"], 0);
+    assert_eq!(
+        mark(&cora_token, &beto).await.unwrap().status(),
+        StatusCode::FORBIDDEN
+    );
+    let marked = mark(&beto_token, &beto).await.unwrap();
+    assert_eq!(marked.status(), StatusCode::OK);
+    assert_eq!(marked.json::<Value>().await.unwrap()["marked"], 1);
+    let unread = inbox::authors::get(&s.ctx, &beto).await.unwrap().unread;
+    assert_eq!(unread, 1);
+    // A body of the wrong shape is a clear 422 naming the body.
+    let wrong = s
+        .http
+        .post(format!("{}/author/{beto}/mark-unread", s.base))
+        .bearer_auth(&beto_token)
+        .json(&json!({ "id": first }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(wrong.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(
+        wrong.json::<Value>().await.unwrap()["details"]["field"],
+        "body"
     );
 }

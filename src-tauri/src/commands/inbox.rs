@@ -124,6 +124,28 @@ pub async fn mark_messages_read(
     inbox::messages::mark_read(&ctx, &Caller::ui(&ctx), &author, ids).await
 }
 
+/// Marks messages of `author`'s inbox unread again (the person, by hand).
+#[tauri::command]
+#[specta::specta]
+pub async fn mark_messages_unread(
+    ctx: State<'_, Ctx>,
+    author: String,
+    ids: Vec<String>,
+) -> Result<u32, AppError> {
+    inbox::messages::mark_unread(&ctx, &Caller::ui(&ctx), &author, ids).await
+}
+
+/// The thread `message_id` is in, oldest first, as `author` sees it.
+#[tauri::command]
+#[specta::specta]
+pub async fn read_bus_thread(
+    ctx: State<'_, Ctx>,
+    author: String,
+    message_id: String,
+) -> Result<Vec<Message>, AppError> {
+    inbox::messages::thread(&ctx, &Caller::ui(&ctx), &author, &message_id).await
+}
+
 #[tauri::command]
 #[specta::specta]
 pub async fn list_sent(

@@ -139,6 +139,8 @@ pub const COMMANDS: &[&str] = &[
     "read_inbox",
     "search_bus_messages",
     "mark_messages_read",
+    "mark_messages_unread",
+    "read_bus_thread",
     "list_sent",
     "delete_bus_message",
     "server_status",

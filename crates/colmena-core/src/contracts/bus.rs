@@ -47,7 +47,7 @@ pub struct ReadThreadArgs {
 #[serde(deny_unknown_fields)]
 pub struct MarkUnreadArgs {
     /// Ids of messages you received; others are ignored.
-    #[schemars(length(min = 1, max = 100))]
+    #[schemars(length(min = 1, max = 1000))]
     pub ids: Vec<String>,
 }
 

@@ -516,9 +516,28 @@ pub async fn inbox(
     Ok(marked)
 }
 
+/// The most ids one mark read/unread takes: one request is one short
+/// transaction, never a stall of every sender's commit.
+pub const MAX_MARK_IDS: usize = 1000;
+
+fn check_mark_ids(ids: &[String]) -> Result<()> {
+    if ids.len() > MAX_MARK_IDS {
+        return Err(AppError::invalid_field(
+            "ids",
+            "too_many",
+            format!(
+                "at most {MAX_MARK_IDS} messages at a time, not {}",
+                ids.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Marks some of `author`'s messages read (the desktop inbox, as each is
 /// opened). Ids that are not in that inbox are ignored.
 pub async fn mark_read(ctx: &Ctx, caller: &Caller, author: &str, ids: Vec<String>) -> Result<u32> {
+    check_mark_ids(&ids)?;
     let (caller, author) = (caller.clone(), author.to_owned());
     let marked = ctx
         .store()
@@ -551,6 +570,7 @@ pub async fn mark_unread(
     author: &str,
     ids: Vec<String>,
 ) -> Result<u32> {
+    check_mark_ids(&ids)?;
     let (caller, author) = (caller.clone(), author.to_owned());
     let marked = ctx
         .store()

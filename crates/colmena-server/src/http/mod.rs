@@ -66,6 +66,8 @@ pub fn router(ctx: Ctx, stop: CancellationToken, config: &ServerConfig) -> Route
         .route("/author/{id}/inbox", get(routes::inbox))
         .route("/author/{id}/sent", get(routes::sent))
         .route("/author/{id}/search", get(routes::search))
+        .route("/author/{id}/thread/{message_id}", get(routes::thread))
+        .route("/author/{id}/mark-unread", post(routes::mark_unread))
         .route("/message/{id}", delete(routes::delete))
         .route_layer(axum::middleware::from_fn_with_state(
             gatekeeper.clone(),

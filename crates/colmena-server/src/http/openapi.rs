@@ -6,11 +6,13 @@
 use serde_json::{Value, json};
 
 /// The paths the document describes (checked against the router by a test).
-pub const PATHS: [&str; 11] = [
+pub const PATHS: [&str; 13] = [
     "/author/{id}/message-to/{to_id}",
     "/author/{id}/inbox",
     "/author/{id}/sent",
     "/author/{id}/search",
+    "/author/{id}/thread/{message_id}",
+    "/author/{id}/mark-unread",
     "/message/{id}",
     "/health",
     "/api/sessions/activity",
@@ -217,6 +219,36 @@ fn bus_document() -> Value {
                     "404": error_response("No such author.")
                 }
             } },
+            "/author/{id}/thread/{message_id}": { "get": {
+                "summary": "The thread a message is in, oldest first",
+                "description": "Every message of the conversation the message belongs to (its answers, and what it answers), its latest 500. A message in no thread is a thread of one. Nothing is marked read.",
+                "parameters": [
+                    author_id("The reader: must be the token's author."),
+                    { "name": "message_id", "in": "path", "required": true, "description": "Any message of the thread, one the author sent or received.", "schema": { "type": "string" } }
+                ],
+                "responses": {
+                    "200": message_list("The messages."),
+                    "401": error_response("No token, or not a valid one."),
+                    "403": error_response("Someone else's mail."),
+                    "404": error_response("No such author, or no such message in the author's mail.")
+                }
+            } },
+            "/author/{id}/mark-unread": { "post": {
+                "summary": "Mark messages of an inbox unread again",
+                "parameters": [author_id("The recipient: must be the token's author.")],
+                "requestBody": { "required": true, "content": { "application/json": { "schema": {
+                    "type": "object", "required": ["ids"], "additionalProperties": false,
+                    "properties": { "ids": { "type": "array", "items": { "type": "string" }, "description": "Messages of this inbox; others, and ones already unread, are ignored." } }
+                } } } },
+                "responses": {
+                    "200": { "description": "How many were marked: {\"marked\": n}.", "content": { "application/json": { "schema": { "type": "object", "required": ["marked"], "properties": { "marked": { "type": "integer" } } } } } },
+                    "400": error_response("The body is not JSON."),
+                    "401": error_response("No token, or not a valid one."),
+                    "403": error_response("Someone else's inbox."),
+                    "404": error_response("No such author."),
+                    "422": error_response("The body is not {\"ids\": [...]}.")
+                }
+            } },
             "/message/{id}": { "delete": {
                 "summary": "Delete a message (its sender only)",
                 "parameters": [{ "name": "id", "in": "path", "required": true, "schema": { "type": "string" } }],
@@ -237,10 +269,11 @@ fn bus_document() -> Value {
             "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer", "description": "The author's token (colmena_ + 64 hex), shown once when the author is created or its token rotated." } },
             "schemas": {
                 "SendMessage": {
-                    "type": "object", "required": ["body"], "additionalProperties": true,
+                    "type": "object", "required": ["body"], "additionalProperties": false,
                     "properties": {
                         "body": { "type": "string", "minLength": 1, "description": "At most 64 KiB." },
-                        "priority": { "type": "string", "enum": ["normal", "urgent"], "default": "normal", "description": "Urgent wakes a role at once and notifies a person." }
+                        "priority": { "type": "string", "enum": ["normal", "urgent"], "default": "normal", "description": "Urgent wakes a role at once and notifies a person." },
+                        "reply_to": { "type": "string", "description": "The id of the message this one answers, one between the same two authors; omit it to start a new conversation." }
                     }
                 },
                 "Receipt": {
@@ -256,7 +289,9 @@ fn bus_document() -> Value {
                         "body": { "type": "string" },
                         "priority": { "type": "string", "enum": ["normal", "urgent"] },
                         "created_at": { "type": "string", "format": "date-time" },
-                        "read_at": { "type": ["string", "null"], "format": "date-time", "description": "null while unread." }
+                        "read_at": { "type": ["string", "null"], "format": "date-time", "description": "null while unread." },
+                        "reply_to": { "type": ["string", "null"], "description": "The message this one answers; null when none (or it was deleted)." },
+                        "thread_root": { "type": ["string", "null"], "description": "The first message of the thread this one is in; null while in none." }
                     }
                 },
                 "Error": {

@@ -90,6 +90,37 @@ pub(super) fn json_content_type(headers: &HeaderMap) -> Result<(), Failure> {
     ))
 }
 
+/// A JSON request body as `T`: unreadable, malformed or the wrong shape
+/// (`shape` says the right one) are each a clear 4xx naming `body`.
+fn json_body<T: serde::de::DeserializeOwned>(
+    body: Result<Bytes, BytesRejection>,
+    shape: &str,
+) -> Result<T, Failure> {
+    let body = body.map_err(|e| {
+        let error = AppError::invalid_field(
+            "body",
+            "unreadable",
+            format!("the request body could not be read: {e}"),
+        );
+        Failure::with_status(e.status(), error)
+    })?;
+    serde_json::from_slice(&body).map_err(|e| {
+        if e.is_data() {
+            Failure::from(AppError::invalid_field(
+                "body",
+                "invalid_json_shape",
+                format!("the JSON must be {shape}: {e}"),
+            ))
+        } else {
+            Failure::bad_request(
+                "body",
+                "malformed_json",
+                format!("the request body is not valid JSON: {e}"),
+            )
+        }
+    })
+}
+
 /// A message as the REST route takes it: exactly these fields.
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -110,31 +141,10 @@ pub async fn send(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<MessageReceipt>), Failure> {
     json_content_type(&headers)?;
-    let body = body.map_err(|e| {
-        let error = AppError::invalid_field(
-            "body",
-            "unreadable",
-            format!("the request body could not be read: {e}"),
-        );
-        Failure::with_status(e.status(), error)
-    })?;
-    let message: SendBody = serde_json::from_slice(&body).map_err(|e| {
-        if e.is_data() {
-            Failure::from(AppError::invalid_field(
-                "body",
-                "invalid_json_shape",
-                format!(
-                    "the JSON must be {{\"body\": \"…\", \"priority\": \"normal\"|\"urgent\"}}: {e}"
-                ),
-            ))
-        } else {
-            Failure::bad_request(
-                "body",
-                "malformed_json",
-                format!("the request body is not valid JSON: {e}"),
-            )
-        }
-    })?;
+    let message: SendBody = json_body(
+        body,
+        "{\"body\": \"…\", \"priority\": \"normal\"|\"urgent\", \"reply_to\": \"…\"}",
+    )?;
     let message = SendMessage {
         body: message.body,
         priority: message.priority,
@@ -198,6 +208,39 @@ pub async fn search(
         .await
         .map_err(query_error)?;
     Ok(Json(messages))
+}
+
+/// The thread a message is in, oldest first, as the token's author sees
+/// it (issue 15). A message it neither sent nor received is a 404.
+pub async fn thread(
+    State(ctx): State<Ctx>,
+    Path((id, message_id)): Path<(String, String)>,
+    Extension(caller): Extension<Caller>,
+) -> Result<Json<Vec<Message>>, Failure> {
+    Ok(Json(
+        inbox::messages::thread(&ctx, &caller, &id, &message_id).await?,
+    ))
+}
+
+/// `{"ids": [...]}`: marks those messages of the author's inbox unread
+/// again; answers `{"marked": n}`.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MarkUnreadBody {
+    ids: Vec<String>,
+}
+
+pub async fn mark_unread(
+    State(ctx): State<Ctx>,
+    Path(id): Path<String>,
+    Extension(caller): Extension<Caller>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<serde_json::Value>, Failure> {
+    json_content_type(&headers)?;
+    let body: MarkUnreadBody = json_body(body, "{\"ids\": [\"…\"]}")?;
+    let marked = inbox::messages::mark_unread(&ctx, &caller, &id, body.ids).await?;
+    Ok(Json(json!({ "marked": marked })))
 }
 
 /// A query parameter core refused (a bad `since`, `limit`) is a malformed

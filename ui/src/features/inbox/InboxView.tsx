@@ -2,14 +2,13 @@ import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import type { TFunction } from "i18next";
-import { AlarmClock, Bot, Brain, History, Inbox, KeyRound, Pencil, PenSquare, Plus, Trash2, User, Zap } from "lucide-react";
+import { AlarmClock, Bot, Brain, History, Inbox, KeyRound, Pencil, PenSquare, Plus, Trash2, User } from "lucide-react";
 
-import { inboxApi, type ApiError, type Author, type AuthorWithToken, type BusMessage } from "../../api";
+import { inboxApi, type ApiError, type Author, type AuthorWithToken } from "../../api";
 import { Banner } from "../../components/Banner";
 import { Button } from "../../components/Button";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { Dialog } from "../../components/Dialog";
-import { EmptyState } from "../../components/EmptyState";
 import { filterList, ListFilter } from "../../components/ListFilter";
 import { ListItem } from "../../components/ListItem";
 import { Spinner } from "../../components/Spinner";
@@ -19,11 +18,14 @@ import { errorText } from "../../app/errorText";
 import { authorName, useNames } from "../../app/names";
 import { CopyId } from "../../components/CopyId";
 import { ComposeDialog } from "./ComposeDialog";
+import { InboxSearchBox, InboxSearchResults } from "./InboxSearch";
+import { MessageList } from "./MessageList";
 import { RoleDialog, TokenPanel } from "./RoleDialog";
 import { RoleMemories, RoleScopeFacts } from "./RoleMemories";
 import { RoleWakeHistory } from "./RoleWakeHistory";
+import { ThreadView } from "./ThreadView";
 import { WakeCommandLine } from "./WakeCommandFields";
-import { authorsQuery, inboxKeys, messagesQuery } from "./queries";
+import { authorsQuery, inboxKeys } from "./queries";
 import { wakeInterval } from "./interval";
 
 type Tab = "inbox" | "sent" | "wakes" | "memories";
@@ -47,6 +49,10 @@ export function InboxView() {
   const [tab, setTab] = useState<Tab>("inbox");
   const [filter, setFilter] = useState("");
   const [dialog, setDialog] = useState<"compose" | "role" | "edit" | null>(null);
+  // The thread open over the list, and the search shown instead of it.
+  const [thread, setThread] = useState<{ id: string; replying: boolean } | null>(null);
+  const [search, setSearch] = useState("");
+  const [searchFailure, setSearchFailure] = useState<ApiError | null>(null);
   const list = authors.data ?? [];
   const me = list.find((a) => a.isOwner);
   const current = list.find((a) => a.id === selected) ?? me ?? list[0];
@@ -91,7 +97,11 @@ export function InboxView() {
                     </span>
                   }
                   sub={<AuthorSub author={a} />}
-                  onSelect={() => setSelected(a.id)}
+                  onSelect={() => {
+                    setSelected(a.id);
+                    setThread(null);
+                    setSearch("");
+                  }}
                   testId={`author-${a.id}`}
                 />
               ))}
@@ -104,7 +114,11 @@ export function InboxView() {
                 <Tabs
                   label={t("inbox.title")}
                   active={tab}
-                  onChange={(id) => setTab(id as Tab)}
+                  onChange={(id) => {
+                    setTab(id as Tab);
+                    setThread(null);
+                    setSearch("");
+                  }}
                   tabs={[
                     { id: "inbox", label: t("inbox.tabs.inbox"), icon: Inbox, count: current.unread },
                     { id: "sent", label: t("inbox.tabs.sent") },
@@ -116,8 +130,44 @@ export function InboxView() {
                   <RoleWakeHistory author={current} />
                 ) : tab === "memories" && current.kind !== "user" ? (
                   <RoleMemories author={current} />
+                ) : thread ? (
+                  <ThreadView
+                    key={`${current.id}/${thread.id}`}
+                    author={current}
+                    authors={list}
+                    messageId={thread.id}
+                    replying={thread.replying}
+                    onBack={() => setThread(null)}
+                  />
                 ) : (
-                  <MessageList author={current} tab={tab === "sent" ? "sent" : "inbox"} authors={list} />
+                  <>
+                    <InboxSearchBox
+                      key={current.id}
+                      author={current}
+                      value={search}
+                      onSearch={(query) => {
+                        setSearch(query);
+                        setSearchFailure(null);
+                      }}
+                    />
+                    {searchFailure && <Banner tone="danger">{errorText(t, searchFailure)}</Banner>}
+                    {search ? (
+                      <InboxSearchResults
+                        author={current}
+                        authors={list}
+                        query={search}
+                        onOpen={(id) => setThread({ id, replying: false })}
+                        onError={setSearchFailure}
+                      />
+                    ) : (
+                      <MessageList
+                        author={current}
+                        tab={tab === "sent" ? "sent" : "inbox"}
+                        authors={list}
+                        onOpen={(id, replying) => setThread({ id, replying })}
+                      />
+                    )}
+                  </>
                 )}
               </>
             )}
@@ -247,77 +297,5 @@ function AuthorHeader({ author, onEdit, onRemoved }: { author: Author; onEdit():
         />
       )}
     </section>
-  );
-}
-
-function MessageList({ author, tab, authors }: { author: Author; tab: "inbox" | "sent"; authors: Author[] }) {
-  const { t } = useTranslation();
-  const { when, exact } = useDates();
-  const client = useQueryClient();
-  const messages = useQuery(messagesQuery(tab, author.id));
-  const names = new Map(authors.map((a) => [a.id, authorName(t, a)]));
-  const name = (id: string) => names.get(id) ?? id;
-  const you = authors.find((a) => a.isOwner && a.name === a.id)?.id;
-  const toName = (id: string) => (id === you ? t("names.toYou") : t("inbox.toName", { name: name(id) }));
-  const refresh = () => void client.invalidateQueries({ queryKey: inboxKeys.messages });
-  const markRead = useMutation<number, ApiError, string>({
-    mutationFn: (id) => inboxApi.markRead(author.id, [id]),
-    onSuccess: refresh,
-  });
-  const remove = useMutation<null, ApiError, string>({ mutationFn: inboxApi.deleteMessage, onSuccess: refresh });
-  // Newest first on screen; the API gives oldest first.
-  const list = [...(messages.data ?? [])].reverse();
-
-  if (messages.isPending) return <Spinner />;
-  if (list.length === 0)
-    return (
-      <EmptyState
-        icon={<Inbox size={28} />}
-        title={tab === "inbox" ? t("inbox.emptyInbox") : t("inbox.emptySent")}
-        body={tab === "inbox" ? t("inbox.emptyInboxBody") : t("inbox.emptySentBody")}
-      />
-    );
-  return (
-    <>
-      {remove.error && <Banner tone="danger">{errorText(t, remove.error)}</Banner>}
-      <ul className="bus-list" data-testid={`${tab}-list`}>
-        {list.map((m: BusMessage) => {
-          const unread = tab === "inbox" && !m.read_at;
-          return (
-            <li
-              key={m.id}
-              className={["bus-message", unread ? "unread" : "", m.priority === "urgent" ? "urgent" : ""].join(" ")}
-              data-testid={`message-${m.id}`}
-              data-unread={unread ? "true" : "false"}
-            >
-              <div className="bus-meta">
-                {unread && <span className="unread-dot" aria-label={t("inbox.unread")} />}
-                <strong>{tab === "inbox" ? name(m.from) : toName(m.to)}</strong>
-                {m.priority === "urgent" && (
-                  <span className="badge badge-danger" data-testid="urgent-badge">
-                    <Zap size={12} aria-hidden="true" /> {t("inbox.priority.urgent")}
-                  </span>
-                )}
-                <time className="muted small" dateTime={m.created_at} title={exact(m.created_at)}>
-                  {when(m.created_at)}
-                </time>
-                <span className="spacer" />
-                {unread && author.isOwner && (
-                  <Button size="sm" variant="ghost" onClick={() => markRead.mutate(m.id)} data-testid={`mark-read-${m.id}`}>
-                    {t("inbox.markRead")}
-                  </Button>
-                )}
-                {tab === "sent" && author.isOwner && (
-                  <Button size="sm" variant="ghost" icon={<Trash2 size={13} />} onClick={() => remove.mutate(m.id)} data-testid={`delete-${m.id}`}>
-                    {t("common.delete")}
-                  </Button>
-                )}
-              </div>
-              <p className="bus-body">{m.body}</p>
-            </li>
-          );
-        })}
-      </ul>
-    </>
   );
 }
