@@ -537,29 +537,7 @@ fn check_mark_ids(ids: &[String]) -> Result<()> {
 /// Marks some of `author`'s messages read (the desktop inbox, as each is
 /// opened). Ids that are not in that inbox are ignored.
 pub async fn mark_read(ctx: &Ctx, caller: &Caller, author: &str, ids: Vec<String>) -> Result<u32> {
-    check_mark_ids(&ids)?;
-    let (caller, author) = (caller.clone(), author.to_owned());
-    let marked = ctx
-        .store()
-        .write_grouped(move |conn| {
-            authors::require_exists(conn, &author)?;
-            caller.may_act_as(&author)?;
-            let now = stored(time::now());
-            let mut count = 0;
-            for id in ids {
-                count += conn.execute(
-                    "UPDATE bus_messages SET read_at = ?3
-                     WHERE id = ?1 AND to_author = ?2 AND read_at IS NULL",
-                    params![id, author, now],
-                )?;
-            }
-            Ok(count as u32)
-        })
-        .await?;
-    if marked > 0 {
-        ctx.changed(Change::Messages);
-    }
-    Ok(marked)
+    set_read(ctx, caller, author, ids, true).await
 }
 
 /// Marks some of `author`'s messages unread again (the person, by hand).
@@ -570,6 +548,18 @@ pub async fn mark_unread(
     author: &str,
     ids: Vec<String>,
 ) -> Result<u32> {
+    set_read(ctx, caller, author, ids, false).await
+}
+
+/// Sets or clears `read_at` on those of `ids` in `author`'s inbox that are
+/// not that way already; answers how many changed.
+async fn set_read(
+    ctx: &Ctx,
+    caller: &Caller,
+    author: &str,
+    ids: Vec<String>,
+    read: bool,
+) -> Result<u32> {
     check_mark_ids(&ids)?;
     let (caller, author) = (caller.clone(), author.to_owned());
     let marked = ctx
@@ -577,13 +567,14 @@ pub async fn mark_unread(
         .write_grouped(move |conn| {
             authors::require_exists(conn, &author)?;
             caller.may_act_as(&author)?;
-            let mut count = 0;
+            let now = read.then(|| stored(time::now()));
             let mut mark = conn.prepare_cached(
-                "UPDATE bus_messages SET read_at = NULL
-                 WHERE id = ?1 AND to_author = ?2 AND read_at IS NOT NULL",
+                "UPDATE bus_messages SET read_at = ?3
+                 WHERE id = ?1 AND to_author = ?2 AND (read_at IS NULL) = (?3 IS NOT NULL)",
             )?;
+            let mut count = 0;
             for id in ids {
-                count += mark.execute(params![id, author])?;
+                count += mark.execute(params![id, author, now])?;
             }
             Ok(count as u32)
         })
