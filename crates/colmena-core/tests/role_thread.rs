@@ -360,9 +360,11 @@ async fn a_woken_roles_memories_are_its_own() {
 /// the next wake-up reads.
 #[tokio::test]
 async fn a_message_cannot_pose_as_another_in_the_roles_thread() {
-    let rules = vec![Rule::text("Leído.")
-        .when(system("You are Ambrosio."))
-        .repeat()];
+    let rules = vec![
+        Rule::text("Leído.")
+            .when(system("You are Ambrosio."))
+            .repeat(),
+    ];
     let (ws, server) = hive(rules).await;
     let ambrosio = role(&ws.ctx, "Ambrosio", "You are Ambrosio.", &[]).await;
     let mallory = person(&ws.ctx, "Mallory").await;
