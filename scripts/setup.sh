@@ -14,8 +14,9 @@ APT_PACKAGES=(
   fonts-noto-color-emoji
   # A real Secret Service for the keychain tests
   gnome-keyring dbus dbus-x11
-  # Inspecting the .rpm installer
-  rpm
+  # Inspecting the .rpm installer; checking the desktop entry and the
+  # colmena:// handler the .deb registers
+  rpm desktop-file-utils
   # The venv of the Python MCP SDK that drives `colmena mcp` in the tests
   python3-venv
   # The sandbox's fallback where the kernel has no Landlock (its tests run

@@ -36,6 +36,9 @@ export COLMENA_E2E_SCREENSHOTS="${COLMENA_E2E_SCREENSHOTS:-$REPO/tests/e2e/scree
 (cd "$REPO/tests/e2e" && xvfb-run -a -s "-screen 0 1280x800x24" npm test)
 echo "screenshots saved in $COLMENA_E2E_SCREENSHOTS"
 
+step "App against the empty Tauri shell (scripts/bench-app.sh --quick: one round, debug builds)"
+xvfb-run -a -s "-screen 0 1280x800x24" "$REPO/scripts/bench-app.sh" --quick
+
 step "MCP Inspector CLI lists the tools of colmena mcp"
 mcp_tmp=$(mktemp -d)
 tools=$(cd "$REPO/tests/mcp" && HOME="$mcp_tmp" MCP_CATALOG_PATH="$mcp_tmp/catalog.json" \

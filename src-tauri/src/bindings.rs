@@ -12,8 +12,8 @@ use crate::commands::cron;
 use crate::commands::endpoints;
 use crate::commands::web_search;
 use crate::commands::{
-    canvas, catalog, conversations, desktop, inbox, mcp_servers, memory, providers, runs, swarms,
-    workspace,
+    canvas, catalog, conversations, desktop, inbox, mcp_servers, memory, providers, runs, shell,
+    swarms, workspace,
 };
 
 /// Sent after a change is committed, so that open views refresh.
@@ -28,6 +28,14 @@ pub struct DataChanged {
 #[serde(rename_all = "camelCase")]
 pub struct UserNotice {
     pub notice: Notice,
+}
+
+/// A `colmena://` link handed to the running app (a second launch, the OS):
+/// the place in the window to open.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, Event)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenRoute {
+    pub route: String,
 }
 
 /// Path of the generated bindings, from the shell crate's folder.
@@ -113,6 +121,14 @@ pub fn builder<R: Runtime>() -> Builder<R> {
             desktop::open_link,
             desktop::read_ui_prefs,
             desktop::write_ui_prefs,
+            shell::read_desktop_settings,
+            shell::set_keep_in_tray,
+            shell::set_start_at_login,
+            shell::remember_route,
+            shell::initial_route,
+            shell::report_paint,
+            crate::updates::check_for_update,
+            crate::updates::install_update,
             catalog::list_disk_skills,
             catalog::list_skill_folders,
             catalog::search_catalog,
@@ -217,7 +233,7 @@ pub fn builder<R: Runtime>() -> Builder<R> {
             canvas::remove_source,
             canvas::canvas_activity,
         ])
-        .events(collect_events![DataChanged, UserNotice])
+        .events(collect_events![DataChanged, UserNotice, OpenRoute])
 }
 
 /// Writes the TypeScript bindings to `path`.

@@ -6,6 +6,9 @@ use std::path::PathBuf;
 
 use colmena_core::{AppError, OpenOptions};
 
+/// Given by "start at login": the app starts in the tray, its window hidden.
+pub const HIDDEN_FLAG: &str = "--hidden";
+
 pub fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("COLMENA_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));

@@ -5,10 +5,15 @@
 pub mod bindings;
 mod commands;
 mod launch;
+mod links;
 mod notice_text;
 mod server;
+mod single_instance;
+mod tray;
 mod ui_prefs;
+mod updates;
 mod window;
+mod window_state;
 
 #[cfg(test)]
 mod ipc_tests;
@@ -19,13 +24,50 @@ use tauri_specta::Event;
 
 pub use commands::names::COMMANDS;
 
-/// Starts the app. Exits with a message when the workspace cannot be opened.
+/// Starts the app. Exits with a message when the workspace cannot be opened,
+/// and at once when an app already runs on this workspace (it gets this
+/// launch's arguments and comes to the front).
 pub fn run() {
     launch::init_logging();
-    let options = match launch::open_options(std::env::args_os().skip(1)) {
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let mut options = match launch::open_options(std::env::args_os().skip(1)) {
         Ok(options) => options,
         Err(err) => launch::fail(&err),
     };
+    // The data dir exists (owner-only) before anything listens in it.
+    options.data_dir = match colmena_core::data_dir::prepare(&options.data_dir) {
+        Ok(dir) => dir,
+        Err(err) => launch::fail(&err),
+    };
+    #[cfg(unix)]
+    let listening = {
+        let handover = single_instance::Handover {
+            args: args.clone(),
+            cwd: std::env::current_dir()
+                .map(|d| d.display().to_string())
+                .unwrap_or_default(),
+        };
+        match single_instance::claim(&options.data_dir, &handover) {
+            single_instance::Claim::HandedOver => {
+                eprintln!(
+                    "colmena: Colmena already runs on this workspace; it has been brought to the front"
+                );
+                std::process::exit(0);
+            }
+            single_instance::Claim::First(listening) => Some(listening),
+            single_instance::Claim::Alone => None,
+        }
+    };
+    // The first start of a new version copies the store before anything opens it.
+    let store = options.data_dir.join(colmena_core::store::DB_FILE);
+    if let Err(err) =
+        colmena_core::store::backup::before_new_version(&store, env!("CARGO_PKG_VERSION"))
+    {
+        launch::fail(&err);
+    }
     let ctx = match tauri::async_runtime::block_on(Ctx::open(options)) {
         Ok(ctx) => ctx,
         Err(err) => launch::fail(&err),
@@ -40,13 +82,77 @@ pub fn run() {
             std::process::exit(1);
         }
     };
+    *app.state::<commands::shell::LaunchRoute>()
+        .0
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = links::route_in_args(&args);
+    #[cfg(unix)]
+    let socket = listening.map(|listening| {
+        let path = listening.path.clone();
+        let handle = app.handle().clone();
+        listening.forward(move |handover| on_handover(&handle, &handover.args));
+        path
+    });
+    #[cfg(not(unix))]
+    let socket: Option<std::path::PathBuf> = None;
+    tray::install(app.handle());
+    // The updater needs the release's public key (tauri.conf.json), which the
+    // IPC tests' mock app lacks: it is added to the real app only.
+    match app
+        .handle()
+        .plugin(tauri_plugin_updater::Builder::new().build())
+    {
+        Ok(()) => {
+            app.manage(updates::Updates::new(app.handle()));
+        }
+        Err(e) => tracing::warn!("no updater: {e}"),
+    }
     start_bus(app.handle());
-    app.run(move |_, event| {
+    let hidden = args.iter().any(|a| a == launch::HIDDEN_FLAG);
+    app.run(move |app, event| {
+        if let tauri::RunEvent::Ready = event {
+            window_ready(app, hidden);
+        }
+        // macOS hands links to the running app as an event, not argv.
+        #[cfg(target_os = "macos")]
+        if let tauri::RunEvent::Opened { urls } = &event {
+            let links: Vec<String> = urls.iter().map(|u| u.to_string()).collect();
+            on_handover(app, &links);
+        }
         // The MCP servers this app started stop with it.
         if let tauri::RunEvent::Exit = event {
             tauri::async_runtime::block_on(ctx.shutdown());
+            // Only the socket this app bound.
+            if let Some(socket) = &socket {
+                let _ = std::fs::remove_file(socket);
+            }
         }
     });
+}
+
+/// The window exists: back where it was, and hidden when started at login
+/// (with a tray to bring it back).
+fn window_ready<R: Runtime>(app: &tauri::AppHandle<R>, hidden: bool) {
+    let Some(window) = app.get_webview_window("main") else {
+        return;
+    };
+    window_state::restore(&window, app.state::<Ctx>().data_dir());
+    // Restored first, then kept: the restore's own moves need not save.
+    app.manage(window_state::Saver::default());
+    if hidden && app.state::<tray::TrayState>().available() {
+        let _ = window.hide();
+    }
+}
+
+/// A second launch on this workspace: the window comes to the front and a
+/// `colmena://` link among its arguments opens its place.
+fn on_handover<R: Runtime>(app: &tauri::AppHandle<R>, args: &[String]) {
+    tray::show_window(app);
+    if let Some(route) = links::route_in_args(args)
+        && let Err(e) = (bindings::OpenRoute { route }).emit(app)
+    {
+        tracing::warn!("could not open the link: {e}");
+    }
 }
 
 /// The app with its plugins, state, commands and event forwarding; shared by
@@ -59,12 +165,23 @@ pub fn app_builder<R: Runtime>(
     base.plugin(window::navigation_guard())
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_notification::init())
+        .plugin(tauri_plugin_autostart::init(
+            tauri_plugin_autostart::MacosLauncher::LaunchAgent,
+            Some(vec![launch::HIDDEN_FLAG]),
+        ))
         .invoke_handler(specta.invoke_handler())
+        .on_window_event(|window, event| {
+            tray::on_window_event(window, event);
+            window_state::on_window_event(window, event);
+        })
         .manage(ctx)
         .manage(server::LocalServer::new())
+        .manage(tray::TrayState::default())
+        .manage(commands::shell::LaunchRoute::default())
         .setup(move |app| {
             specta.mount_events(app);
             app.manage(commands::desktop::Dialogs::new(app.handle().clone()));
+            app.manage(start_at_login(app.handle()));
             forward_changes(app.handle().clone());
             forward_notices(app.handle().clone());
             notify_waiting_approvals(app.handle().clone());
@@ -185,10 +302,37 @@ fn notify_waiting_approvals<R: Runtime>(app: tauri::AppHandle<R>) {
 
 /// An OS notification for something urgent (the window may be hidden).
 fn show_desktop_notification<R: Runtime>(app: &tauri::AppHandle<R>, notice: &colmena_core::Notice) {
-    use tauri_plugin_notification::NotificationExt;
     let lang = notice_text::language(app.state::<Ctx>().data_dir());
     let (title, body) = notice_text::worded(notice, lang);
+    show_desktop_notice(app, &title, &body);
+}
+
+/// An OS notification with these words.
+pub(crate) fn show_desktop_notice<R: Runtime>(app: &tauri::AppHandle<R>, title: &str, body: &str) {
+    use tauri_plugin_notification::NotificationExt;
     if let Err(e) = app.notification().builder().title(title).body(body).show() {
         tracing::warn!("no desktop notification could be shown: {e}");
+    }
+}
+
+/// "Start at login" through the autostart plugin (its own commands are not
+/// granted to the window: only ours, which take a yes or no).
+fn start_at_login<R: Runtime>(app: &tauri::AppHandle<R>) -> commands::shell::StartAtLogin {
+    use tauri_plugin_autostart::ManagerExt;
+    let (reader, writer) = (app.clone(), app.clone());
+    commands::shell::StartAtLogin {
+        is_on: std::sync::Arc::new(move || reader.autolaunch().is_enabled().unwrap_or(false)),
+        set: std::sync::Arc::new(move |on| {
+            let manager = writer.autolaunch();
+            if manager.is_enabled().unwrap_or(false) == on {
+                return Ok(());
+            }
+            if on {
+                manager.enable()
+            } else {
+                manager.disable()
+            }
+            .map_err(|e| e.to_string())
+        }),
     }
 }

@@ -73,6 +73,12 @@ fn catalog(lang: &str) -> &'static Value {
     if lang == "es" { es } else { en }
 }
 
+/// Colmena's own words outside the window (the tray, its hint), from the
+/// same catalog: `noticeTopics.<key>` in `lang`.
+pub fn say(lang: &str, key: &str, vars: &[(&str, &str)]) -> String {
+    text(lang, key, vars)
+}
+
 /// The message at `noticeTopics.<key>` with `{{name}}` filled in; English
 /// when the language lacks it, the key itself when both do.
 fn text(lang: &str, key: &str, vars: &[(&str, &str)]) -> String {

@@ -50,6 +50,9 @@ pub fn read(data_dir: &Path) -> UiPrefs {
 }
 
 pub fn write(data_dir: &Path, prefs: &UiPrefs) -> Result<()> {
+    let _one_writer = WRITING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let mut object = read_object(data_dir);
     if let Some(theme) = &prefs.theme {
         if !matches!(theme.as_str(), "system" | "light" | "dark") {
@@ -71,6 +74,71 @@ pub fn write(data_dir: &Path, prefs: &UiPrefs) -> Result<()> {
         }
         object.insert("language".into(), Value::String(language.clone()));
     }
+    save(data_dir, object)
+}
+
+/// Keys the desktop shell keeps in the same file (issue 16).
+pub const KEEP_IN_TRAY: &str = "keepInTray";
+pub const TRAY_HINT_SHOWN: &str = "trayHintShown";
+pub const LAST_ROUTE: &str = "lastRoute";
+
+/// A yes/no the shell keeps; `false` when missing.
+pub fn flag(data_dir: &Path, key: &str) -> bool {
+    read_object(data_dir)
+        .get(key)
+        .and_then(Value::as_bool)
+        .unwrap_or(false)
+}
+
+pub fn set_flag(data_dir: &Path, key: &str, on: bool) -> Result<()> {
+    set(data_dir, key, Value::Bool(on))
+}
+
+/// Whether closing the window keeps Colmena in the tray: on unless turned off.
+pub fn keep_in_tray(data_dir: &Path) -> bool {
+    read_object(data_dir)
+        .get(KEEP_IN_TRAY)
+        .and_then(Value::as_bool)
+        .unwrap_or(true)
+}
+
+/// The place in the window the person was last (a route `links` accepts).
+pub fn last_route(data_dir: &Path) -> Option<String> {
+    read_object(data_dir)
+        .get(LAST_ROUTE)
+        .and_then(Value::as_str)
+        .filter(|route| crate::links::is_route(route))
+        .map(str::to_owned)
+}
+
+pub fn remember_route(data_dir: &Path, route: &str) -> Result<()> {
+    if !crate::links::is_route(route) {
+        return Err(AppError::invalid_field(
+            "route",
+            "unknown_route",
+            "not a place in the window",
+        ));
+    }
+    if last_route(data_dir).as_deref() == Some(route) {
+        return Ok(());
+    }
+    set(data_dir, LAST_ROUTE, Value::String(route.to_owned()))
+}
+
+/// One read-change-write of the file at a time (the window, the tray and the
+/// route all write it), so no change overwrites another.
+static WRITING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn set(data_dir: &Path, key: &str, value: Value) -> Result<()> {
+    let _one_writer = WRITING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut object = read_object(data_dir);
+    object.insert(key.to_owned(), value);
+    save(data_dir, object)
+}
+
+fn save(data_dir: &Path, object: Map<String, Value>) -> Result<()> {
     let text = serde_json::to_vec_pretty(&Value::Object(object))
         .map_err(|e| AppError::internal(format!("cannot write the preferences: {e}")))?;
     let target = path(data_dir);
@@ -117,6 +185,32 @@ mod tests {
             language: None,
         };
         assert!(write(dir.path(), &bad).is_err());
+    }
+
+    #[test]
+    fn the_shells_keys_live_beside_the_uis_and_routes_are_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(keep_in_tray(dir.path()), "on by default");
+        assert!(!flag(dir.path(), TRAY_HINT_SHOWN));
+        set_flag(dir.path(), KEEP_IN_TRAY, false).unwrap();
+        set_flag(dir.path(), TRAY_HINT_SHOWN, true).unwrap();
+        remember_route(dir.path(), "#/canvas/c-1").unwrap();
+        assert!(remember_route(dir.path(), "javascript:alert(1)").is_err());
+        write(
+            dir.path(),
+            &UiPrefs {
+                theme: Some("dark".into()),
+                language: None,
+            },
+        )
+        .unwrap();
+        assert!(!keep_in_tray(dir.path()));
+        assert!(flag(dir.path(), TRAY_HINT_SHOWN));
+        assert_eq!(last_route(dir.path()).as_deref(), Some("#/canvas/c-1"));
+        assert_eq!(read(dir.path()).theme.as_deref(), Some("dark"));
+        // A route edited into the file by hand is not trusted.
+        set(dir.path(), LAST_ROUTE, Value::String("#/x/<b>".into())).unwrap();
+        assert_eq!(last_route(dir.path()), None);
     }
 
     #[test]

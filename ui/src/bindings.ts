@@ -106,6 +106,29 @@ export const commands = {
 	openLink: (url: string) => __TAURI_INVOKE<null>("open_link", { url }),
 	readUiPrefs: () => __TAURI_INVOKE<UiPrefs_Serialize>("read_ui_prefs"),
 	writeUiPrefs: (prefs: UiPrefs_Deserialize) => __TAURI_INVOKE<null>("write_ui_prefs", { prefs }),
+	readDesktopSettings: () => __TAURI_INVOKE<DesktopSettings>("read_desktop_settings"),
+	setKeepInTray: (on: boolean) => __TAURI_INVOKE<DesktopSettings>("set_keep_in_tray", { on }),
+	setStartAtLogin: (on: boolean) => __TAURI_INVOKE<DesktopSettings>("set_start_at_login", { on }),
+	rememberRoute: (route: string) => __TAURI_INVOKE<null>("remember_route", { route }),
+	/**
+	 *  Where the window opens: the link it was launched with, else where the
+	 *  person was last.
+	 */
+	initialRoute: () => __TAURI_INVOKE<string | null>("initial_route"),
+	/**
+	 *  A view of the window has painted (`view`: its id): one line `<view>
+	 *  <wall-clock ms>` appended to the file named by `COLMENA_FIRST_PAINT_FILE`
+	 *  when the benchmark (`scripts/bench-app.sh`) sets it — the first line is
+	 *  the start's first paint; nothing happens otherwise.
+	 */
+	reportPaint: (view: string) => __TAURI_INVOKE<null>("report_paint", { view }),
+	/**  Asks the manifest whether a newer version exists. */
+	checkForUpdate: () => __TAURI_INVOKE<UpdateOffer_Serialize | null>("check_for_update"),
+	/**
+	 *  Backs the store up, downloads and installs the update the last check
+	 *  found (its signature verified by the plugin) and restarts.
+	 */
+	installUpdate: () => __TAURI_INVOKE<null>("install_update"),
 	listDiskSkills: () => __TAURI_INVOKE<DiskSkill_Serialize[]>("list_disk_skills"),
 	listSkillFolders: () => __TAURI_INVOKE<SkillFolder[]>("list_skill_folders"),
 	searchCatalog: (input: CatalogSearch_Deserialize) => __TAURI_INVOKE<SearchHit[]>("search_catalog", { input }),
@@ -237,6 +260,7 @@ export const commands = {
 /** Events */
 export const events = {
 	dataChanged: makeEvent<DataChanged, DataChanged>("data-changed"),
+	openRoute: makeEvent<OpenRoute, OpenRoute>("open-route"),
 	userNotice: makeEvent<UserNotice_Serialize, UserNotice_Deserialize>("user-notice"),
 };
 
@@ -1098,6 +1122,16 @@ export type Decision =
 "allow_once" | 
 /**  This call, and every later call of the same tool in the same run. */
 "allow_run" | "deny";
+
+/**  The shell's settings as Settings → Desktop shows them. */
+export type DesktopSettings = {
+	/**  Closing the window keeps Colmena in the tray. */
+	keepInTray: boolean,
+	/**  A tray icon could be made on this desktop (else closing quits). */
+	trayAvailable: boolean,
+	/**  Colmena starts, in the tray, when the person logs in. */
+	startAtLogin: boolean,
+};
 
 /**  A skill folder found on disk. */
 export type DiskSkill = DiskSkill_Serialize | DiskSkill_Deserialize;
@@ -2557,6 +2591,14 @@ export type Notice_Serialize = {
 	topic: NoticeTopic | null,
 };
 
+/**
+ *  A `colmena://` link handed to the running app (a second launch, the OS):
+ *  the place in the window to open.
+ */
+export type OpenRoute = {
+	route: string,
+};
+
 /**  What a list of patterns expands to. */
 export type PatternExpansion = {
 	patterns: PatternMatch[],
@@ -3463,6 +3505,25 @@ export type UiPrefs_Serialize = {
 	theme: string | null,
 	/**  `en` or `es`. */
 	language: string | null,
+};
+
+/**  A newer version the manifest offers. */
+export type UpdateOffer = UpdateOffer_Serialize | UpdateOffer_Deserialize;
+
+/**  A newer version the manifest offers. */
+export type UpdateOffer_Deserialize = {
+	version: string,
+	currentVersion: string,
+	/**  The release notes, as the manifest has them. */
+	notes?: string | null,
+};
+
+/**  A newer version the manifest offers. */
+export type UpdateOffer_Serialize = {
+	version: string,
+	currentVersion: string,
+	/**  The release notes, as the manifest has them. */
+	notes: string | null,
 };
 
 /**

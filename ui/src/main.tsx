@@ -18,6 +18,7 @@ import "./styles/endpoints.css";
 import "./styles/cron.css";
 import "./i18n";
 
+import { shellApi } from "./api";
 import { defaultLanguage, openPrefs, type PrefsStore } from "./api/prefs";
 import { App } from "./app/App";
 import { memoryPrefs, PreferencesProvider } from "./app/preferences";
@@ -38,7 +39,9 @@ async function loadPrefs(): Promise<PrefsStore> {
 async function boot() {
   const root = document.getElementById("root");
   if (!root) throw new Error("no #root element");
-  const prefs = await loadPrefs();
+  const [prefs, route] = await Promise.all([loadPrefs(), shellApi.initialRoute().catch(() => null)]);
+  // A `colmena://` link the app was launched with, else where the person was.
+  if (route && !window.location.hash) window.location.hash = route;
   createRoot(root).render(
     <StrictMode>
       <QueryClientProvider client={queryClient}>

@@ -307,3 +307,38 @@ fn backup_never_overwrites_a_file() {
     assert_eq!(err.code, ErrorCode::Conflict);
     assert_eq!(std::fs::read(&target).unwrap(), b"keep me");
 }
+
+/// Issue 16: the first start of a new version of the app copies the store
+/// first (and only then), keeping the last three copies; a first start on no
+/// store copies nothing.
+#[test]
+fn the_first_start_of_a_new_version_backs_the_store_up_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join(DB_FILE);
+    // No store yet: nothing to copy, the version is remembered.
+    assert_eq!(backup::before_new_version(&db, "0.1.0").unwrap(), None);
+    first_release_store(&db);
+    assert_eq!(backup::before_new_version(&db, "0.1.0").unwrap(), None);
+    let copy = backup::before_new_version(&db, "0.2.0")
+        .unwrap()
+        .expect("a copy");
+    assert!(
+        copy.file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .ends_with("-0.1.0.db"),
+        "{}",
+        copy.display()
+    );
+    assert_eq!(snapshot(&copy), snapshot(&db));
+    assert_eq!(
+        backup::before_new_version(&db, "0.2.0").unwrap(),
+        None,
+        "once per version"
+    );
+    for v in ["0.3.0", "0.4.0", "0.5.0"] {
+        backup::before_new_version(&db, v).unwrap().unwrap();
+    }
+    assert_eq!(backups(dir.path(), "pre-upgrade-").len(), 3);
+}

@@ -13,6 +13,7 @@ pub mod memory;
 pub mod names;
 pub mod providers;
 pub mod runs;
+pub mod shell;
 pub mod swarms;
 pub mod web_search;
 pub mod workspace;

@@ -118,8 +118,9 @@ export function startScriptedProvider(dataDir, script, name = "script") {
   });
 }
 
-/** Launches the app in a new WebDriver session. */
-export async function launchApp() {
+/** Launches the app in a new WebDriver session; the window is set to
+ * 1280×820 unless `keepPlacement` (the size and place it remembers). */
+export async function launchApp({ keepPlacement = false } = {}) {
   const browser = await remote({
     hostname: "127.0.0.1",
     port,
@@ -130,7 +131,7 @@ export async function launchApp() {
       "tauri:options": { application: APP },
     },
   });
-  await browser.setWindowSize(1280, 820).catch(() => {});
+  if (!keepPlacement) await browser.setWindowSize(1280, 820).catch(() => {});
   return browser;
 }
 

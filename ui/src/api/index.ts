@@ -532,6 +532,9 @@ export const webSearchApi = {
   test: (query: string | null) => call(commands.testWebSearch(query)),
 };
 
+// The desktop shell (tray, start at login, links) has its own file.
+export * from "./shell";
+
 // Scheduled jobs live in their own file of this folder.
 export * from "./cron";
 

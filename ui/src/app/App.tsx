@@ -30,6 +30,7 @@ import { SettingsView } from "../features/settings/SettingsView";
 import { CommandPalette, PaletteButton } from "./CommandPalette";
 import { usePreferences } from "./preferences";
 import { useRoute } from "./route";
+import { useLinksAndPlace, usePaintReport } from "./place";
 import { shortcutTitle } from "./shortcutsHooks";
 import { DEFAULT_VIEW, VIEWS, type ViewId } from "./views";
 
@@ -79,6 +80,8 @@ export function App() {
   const setup = useQuery(setupQuery);
   const authors = useQuery({ ...authorsQuery, enabled: Boolean(setup.data?.completed) });
   const myUnread = authors.data?.find((a) => a.isOwner)?.unread ?? 0;
+  useLinksAndPlace();
+  usePaintReport(setup.isPending ? null : setup.data?.completed === false ? "firstrun" : view);
 
   if (setup.isPending) {
     return (

@@ -33,6 +33,9 @@ const PRE_MIGRATION: &str = "pre-migration-";
 const PRE_RESTORE: &str = "pre-restore-";
 /// `colmena backup` without `--to`: `colmena-<time>.db`, never pruned.
 const ON_DEMAND: &str = "colmena-";
+const PRE_UPGRADE: &str = "pre-upgrade-";
+/// Beside the store: the version of the app that last started on it.
+pub const VERSION_FILE: &str = "app-version";
 
 /// A backup written.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
@@ -85,6 +88,54 @@ pub fn backup(db_path: &Path, to: Option<&Path>) -> Result<BackupReport> {
 }
 
 /// The copy taken before migrating from schema `from`; keeps the last [`KEEP`].
+/// The first start of a new version of the app (an update, a newer
+/// installer): the store is copied to `backups/pre-upgrade-<time>-<old>.db`
+/// before anything opens it (the last three kept), and `version` is written
+/// beside it. A first start on no store, or the same version again, copies
+/// nothing. Returns the copy made.
+pub fn before_new_version(db_path: &Path, version: &str) -> Result<Option<PathBuf>> {
+    let marker = db_path.with_file_name(VERSION_FILE);
+    let last = std::fs::read_to_string(&marker).ok();
+    let last = last.as_deref().map(str::trim);
+    if last == Some(version) {
+        return Ok(None);
+    }
+    let mut made = None;
+    if db_path.is_file() {
+        let old = last.unwrap_or("unknown");
+        let safe: String = old
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '.' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .take(40)
+            .collect();
+        let target = new_backup_path(db_path, PRE_UPGRADE, &format!("-{safe}"))?;
+        vacuum_into(&open_read_only(db_path)?, &target).map_err(|e| {
+            AppError::new(
+                e.code,
+                format!(
+                    "could not back up the store before the first start of {version} (nothing was changed): {}",
+                    e.message
+                ),
+            )
+        })?;
+        prune(&backups_dir(db_path), PRE_UPGRADE, KEEP);
+        tracing::info!(
+            "store backed up to {} before the first start of {version}",
+            target.display()
+        );
+        made = Some(target);
+    }
+    std::fs::write(&marker, version)
+        .map_err(|e| AppError::internal(format!("cannot write {}: {e}", marker.display())))?;
+    Ok(made)
+}
+
 pub(crate) fn before_migration(db_path: &Path, from: i64) -> Result<PathBuf> {
     let target = new_backup_path(db_path, PRE_MIGRATION, &format!("-v{from}"))?;
     vacuum_into(&open_read_only(db_path)?, &target).map_err(|e| {

@@ -1,6 +1,6 @@
 import type { ComponentType } from "react";
 import { useTranslation } from "react-i18next";
-import { Bot, Palette, Plug, Search, Server, ShieldCheck } from "lucide-react";
+import { Bot, MonitorSmartphone, Palette, Plug, Search, Server, ShieldCheck } from "lucide-react";
 import type { LucideIcon } from "lucide-react";
 
 import { useRoute } from "../../app/route";
@@ -8,6 +8,7 @@ import { ProvidersSection } from "../providers/ProvidersSection";
 import { AppearanceSection } from "./AppearanceSection";
 import { ConnectSection } from "./ConnectSection";
 import { DataSection } from "./DataSection";
+import { DesktopSection } from "./DesktopSection";
 import { ServerSection } from "./ServerSection";
 import { WebSearchSection } from "./WebSearchSection";
 
@@ -17,6 +18,7 @@ const SECTIONS: { id: string; icon: LucideIcon; component: ComponentType }[] = [
   { id: "server", icon: Server, component: ServerSection },
   { id: "connect", icon: Bot, component: ConnectSection },
   { id: "appearance", icon: Palette, component: AppearanceSection },
+  { id: "desktop", icon: MonitorSmartphone, component: DesktopSection },
   { id: "data", icon: ShieldCheck, component: DataSection },
 ];
 

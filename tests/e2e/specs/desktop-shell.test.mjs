@@ -1,0 +1,193 @@
+// Colmena as a desktop app (issue 16), in the real window under Xvfb:
+// closing the window (the close request a window manager sends) keeps the
+// app running in the tray, and a role still wakes on urgent mail while it is
+// hidden; a second launch on the same workspace brings the first window
+// back, hands over its `colmena://canvas/<id>` link, which opens that
+// canvas, and exits (one app afterwards); the window's size, position and
+// last canvas survive a restart. Settings → Desktop in both languages.
+
+import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+
+import {
+  APP,
+  byTestId,
+  clickTestId,
+  colmenaCli,
+  completeFirstRun,
+  launchApp,
+  repo,
+  shot,
+  startDriver,
+  startScriptedProvider,
+} from "./harness.mjs";
+
+const PROMPT = "You are Vigía, who keeps watch over the night shift.";
+
+let driver;
+let browser;
+let provider;
+let canvasId;
+
+const colmena = (...args) => colmenaCli(driver.dataDir, ...args);
+const click = (id) => clickTestId(browser, id);
+const app = realpathSync(APP);
+
+/** The pids of every running copy of the app binary. */
+function appPids() {
+  const pids = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readlinkSync(`/proc/${entry}/exe`) === app) pids.push(Number(entry));
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  return pids;
+}
+
+/** The app's visible top-level windows (X ids). */
+function visibleWindows() {
+  try {
+    return execFileSync("xdotool", ["search", "--onlyvisible", "--name", "^Colmena$"], { encoding: "utf8" })
+      .split("\n")
+      .filter(Boolean);
+  } catch {
+    return []; // xdotool exits 1 when nothing matches
+  }
+}
+
+const wakes = () => JSON.parse(colmena("author", "history", "vigia", "--json"));
+
+before(async () => {
+  driver = await startDriver({ portOffset: 19 });
+  provider = await startScriptedProvider(
+    driver.dataDir,
+    { rules: [{ when: { systemContains: PROMPT }, reply: { type: "text", text: "Turno revisado." }, repeat: true }] },
+    "desktop-shell-script",
+  );
+  colmena("provider", "add", "Scripted", "--kind", "openai", "--base-url", `${provider.url}/v1`, "--api-key", "sk-test-1234567890");
+  colmena("model", "add", "scripted", "gpt-test");
+  colmena("model", "default", "scripted/gpt-test");
+  colmena("agent", "add", "Vigía", "--system-prompt", PROMPT);
+  colmena("author", "create", "Vigia", "--agent", "vigia", "--wake-every", "600");
+  canvasId = JSON.parse(colmena("canvas", "create", "Plan de lanzamiento", "--json")).id;
+  browser = await launchApp();
+  await completeFirstRun(browser, []);
+});
+
+after(async () => {
+  await browser?.deleteSession().catch(() => {});
+  // A second launch that failed to hand over would still be running.
+  for (const pid of appPids()) process.kill(pid, "SIGKILL");
+  provider?.stop();
+  driver?.stop();
+});
+
+test("Settings → Desktop says the app stays in the tray, in English and Spanish", async () => {
+  await click("nav-settings");
+  await click("settings-desktop");
+  const keep = await browser.$(byTestId("desktop-keep-in-tray"));
+  await keep.waitForDisplayed();
+  assert.equal(await keep.getAttribute("aria-checked"), "true", "on by default, with a tray");
+  assert.equal(await keep.isEnabled(), true);
+  await shot(browser, "settings-desktop-en");
+  await click("quick-lang-es");
+  await browser.waitUntil(async () => (await browser.$(`${byTestId("section-desktop")} h2`).getText()) === "Escritorio", {
+    timeout: 5_000,
+  });
+  await shot(browser, "settings-desktop-es");
+  await click("quick-lang-en");
+});
+
+test("closing the window keeps Colmena running in the tray, and a role still wakes", async () => {
+  const before = appPids();
+  assert.equal(before.length, 1, `one app runs: ${before}`);
+  const windows = visibleWindows();
+  assert.ok(windows.length >= 1, "the window is shown");
+  for (const id of windows) execFileSync("python3", [join(repo, "tests/e2e/tools/close-window.py"), id]);
+  await browser.waitUntil(async () => visibleWindows().length === 0, {
+    timeout: 10_000,
+    timeoutMsg: "the window did not close",
+  });
+  assert.deepEqual(appPids(), before, "the app still runs, hidden");
+  const prefs = JSON.parse(readFileSync(join(driver.dataDir, "ui-prefs.json"), "utf8"));
+  assert.equal(prefs.trayHintShown, true, "the first close says once that Colmena stays in the tray");
+
+  // Urgent mail from another program wakes the role at once.
+  colmena("message", "send", "vigia", "¿Todo en orden esta noche?", "--priority", "urgent");
+  await browser.waitUntil(async () => wakes().length > 0, {
+    timeout: 30_000,
+    timeoutMsg: "the role did not wake while the window was hidden",
+  });
+  const [wake] = wakes();
+  assert.equal(wake.error ?? null, null, JSON.stringify(wake));
+  assert.deepEqual(appPids(), before);
+});
+
+test("a second launch brings the window back and opens its colmena:// link", async () => {
+  const first = appPids();
+  const second = spawn(APP, [`colmena://canvas/${canvasId}`], {
+    env: {
+      ...process.env,
+      COLMENA_DATA_DIR: driver.dataDir,
+      COLMENA_SECRET_BACKEND: "file",
+    },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  second.stderr.on("data", (chunk) => (stderr += chunk));
+  const code = await new Promise((resolve) => second.on("exit", resolve));
+  assert.equal(code, 0, `the second launch handed over and exited: ${stderr}`);
+  assert.match(stderr, /already runs on this workspace/);
+  await browser.waitUntil(async () => visibleWindows().length > 0, {
+    timeout: 10_000,
+    timeoutMsg: "the first window did not come back",
+  });
+  await browser.waitUntil(async () => (await browser.execute(() => window.location.hash)) === `#/canvas/${canvasId}`, {
+    timeout: 10_000,
+    timeoutMsg: "the link did not open its canvas",
+  });
+  const name = await browser.$(byTestId("canvas-name"));
+  await name.waitForDisplayed({ timeout: 10_000 });
+  assert.equal(await name.getValue(), "Plan de lanzamiento");
+  assert.deepEqual(appPids(), first, "one app afterwards");
+  await shot(browser, "desktop-link-opened-canvas");
+});
+
+test("the window's size, position and last canvas survive a restart", async () => {
+  await browser.setWindowRect(60, 40, 1040, 720);
+  const placed = await browser.getWindowRect();
+  // Saved half a second after the window settles.
+  await browser.waitUntil(
+    async () => {
+      try {
+        const saved = JSON.parse(readFileSync(join(driver.dataDir, "window-state.json"), "utf8"));
+        return saved.width === placed.width && saved.height === placed.height;
+      } catch {
+        return false;
+      }
+    },
+    { timeout: 10_000, timeoutMsg: "the window's place was not saved" },
+  );
+  await browser.deleteSession();
+  // The session's end stops the app; wait until it is gone.
+  const deadline = Date.now() + 15_000;
+  while (appPids().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+  for (const pid of appPids()) process.kill(pid, "SIGTERM");
+  browser = await launchApp({ keepPlacement: true });
+  const name = await browser.$(byTestId("canvas-name"));
+  await name.waitForDisplayed({ timeout: 15_000 });
+  assert.equal(await browser.execute(() => window.location.hash), `#/canvas/${canvasId}`);
+  assert.equal(await name.getValue(), "Plan de lanzamiento");
+  const rect = await browser.getWindowRect();
+  assert.equal(rect.width, placed.width);
+  assert.equal(rect.height, placed.height);
+  assert.equal(rect.x, placed.x);
+  assert.equal(rect.y, placed.y);
+  assert.ok(existsSync(join(driver.dataDir, "window-state.json")));
+});
