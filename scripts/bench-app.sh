@@ -18,18 +18,24 @@
 #                                         start, and the first paint of each
 #                                         view opened by a colmena:// link,
 #                                         next to a new workspace's
+#   scripts/bench-app.sh --before BIN     also an earlier build of the app
+#                                         (its colmena-desktop, kept aside),
+#                                         in the same rounds: the before/after
+#   scripts/bench-app.sh --no-build       the release builds already there
 #   scripts/bench-app.sh --quick          one round on the debug builds the
 #                                         test command made (CI: checks that it
 #                                         runs and prints every figure; debug
 #                                         figures are not the release ones)
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-rounds=5 profile=release settle=10 large=0
+rounds=5 profile=release settle=10 large=0 before= build=1
 given=("$@")
 while [[ $# -gt 0 ]]; do
   case $1 in
     --rounds) rounds=$2; shift ;;
     --large) large=1 ;;
+    --no-build) build=0 ;;
+    --before) before=$(realpath "$2"); shift ;;
     --quick) rounds=1 profile=debug settle=${BENCH_SETTLE:-3} ;;
     *) echo "unknown option $1 (see the header of $0)" >&2; exit 2 ;;
   esac
@@ -42,15 +48,18 @@ if [[ -z ${DISPLAY:-} ]]; then
 fi
 
 bin=$CARGO_TARGET_DIR/$profile
-if [[ $profile == release ]]; then
+if [[ $build == 0 ]]; then
+  step "Using the $profile builds already in $bin"
+elif [[ $profile == release ]]; then
   step "Release builds: Colmena (.deb) and the empty shell"
   tauri_cli build --bundles deb
-  (cd "$REPO" && cargo build --release --locked -p colmena-empty-shell -p colmena-server --bin colmena --bin colmena-empty-shell)
+  "$REPO/scripts/repack-deb.sh" "$(ls -t "$bin"/bundle/deb/*.deb | head -1)"
+  (cd "$REPO" && cargo build --release --locked -p colmena-empty-shell)
 else
-  (cd "$REPO" && cargo build --locked -p colmena-empty-shell -p colmena-server --bin colmena --bin colmena-empty-shell)
+  (cd "$REPO" && cargo build --locked -p colmena-empty-shell)
 fi
-app=$bin/colmena-desktop shell=$bin/colmena-empty-shell cli=$bin/colmena
-for program in "$app" "$shell" "$cli"; do
+app=$bin/colmena-desktop shell=$bin/colmena-empty-shell
+for program in "$app" "$shell" ${before:+"$before"}; do
   [[ -x $program ]] || { echo "not built: $program" >&2; exit 1; }
 done
 
@@ -61,7 +70,8 @@ export WEBKIT_DISABLE_DMABUF_RENDERER=1 NO_AT_BRIDGE=1 COLMENA_SECRET_BACKEND=fi
 # A workspace past its first run, so Colmena paints its real shell.
 workspace() {
   local dir=$1
-  "$cli" --data-dir "$dir" setup apply >/dev/null
+  # The app's binary is the CLI too (as /usr/bin/colmena runs it).
+  "$app" --colmena-cli --data-dir "$dir" setup apply >/dev/null
 }
 
 now_ms() { date +%s%3N; }
@@ -111,6 +121,11 @@ measure() {
     sleep 0.01
   done
   local start=$(($(head -1 "$paint" | awk '{print $2}') - started))
+  # Colmena must paint its shell, not the first-run screen.
+  if [[ $(head -1 "$paint" | awk '{print $1}') == firstrun ]]; then
+    echo "$(basename "$program") showed its first-run screen on $data: the figures would not be the shell's" >&2
+    exit 1
+  fi
   sleep "$settle"
   local pss
   pss=$(pss_kb "$pid")
@@ -124,13 +139,19 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2fx", (b > 0) ? a / b : 0}';
 
 run_rounds() {
   local label=$1 data=$2
-  local app_start=() app_pss=() shell_start=() shell_pss=()
+  local app_start=() app_pss=() shell_start=() shell_pss=() old_start=() old_pss=()
   for ((round = 1; round <= rounds; round++)); do
     read -r s p < <(measure "$shell" "$work/shell-data")
     shell_start+=("$s") shell_pss+=("$p")
     read -r s p < <(measure "$app" "$data")
     app_start+=("$s") app_pss+=("$p")
-    echo "round $round/$rounds ($label): empty shell ${shell_start[-1]} ms ${shell_pss[-1]} kB · Colmena ${app_start[-1]} ms ${app_pss[-1]} kB"
+    local also=""
+    if [[ -n $before ]]; then
+      read -r s p < <(measure "$before" "$data")
+      old_start+=("$s") old_pss+=("$p")
+      also=" · before ${old_start[-1]} ms ${old_pss[-1]} kB"
+    fi
+    echo "round $round/$rounds ($label): empty shell ${shell_start[-1]} ms ${shell_pss[-1]} kB · Colmena ${app_start[-1]} ms ${app_pss[-1]} kB$also"
   done
   local as ap ss sp
   as=$(printf '%s\n' "${app_start[@]}" | median) ap=$(printf '%s\n' "${app_pss[@]}" | median)
@@ -138,6 +159,12 @@ run_rounds() {
   printf '%-34s %12s %12s %8s\n' "$label (median of $rounds)" "Colmena" "empty shell" "ratio"
   printf '%-34s %9s ms %9s ms %8s\n' "start to first paint" "$as" "$ss" "$(ratio "$as" "$ss")"
   printf '%-34s %9s MB %9s MB %8s\n' "idle PSS after ${settle} s" "$((ap / 1024))" "$((sp / 1024))" "$(ratio "$ap" "$sp")"
+  if [[ -n $before ]]; then
+    local bs bp
+    bs=$(printf '%s\n' "${old_start[@]}" | median) bp=$(printf '%s\n' "${old_pss[@]}" | median)
+    printf '%-34s %9s ms %9s MB %8s / %s\n' "before ($(basename "$before")): start, PSS" "$bs" "$((bp / 1024))" \
+      "$(ratio "$bs" "$ss")" "$(ratio "$bp" "$sp")"
+  fi
 }
 
 step "Start and memory ($profile, $rounds round(s), alternating)"
@@ -151,12 +178,12 @@ view_paints() {
   local data=$1 paint=$work/views-$RANDOM home=$work/home-$RANDOM
   mkdir -p "$home"
   local env=(XDG_DATA_HOME=$home XDG_CONFIG_HOME=$home XDG_CACHE_HOME=$home COLMENA_DATA_DIR=$data COLMENA_FIRST_PAINT_FILE=$paint)
-  env "${env[@]}" "$app" >"$work/log" 2>&1 &
+  # Opened on the canvas, which then comes last: every link changes view.
+  env "${env[@]}" "$app" colmena://canvas >"$work/log" 2>&1 &
   local pid=$!
   until [[ -s $paint ]]; do sleep 0.05; kill -0 "$pid" 2>/dev/null || { cat "$work/log" >&2; exit 1; }; done
   sleep 2
   local view
-  # The window opens on the canvas: it comes last, so every link changes view.
   for view in catalog swarms chat inbox cron memory console settings canvas; do
     local before sent
     before=$(grep -c "^$view " "$paint" || true)
@@ -164,7 +191,11 @@ view_paints() {
     env "${env[@]}" "$app" "colmena://$view" >/dev/null 2>&1
     local deadline=$((SECONDS + 30))
     until [[ $(grep -c "^$view " "$paint" || true) -gt $before ]]; do
-      [[ $SECONDS -lt $deadline ]] || { echo "the $view view never painted" >&2; exit 1; }
+      [[ $SECONDS -lt $deadline ]] || {
+        echo "the $view view never painted; the paints so far and the app's log:" >&2
+        cat "$paint" "$work/log" >&2
+        exit 1
+      }
       sleep 0.01
     done
     echo "$view $(($(grep "^$view " "$paint" | tail -1 | awk '{print $2}') - sent))"
@@ -177,6 +208,8 @@ view_paints() {
 if [[ $large == 1 ]]; then
   step "A large workspace: 1,000 canvases, 100,000 memories, 1,000,000 messages, 10,000 runs"
   (cd "$REPO" && cargo run --release --locked -q -p colmena-core --example seed_workspace -- "$work/large")
+  # Past its first run too: the shell is what is measured.
+  workspace "$work/large"
   run_rounds "the large workspace" "$work/large"
   step "Each view's first paint after its colmena:// link (ms): new workspace vs large"
   # One after the other: two apps at once would share the two cores.

@@ -7,4 +7,5 @@ bundles=deb,rpm
 [[ ${1:-} == --appimage ]] && bundles=deb,rpm,appimage
 step "Release build and installers ($bundles)"
 tauri_cli build --bundles "$bundles"
+"$REPO/scripts/repack-deb.sh" "$(ls -t "$CARGO_TARGET_DIR"/release/bundle/deb/*.deb | head -1)"
 ls -l "$CARGO_TARGET_DIR/release/bundle/"*/

@@ -38,6 +38,14 @@ pub struct OpenRoute {
     pub route: String,
 }
 
+/// Files were handed to the running app (`handed_files` lists them): the
+/// window shows a canvas to put them on.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, Event)]
+#[serde(rename_all = "camelCase")]
+pub struct FilesHanded {
+    pub count: u32,
+}
+
 /// Path of the generated bindings, from the shell crate's folder.
 pub const BINDINGS_PATH: &str = "../ui/src/bindings.ts";
 
@@ -127,6 +135,8 @@ pub fn builder<R: Runtime>() -> Builder<R> {
             shell::remember_route,
             shell::initial_route,
             shell::report_paint,
+            shell::handed_files,
+            shell::add_handed_file,
             crate::updates::check_for_update,
             crate::updates::install_update,
             catalog::list_disk_skills,
@@ -233,7 +243,12 @@ pub fn builder<R: Runtime>() -> Builder<R> {
             canvas::remove_source,
             canvas::canvas_activity,
         ])
-        .events(collect_events![DataChanged, UserNotice, OpenRoute])
+        .events(collect_events![
+            DataChanged,
+            UserNotice,
+            OpenRoute,
+            FilesHanded
+        ])
 }
 
 /// Writes the TypeScript bindings to `path`.

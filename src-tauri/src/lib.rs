@@ -4,6 +4,7 @@
 
 pub mod bindings;
 mod commands;
+mod handed_files;
 mod launch;
 mod links;
 mod notice_text;
@@ -23,6 +24,9 @@ use tauri::{Manager, Runtime};
 use tauri_specta::Event;
 
 pub use commands::names::COMMANDS;
+
+/// As the first argument, makes this binary the `colmena` CLI (main.rs).
+pub const CLI_FLAG: &str = "--colmena-cli";
 
 /// Starts the app. Exits with a message when the workspace cannot be opened,
 /// and at once when an app already runs on this workspace (it gets this
@@ -86,11 +90,16 @@ pub fn run() {
         .0
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner) = links::route_in_args(&args);
+    if let Ok(cwd) = std::env::current_dir() {
+        app.state::<handed_files::HandedFiles>().offer(&args, &cwd);
+    }
     #[cfg(unix)]
     let socket = listening.map(|listening| {
         let path = listening.path.clone();
         let handle = app.handle().clone();
-        listening.forward(move |handover| on_handover(&handle, &handover.args));
+        listening.forward(move |handover| {
+            on_handover(&handle, &handover.args, std::path::Path::new(&handover.cwd))
+        });
         path
     });
     #[cfg(not(unix))]
@@ -117,7 +126,7 @@ pub fn run() {
         #[cfg(target_os = "macos")]
         if let tauri::RunEvent::Opened { urls } = &event {
             let links: Vec<String> = urls.iter().map(|u| u.to_string()).collect();
-            on_handover(app, &links);
+            on_handover(app, &links, std::path::Path::new("/"));
         }
         // The MCP servers this app started stop with it.
         if let tauri::RunEvent::Exit = event {
@@ -144,14 +153,22 @@ fn window_ready<R: Runtime>(app: &tauri::AppHandle<R>, hidden: bool) {
     }
 }
 
-/// A second launch on this workspace: the window comes to the front and a
-/// `colmena://` link among its arguments opens its place.
-fn on_handover<R: Runtime>(app: &tauri::AppHandle<R>, args: &[String]) {
+/// A second launch on this workspace: the window comes to the front, a
+/// `colmena://` link among its arguments opens its place and the files it
+/// names (from `cwd`, where it ran) wait for the canvas the window shows.
+fn on_handover<R: Runtime>(app: &tauri::AppHandle<R>, args: &[String], cwd: &std::path::Path) {
     tray::show_window(app);
     if let Some(route) = links::route_in_args(args)
         && let Err(e) = (bindings::OpenRoute { route }).emit(app)
     {
         tracing::warn!("could not open the link: {e}");
+    }
+    let files = app.state::<handed_files::HandedFiles>();
+    if files.offer(args, cwd) {
+        let count = u32::try_from(files.list().len()).unwrap_or(u32::MAX);
+        if let Err(e) = (bindings::FilesHanded { count }).emit(app) {
+            tracing::warn!("could not hand the files to the window: {e}");
+        }
     }
 }
 
@@ -178,6 +195,7 @@ pub fn app_builder<R: Runtime>(
         .manage(server::LocalServer::new())
         .manage(tray::TrayState::default())
         .manage(commands::shell::LaunchRoute::default())
+        .manage(handed_files::HandedFiles::default())
         .setup(move |app| {
             specta.mount_events(app);
             app.manage(commands::desktop::Dialogs::new(app.handle().clone()));
@@ -332,7 +350,12 @@ fn start_at_login<R: Runtime>(app: &tauri::AppHandle<R>) -> commands::shell::Sta
             } else {
                 manager.disable()
             }
-            .map_err(|e| e.to_string())
+            .map_err(|e| {
+                colmena_core::AppError::new(
+                    colmena_core::ErrorCode::Precondition,
+                    format!("start at login could not be changed: {e}"),
+                )
+            })
         }),
     }
 }

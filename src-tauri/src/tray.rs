@@ -98,27 +98,12 @@ pub fn install<R: Runtime>(app: &AppHandle<R>) {
 
 fn build<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<()> {
     let lang = notice_text::language(app.state::<Ctx>().data_dir());
-    let status = MenuItem::with_id(
-        app,
-        "status",
-        status_text(Waiting::default(), lang),
-        false,
-        None::<&str>,
-    )?;
-    let open = MenuItem::with_id(
-        app,
-        "open",
-        notice_text::say(lang, "tray.open", &[]),
-        true,
-        None::<&str>,
-    )?;
-    let quit = MenuItem::with_id(
-        app,
-        "quit",
-        notice_text::say(lang, "tray.quit", &[]),
-        true,
-        None::<&str>,
-    )?;
+    let item = |id: &str, text: String, enabled: bool| {
+        MenuItem::with_id(app, id, text, enabled, None::<&str>)
+    };
+    let status = item("status", status_text(Waiting::default(), lang), false)?;
+    let open = item("open", notice_text::say(lang, "tray.open", &[]), true)?;
+    let quit = item("quit", notice_text::say(lang, "tray.quit", &[]), true)?;
     let menu = Menu::with_items(
         app,
         &[&status, &PredefinedMenuItem::separator(app)?, &open, &quit],

@@ -26,7 +26,7 @@ pub struct UpdateOffer {
     pub notes: Option<String>,
 }
 
-type Checker = Arc<dyn Fn() -> Result<tauri_plugin_updater::Updater, String> + Send + Sync>;
+type Checker = Arc<dyn Fn() -> Result<tauri_plugin_updater::Updater, AppError> + Send + Sync>;
 
 /// The updater, held in the state as a closure so the commands need not name
 /// the runtime; the update found by the last check waits here for install.
@@ -41,7 +41,7 @@ impl Updates {
     pub fn new<R: Runtime>(app: &AppHandle<R>) -> Updates {
         let (checker, restarter) = (app.clone(), app.clone());
         Updates {
-            updater: Arc::new(move || checker.updater().map_err(|e| e.to_string())),
+            updater: Arc::new(move || checker.updater().map_err(unreachable)),
             restart: Arc::new(move || restarter.restart()),
             found: Arc::default(),
         }
@@ -61,7 +61,7 @@ fn unreachable(e: impl std::fmt::Display) -> AppError {
 pub async fn check_for_update(
     updates: State<'_, Updates>,
 ) -> Result<Option<UpdateOffer>, AppError> {
-    let updater = (updates.updater)().map_err(unreachable)?;
+    let updater = (updates.updater)()?;
     let found = updater.check().await.map_err(unreachable)?;
     let offer = found.as_ref().map(|u| UpdateOffer {
         version: u.version.clone(),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Checks the installers the bundler made: each holds the app binary, the
-# `colmena` CLI, the sandbox launcher, its desktop entry and its icon at every
+# Checks the installers the bundler made: each holds the app binary (which is
+# also the CLI), the `colmena` command, the sandbox launcher, its desktop entry and its icon at every
 # size, and the .deb depends on WebKitGTK. Then installs the .deb for real (as
 # root): the desktop entry is valid and claims colmena://, the icons are in
 # the hicolor theme, the CLI runs from the PATH; and removes the package
@@ -40,6 +40,11 @@ in_clean_env() { env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$tmp" COLMENA_DA
 [[ $(in_clean_env sh -c 'command -v colmena') == /usr/bin/colmena ]] || fail "colmena is not on the PATH after installing $deb"
 version=$(in_clean_env colmena --version) && [[ $version == "colmena "* ]] || fail "colmena --version failed: $version"
 help=$(in_clean_env colmena mcp --help) && [[ $help == *"Usage: colmena mcp"* ]] || fail "colmena mcp --help failed"
+# One binary: `colmena` is a few lines handing the command line to the app's
+# binary, and what it tells an AI client to start is `colmena`, not the app.
+[[ $(stat -c %s /usr/bin/colmena) -lt 1024 ]] || fail "/usr/bin/colmena is not the small launcher of packaging/linux/colmena"
+added=$(in_clean_env colmena mcp config --client claude-code 2>/dev/null) &&
+  [[ $added == *"-- /usr/bin/colmena mcp"* ]] || fail "colmena mcp config does not name /usr/bin/colmena: $added"
 entry=/usr/share/applications/Colmena.desktop
 desktop-file-validate "$entry" || fail "$entry is not a valid desktop entry"
 grep -qx 'MimeType=x-scheme-handler/colmena;' "$entry" || fail "$entry does not claim colmena://"

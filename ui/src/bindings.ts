@@ -122,6 +122,13 @@ export const commands = {
 	 *  the start's first paint; nothing happens otherwise.
 	 */
 	reportPaint: (view: string) => __TAURI_INVOKE<null>("report_paint", { view }),
+	/**
+	 *  The files handed to the app (its command line, a second launch) that
+	 *  wait for a canvas.
+	 */
+	handedFiles: () => __TAURI_INVOKE<string[]>("handed_files"),
+	/**  Puts a handed-over file on `canvas`, once; any other path is refused. */
+	addHandedFile: (canvas: string, path: string) => __TAURI_INVOKE<CanvasItem_Serialize>("add_handed_file", { canvas, path }),
 	/**  Asks the manifest whether a newer version exists. */
 	checkForUpdate: () => __TAURI_INVOKE<UpdateOffer_Serialize | null>("check_for_update"),
 	/**
@@ -260,6 +267,7 @@ export const commands = {
 /** Events */
 export const events = {
 	dataChanged: makeEvent<DataChanged, DataChanged>("data-changed"),
+	filesHanded: makeEvent<FilesHanded, FilesHanded>("files-handed"),
 	openRoute: makeEvent<OpenRoute, OpenRoute>("open-route"),
 	userNotice: makeEvent<UserNotice_Serialize, UserNotice_Deserialize>("user-notice"),
 };
@@ -1496,6 +1504,14 @@ export type FieldError = {
 	field: string,
 	reason: string,
 	message: string,
+};
+
+/**
+ *  Files were handed to the running app (`handed_files` lists them): the
+ *  window shows a canvas to put them on.
+ */
+export type FilesHanded = {
+	count: number,
 };
 
 /**  What `generate_all` did: every variant's new round or its error. */

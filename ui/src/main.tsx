@@ -21,6 +21,8 @@ import "./i18n";
 import { shellApi } from "./api";
 import { defaultLanguage, openPrefs, type PrefsStore } from "./api/prefs";
 import { App } from "./app/App";
+import { preloadView } from "./app/viewModules";
+import { setupQuery } from "./features/catalog/queries";
 import { memoryPrefs, PreferencesProvider } from "./app/preferences";
 
 const queryClient = new QueryClient({
@@ -39,9 +41,19 @@ async function loadPrefs(): Promise<PrefsStore> {
 async function boot() {
   const root = document.getElementById("root");
   if (!root) throw new Error("no #root element");
-  const [prefs, route] = await Promise.all([loadPrefs(), shellApi.initialRoute().catch(() => null)]);
-  // A `colmena://` link the app was launched with, else where the person was.
-  if (route && !window.location.hash) window.location.hash = route;
+  // Everything the first frame needs starts at once: the setup status (first
+  // run or the shell), the place to open and, as soon as it is known, that
+  // view's code.
+  void queryClient.prefetchQuery(setupQuery);
+  const place = shellApi
+    .initialRoute()
+    .catch(() => null)
+    .then((route) => {
+      // A `colmena://` link the app was launched with, else where the person was.
+      if (route && !window.location.hash) window.location.hash = route;
+      preloadView(window.location.hash);
+    });
+  const [prefs] = await Promise.all([loadPrefs(), place]);
   createRoot(root).render(
     <StrictMode>
       <QueryClientProvider client={queryClient}>

@@ -1,7 +1,10 @@
 //! The adapters of Colmena other than IPC: the HTTP server (the REST bus,
-//! [`http`]). The `colmena` binary (CLI) sits next to it in `main.rs`; the
-//! desktop app embeds the same server through this library.
+//! [`http`]), MCP ([`mcp`], [`mcp_client`]) and the command line ([`cli`],
+//! run by the `colmena` binary in `main.rs` and, in the Linux packages, by
+//! the desktop binary). The desktop app embeds the same server through this
+//! library.
 
+pub mod cli;
 pub mod http;
 pub mod mcp;
 pub mod mcp_client;

@@ -79,6 +79,8 @@ pub const COMMANDS: &[&str] = &[
     "remember_route",
     "initial_route",
     "report_paint",
+    "handed_files",
+    "add_handed_file",
     "check_for_update",
     "install_update",
     "list_disk_skills",

@@ -1,13 +1,16 @@
 //! The desktop shell's own settings and places (issue 16): keep running in
-//! the tray, start at login, the place in the window to come back to, and
-//! the place a `colmena://` launch asked for.
+//! the tray, start at login, the place in the window to come back to, the
+//! place a `colmena://` launch asked for, and the files a launch handed over.
 
 use std::sync::{Arc, Mutex};
 
+use colmena_core::canvas::Caller;
+use colmena_core::canvas::items::CanvasItem;
 use colmena_core::{AppError, Ctx};
 use serde::{Deserialize, Serialize};
 use tauri::State;
 
+use crate::handed_files::HandedFiles;
 use crate::tray::TrayState;
 use crate::ui_prefs;
 
@@ -28,7 +31,7 @@ pub struct DesktopSettings {
 #[derive(Clone)]
 pub struct StartAtLogin {
     pub is_on: Arc<dyn Fn() -> bool + Send + Sync>,
-    pub set: Arc<dyn Fn(bool) -> Result<(), String> + Send + Sync>,
+    pub set: Arc<dyn Fn(bool) -> Result<(), AppError> + Send + Sync>,
 }
 
 /// The route a `colmena://` link on the command line asked for, given once
@@ -74,12 +77,7 @@ pub async fn set_start_at_login(
     login: State<'_, StartAtLogin>,
     on: bool,
 ) -> Result<DesktopSettings, AppError> {
-    (login.set)(on).map_err(|e| {
-        AppError::new(
-            colmena_core::ErrorCode::Precondition,
-            format!("start at login could not be changed: {e}"),
-        )
-    })?;
+    (login.set)(on)?;
     Ok(settings(&ctx, &tray, &login))
 }
 
@@ -134,4 +132,27 @@ pub async fn report_paint(view: String) -> Result<(), AppError> {
         .open(file)
         .and_then(|mut f| f.write_all(line.as_bytes()));
     Ok(())
+}
+
+/// The files handed to the app (its command line, a second launch) that
+/// wait for a canvas.
+#[tauri::command]
+#[specta::specta]
+pub async fn handed_files(files: State<'_, HandedFiles>) -> Result<Vec<String>, AppError> {
+    Ok(files.list())
+}
+
+/// Puts a handed-over file on `canvas`, once; any other path is refused.
+#[tauri::command]
+#[specta::specta]
+pub async fn add_handed_file(
+    ctx: State<'_, Ctx>,
+    files: State<'_, HandedFiles>,
+    canvas: String,
+    path: String,
+) -> Result<CanvasItem, AppError> {
+    let file = files
+        .take(&path)
+        .ok_or_else(|| AppError::not_found("handed file", &path))?;
+    colmena_core::canvas::files::add_file(&ctx, &Caller::ui(&ctx), &canvas, &file).await
 }

@@ -4,11 +4,13 @@
 // hidden; a second launch on the same workspace brings the first window
 // back, hands over its `colmena://canvas/<id>` link, which opens that
 // canvas, and exits (one app afterwards); the window's size, position and
-// last canvas survive a restart. Settings → Desktop in both languages.
+// last canvas survive a restart. A file named by a second launch lands on
+// the canvas the window shows. Settings → Desktop in both languages.
 
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
@@ -157,6 +159,36 @@ test("a second launch brings the window back and opens its colmena:// link", asy
   assert.equal(await name.getValue(), "Plan de lanzamiento");
   assert.deepEqual(appPids(), first, "one app afterwards");
   await shot(browser, "desktop-link-opened-canvas");
+});
+
+test("a second launch naming a file puts it on the canvas the window shows", async () => {
+  const first = appPids();
+  const folder = mkdtempSync(join(tmpdir(), "colmena-handed-"));
+  writeFileSync(join(folder, "notas.md"), "# Lanzamiento\nRevisar la lista de tareas.");
+  writeFileSync(join(folder, "script.sh"), "echo nunca");
+  // Relative paths, from the folder the second launch runs in.
+  const second = spawn(APP, ["notas.md", "script.sh"], {
+    cwd: folder,
+    env: { ...process.env, COLMENA_DATA_DIR: driver.dataDir, COLMENA_SECRET_BACKEND: "file" },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  const code = await new Promise((resolve) => second.on("exit", resolve));
+  assert.equal(code, 0, "the second launch handed over and exited");
+  await browser.waitUntil(async () => (await browser.$$(byTestId("handed-file-note"))).length === 2, {
+    timeout: 15_000,
+    timeoutMsg: "the handed files were not reported on the canvas",
+  });
+  const notes = [];
+  for (const note of await browser.$$(byTestId("handed-file-note"))) notes.push(await note.getText());
+  assert.ok(notes.some((n) => /notas\.md is on this canvas now/.test(n)), notes.join(" | "));
+  assert.ok(notes.some((n) => /Not added: script\.sh: only text/.test(n)), notes.join(" | "));
+  const shown = JSON.parse(colmena("canvas", "show", canvasId, "--json"));
+  const items = shown.items.filter((i) => i.title === "notas.md");
+  assert.equal(items.length, 1, JSON.stringify(shown.items));
+  assert.match(items[0].snippet, /Revisar la lista de tareas/);
+  assert.ok(!shown.items.some((i) => i.title === "script.sh"), "a script is not a canvas item");
+  assert.deepEqual(appPids(), first, "one app afterwards");
+  await shot(browser, "desktop-file-handed-to-canvas");
 });
 
 test("the window's size, position and last canvas survive a restart", async () => {

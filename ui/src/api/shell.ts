@@ -29,9 +29,18 @@ export const shellApi = {
   checkForUpdate: () => call(commands.checkForUpdate()),
   /** Backs the store up, installs the update the last check found and restarts. */
   installUpdate: () => call(commands.installUpdate()),
+  /** The files a launch handed to the app, waiting for a canvas. */
+  handedFiles: () => call(commands.handedFiles()),
+  /** Puts one of them on `canvas` (once; only a handed-over path). */
+  addHandedFile: (canvas: string, path: string) => call(commands.addHandedFile(canvas, path)),
 };
 
 /** Calls `onRoute` with the place a `colmena://` link handed to the running app asks for. */
 export async function onOpenRoute(onRoute: (route: string) => void): Promise<() => void> {
   return events.openRoute.listen((event) => onRoute(event.payload.route));
+}
+
+/** Calls `onFiles` when a second launch hands files to the running app. */
+export async function onFilesHanded(onFiles: () => void): Promise<() => void> {
+  return events.filesHanded.listen(() => onFiles());
 }

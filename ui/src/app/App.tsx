@@ -1,4 +1,4 @@
-import { useEffect } from "react";
+import { lazy, Suspense, useEffect, type ReactNode } from "react";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { Moon, Sun } from "lucide-react";
@@ -7,44 +7,33 @@ import { onDataChanged } from "../api";
 import { Logo } from "../components/Logo";
 import { Spinner } from "../components/Spinner";
 import { ViewBoundary } from "../components/ViewBoundary";
-import { CatalogView } from "../features/catalog/CatalogView";
-import { CanvasView } from "../features/canvas/CanvasView";
+import { useHandedFilesOpenTheCanvas } from "../features/canvas/handedFiles";
 import { invalidateCanvasFor } from "../features/canvas/queries";
-import { ChatView } from "../features/chat/ChatView";
-import { ConsoleView } from "../features/console/ConsoleView";
-import { CronView } from "../features/cron/CronView";
 import { invalidateCronFor } from "../features/cron/queries";
-import { InboxView } from "../features/inbox/InboxView";
 import { authorsQuery, invalidateInboxFor } from "../features/inbox/queries";
-import { NoticeToasts } from "../features/runs/NoticeToasts";
-import { PendingApprovals } from "../features/runs/PendingApprovals";
 import { invalidateRuntimeFor } from "../features/runs/queries";
-import { ResumeBanner } from "../features/runs/ResumeBanner";
-import { SwarmsView } from "../features/swarms/SwarmsView";
 import { invalidateCatalogFor, setupQuery } from "../features/catalog/queries";
-import { MemoryView } from "../features/memory/MemoryView";
 import { invalidateFor } from "../features/providers/queries";
-import { NeedsModelBanner } from "../features/providers/NeedsModelBanner";
 import { FirstRunScreen } from "../features/setup/FirstRunScreen";
-import { SettingsView } from "../features/settings/SettingsView";
-import { CommandPalette, PaletteButton } from "./CommandPalette";
+import { PaletteButton } from "./CommandPalette";
 import { usePreferences } from "./preferences";
 import { useRoute } from "./route";
-import { useLinksAndPlace, usePaintReport } from "./place";
+import { useAfterFirstFrame, usePaintReport } from "./firstFrame";
+import { useLinksAndPlace } from "./place";
 import { shortcutTitle } from "./shortcutsHooks";
-import { DEFAULT_VIEW, VIEWS, type ViewId } from "./views";
+import { preloadAllViews, VIEW_COMPONENTS } from "./viewModules";
+import { DEFAULT_VIEW, VIEWS } from "./views";
 
-const VIEW_COMPONENTS: Record<ViewId, () => React.ReactElement> = {
-  canvas: CanvasView,
-  catalog: CatalogView,
-  swarms: SwarmsView,
-  chat: ChatView,
-  inbox: InboxView,
-  cron: CronView,
-  memory: MemoryView,
-  console: ConsoleView,
-  settings: SettingsView,
-};
+// Parts of the shell that wait for the first frame (firstFrame.ts).
+const ResumeBanner = lazy(() => import("../features/runs/ResumeBanner").then((m) => ({ default: m.ResumeBanner })));
+const NeedsModelBanner = lazy(() =>
+  import("../features/providers/NeedsModelBanner").then((m) => ({ default: m.NeedsModelBanner })),
+);
+const PendingApprovals = lazy(() =>
+  import("../features/runs/PendingApprovals").then((m) => ({ default: m.PendingApprovals })),
+);
+const NoticeToasts = lazy(() => import("../features/runs/NoticeToasts").then((m) => ({ default: m.NoticeToasts })));
+const CommandPalette = lazy(() => import("./CommandPalette").then((m) => ({ default: m.CommandPalette })));
 
 export function App() {
   const { t } = useTranslation();
@@ -81,7 +70,11 @@ export function App() {
   const authors = useQuery({ ...authorsQuery, enabled: Boolean(setup.data?.completed) });
   const myUnread = authors.data?.find((a) => a.isOwner)?.unread ?? 0;
   useLinksAndPlace();
-  usePaintReport(setup.isPending ? null : setup.data?.completed === false ? "firstrun" : view);
+  useHandedFilesOpenTheCanvas(view, navigate);
+  const afterFirstFrame = useAfterFirstFrame();
+  useEffect(() => {
+    if (afterFirstFrame) preloadAllViews();
+  }, [afterFirstFrame]);
 
   if (setup.isPending) {
     return (
@@ -90,7 +83,13 @@ export function App() {
       </div>
     );
   }
-  if (setup.data && !setup.data.completed) return <FirstRunScreen status={setup.data} />;
+  if (setup.data && !setup.data.completed) {
+    return (
+      <Painted view="firstrun">
+        <FirstRunScreen status={setup.data} />
+      </Painted>
+    );
+  }
 
   return (
     <div className="shell">
@@ -151,15 +150,35 @@ export function App() {
         </div>
       </aside>
       <main className="main">
-        <ResumeBanner />
-        <NeedsModelBanner />
+        {afterFirstFrame && (
+          <Suspense fallback={null}>
+            <ResumeBanner />
+            <NeedsModelBanner />
+          </Suspense>
+        )}
         <ViewBoundary resetKey={view}>
-          <View />
+          {/* The view's chunk is fetched the first time it is shown (viewModules). */}
+          <Suspense fallback={<div className="view-loading" />}>
+            <Painted view={view}>
+              <View />
+            </Painted>
+          </Suspense>
         </ViewBoundary>
       </main>
-      <PendingApprovals />
-      <NoticeToasts />
-      <CommandPalette />
+      {afterFirstFrame && (
+        <Suspense fallback={null}>
+          <PendingApprovals />
+          <NoticeToasts />
+          <CommandPalette />
+        </Suspense>
+      )}
     </div>
   );
+}
+
+/** Reports the first frame with `view` in it: inside the view's Suspense, so
+ * it runs once the view's own code has arrived and rendered. */
+function Painted({ view, children }: { view: string; children: ReactNode }) {
+  usePaintReport(view);
+  return children;
 }

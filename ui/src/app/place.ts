@@ -35,16 +35,3 @@ export function useLinksAndPlace() {
     return () => window.removeEventListener("hashchange", remember);
   }, []);
 }
-
-/** Tells the backend when `view` is on screen: two animation frames after
- * it rendered, at start and after each change of view (scripts/bench-app.sh
- * times start-up and each view's first paint with it). */
-export function usePaintReport(view: string | null) {
-  useEffect(() => {
-    if (!view) return;
-    const frame = requestAnimationFrame(() =>
-      requestAnimationFrame(() => void shellApi.reportPaint(view).catch(() => {})),
-    );
-    return () => cancelAnimationFrame(frame);
-  }, [view]);
-}

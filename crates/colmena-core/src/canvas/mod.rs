@@ -21,6 +21,7 @@
 
 pub mod activity;
 pub mod exports;
+pub mod files;
 pub mod generate;
 pub mod items;
 pub mod leases;

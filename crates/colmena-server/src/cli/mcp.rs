@@ -2,10 +2,10 @@
 //! start their servers (Claude Code, Claude Desktop, Cursor); and `colmena
 //! mcp config`, the exact configuration for one of them.
 
+use crate::mcp;
 use clap::{Args, Subcommand};
 use colmena_core::connect::{self, AiClient, ConnectRequest, McpTransport};
 use colmena_core::{AppError, Ctx, Result};
-use colmena_server::mcp;
 
 use super::output::Output;
 
@@ -56,10 +56,12 @@ pub async fn run(ctx: &Ctx, out: &Output, args: McpArgs) -> Result<()> {
                 author,
                 mint_token,
             };
+            // `colmena` beside this program: in the Linux packages this
+            // program is the desktop binary, which the client must not start.
             let program = std::env::current_exe()
                 .map_err(|e| AppError::internal(format!("where is this program? {e}")))?;
-            let config =
-                connect::client_config(ctx, request, &program.display().to_string()).await?;
+            let program = connect::cli_program(Some(&program));
+            let config = connect::client_config(ctx, request, &program).await?;
             out.emit(&config, |c| {
                 println!("{}", c.text);
                 eprintln!("{}", c.where_to);

@@ -11,6 +11,7 @@ mod conversation;
 mod cron;
 mod doctor;
 mod endpoint;
+mod entry;
 mod ethics;
 mod image;
 mod mcp;
@@ -30,6 +31,8 @@ mod tool;
 mod web_search;
 
 use std::path::PathBuf;
+
+pub use entry::main;
 
 use clap::{Parser, Subcommand};
 use colmena_core::{Ctx, OpenOptions, Result, search, skills};
@@ -160,7 +163,7 @@ pub async fn run(cli: Cli) -> Result<()> {
     let ctx = Ctx::open(options).await?;
     // Agents run here (chat, swarms, `serve`) and `mcp-server test` starts
     // servers: this process is an MCP client. What it starts stops with it.
-    colmena_server::mcp_client::install(&ctx);
+    crate::mcp_client::install(&ctx);
     let outcome = dispatch(&ctx, &out, command).await;
     ctx.shutdown().await;
     outcome

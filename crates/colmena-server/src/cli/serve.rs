@@ -12,9 +12,9 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::http::{self, ServerConfig, Tls};
 use clap::Args;
 use colmena_core::{AppError, Ctx, Result};
-use colmena_server::http::{self, ServerConfig, Tls};
 use tokio_util::sync::CancellationToken;
 
 use super::output::Output;

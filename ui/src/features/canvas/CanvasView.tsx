@@ -16,6 +16,7 @@ import { ListItem } from "../../components/ListItem";
 import { Spinner } from "../../components/Spinner";
 import { UndoProvider, useUndo } from "../../components/UndoToast";
 import { CanvasBoard } from "./CanvasBoard";
+import { useHandedFiles } from "./handedFiles";
 import { canvasKeys, canvasesQuery } from "./queries";
 import { LIST_HIDDEN, useStoredFlag } from "./storedFlag";
 
@@ -47,6 +48,7 @@ function CanvasPage() {
   const current = all.find((c) => c.id === route.section) ?? all[0];
   const name = (c: Canvas) => c.name ?? t("canvas.untitled");
   const open = (id: string) => navigate("canvas", id);
+  const handed = useHandedFiles(current?.id);
 
   const create = useMutation<Canvas, ApiError>({
     mutationFn: () => canvasApi.create(null),
@@ -84,6 +86,11 @@ function CanvasPage() {
         <p className="muted">{t("canvas.subtitle")}</p>
       </header>
       {create.error && <Banner tone="danger">{errorText(t, create.error)}</Banner>}
+      {handed.map((note) => (
+        <Banner key={note.key} tone={note.ok ? "success" : "danger"} testId="handed-file-note">
+          {note.text}
+        </Banner>
+      ))}
       {canvases.isPending ? (
         <Spinner />
       ) : all.length === 0 ? (
