@@ -17,6 +17,7 @@ import { Spinner } from "../../components/Spinner";
 import { UndoProvider, useUndo } from "../../components/UndoToast";
 import { CanvasBoard } from "./CanvasBoard";
 import { useHandedFiles } from "./handedFiles";
+import { LIST_WINDOW, listWindow } from "./listWindow";
 import { canvasKeys, canvasesQuery } from "./queries";
 import { LIST_HIDDEN, useStoredFlag } from "./storedFlag";
 
@@ -46,6 +47,8 @@ function CanvasPage() {
   const all = (canvases.data ?? []).filter((c) => !undo.isHidden(`canvas:${c.id}`));
   const shown = filterList(all, filter, (c) => [c.name ?? t("canvas.untitled")]);
   const current = all.find((c) => c.id === route.section) ?? all[0];
+  const [limit, setLimit] = useState(LIST_WINDOW);
+  const listed = listWindow(shown, limit, current?.id);
   const name = (c: Canvas) => c.name ?? t("canvas.untitled");
   const open = (id: string) => navigate("canvas", id);
   const handed = useHandedFiles(current?.id);
@@ -107,7 +110,7 @@ function CanvasPage() {
               </div>
               <ListFilter value={filter} onChange={setFilter} label={t("canvas.filter")} shown={shown.length} total={all.length} testId="canvas-filter" />
               <ul className="item-list" aria-label={t("canvas.title")}>
-                {shown.map((c) => (
+                {listed.map((c) => (
                   <ListItem
                     key={c.id}
                     active={c.id === current?.id}
@@ -124,6 +127,11 @@ function CanvasPage() {
                 ))}
               </ul>
               {shown.length === 0 && <p className="muted small">{t("canvas.noMatch")}</p>}
+              {shown.length > listed.length && (
+                <Button size="sm" variant="ghost" onClick={() => setLimit(Infinity)} data-testid="canvas-list-more">
+                  {t("canvas.showAll", { count: shown.length })}
+                </Button>
+              )}
             </aside>
           )}
           <div className="canvas-detail">
