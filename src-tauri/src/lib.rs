@@ -2,6 +2,7 @@
 //! (one line each over `colmena-core`), forwards committed changes to the UI
 //! as events, and runs the window. No logic lives here.
 
+mod after_first_paint;
 pub mod bindings;
 mod commands;
 mod handed_files;
@@ -77,9 +78,20 @@ pub fn run() {
         Err(err) => launch::fail(&err),
     };
     colmena_server::mcp_client::install(&ctx);
-    let app = match app_builder(tauri::Builder::default(), bindings::builder(), ctx.clone())
-        .build(tauri::generate_context!())
-    {
+    let mut builder = app_builder(tauri::Builder::default(), bindings::builder(), ctx.clone());
+    // The place the window opens on: a link it was launched with, else where
+    // the person was (`initial_route` tells the page the same).
+    let launch_route = links::route_in_args(&args);
+    let first_route = launch_route
+        .clone()
+        .or_else(|| ui_prefs::last_route(ctx.data_dir()));
+    let view = first_route
+        .as_deref()
+        .and_then(links::view_of)
+        .unwrap_or(links::DEFAULT_VIEW);
+    let language = notice_text::language(ctx.data_dir());
+    builder = builder.plugin(window::first_frame_preload(view, language));
+    let app = match builder.build(tauri::generate_context!()) {
         Ok(app) => app,
         Err(err) => {
             eprintln!("colmena: the app could not start: {err}");
@@ -89,7 +101,7 @@ pub fn run() {
     *app.state::<commands::shell::LaunchRoute>()
         .0
         .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner) = links::route_in_args(&args);
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = launch_route;
     if let Ok(cwd) = std::env::current_dir() {
         app.state::<handed_files::HandedFiles>().offer(&args, &cwd);
     }
@@ -104,7 +116,6 @@ pub fn run() {
     });
     #[cfg(not(unix))]
     let socket: Option<std::path::PathBuf> = None;
-    tray::install(app.handle());
     // The updater needs the release's public key (tauri.conf.json), which the
     // IPC tests' mock app lacks: it is added to the real app only.
     match app
@@ -116,8 +127,12 @@ pub fn run() {
         }
         Err(e) => tracing::warn!("no updater: {e}"),
     }
-    start_bus(app.handle());
     let hidden = args.iter().any(|a| a == launch::HIDDEN_FLAG);
+    // The tray and the bus wait for the first frame (after_first_paint).
+    after_first_paint::run(app.handle(), hidden, |app| {
+        tray::install(app);
+        start_bus(app);
+    });
     app.run(move |app, event| {
         if let tauri::RunEvent::Ready = event {
             window_ready(app, hidden);
@@ -194,6 +209,8 @@ pub fn app_builder<R: Runtime>(
         .manage(ctx)
         .manage(server::LocalServer::new())
         .manage(tray::TrayState::default())
+        .manage(after_first_paint::FirstPaint::default())
+        .manage(after_first_paint::Started::default())
         .manage(commands::shell::LaunchRoute::default())
         .manage(handed_files::HandedFiles::default())
         .setup(move |app| {

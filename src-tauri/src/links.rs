@@ -17,6 +17,10 @@ const VIEWS: [&str; 9] = [
     "canvas", "catalog", "swarms", "chat", "inbox", "cron", "memory", "console", "settings",
 ];
 
+/// The view the window opens on when it has no place to go back to (the
+/// UI's `DEFAULT_VIEW`).
+pub const DEFAULT_VIEW: &str = "catalog";
+
 /// Longest section (an id, a role, a settings page) a link may carry.
 const MAX_SECTION: usize = 128;
 
@@ -60,6 +64,15 @@ pub fn is_route(route: &str) -> bool {
     VIEWS.contains(&view) && parts.next().is_none_or(is_section)
 }
 
+/// The view a route (`#/canvas/<id>`) opens, if it is a route.
+pub fn view_of(route: &str) -> Option<&'static str> {
+    if !is_route(route) {
+        return None;
+    }
+    let view = route.strip_prefix("#/")?.split('/').next()?;
+    VIEWS.iter().copied().find(|v| *v == view)
+}
+
 fn is_section(text: &str) -> bool {
     !text.is_empty()
         && text.len() <= MAX_SECTION
@@ -88,6 +101,30 @@ pub fn route_in_args<S: AsRef<str>>(args: &[S]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_views_and_the_default_view_are_the_uis() {
+        let views_ts = include_str!("../../ui/src/app/views.ts");
+        let ids: Vec<&str> = views_ts
+            .split("{ id: \"")
+            .skip(1)
+            .filter_map(|rest| rest.split('"').next())
+            .collect();
+        assert_eq!(ids, VIEWS, "ui/src/app/views.ts lists other views");
+        assert!(
+            views_ts.contains(&format!("DEFAULT_VIEW: ViewId = \"{DEFAULT_VIEW}\"")),
+            "the UI's DEFAULT_VIEW is not {DEFAULT_VIEW}"
+        );
+    }
+
+    #[test]
+    fn a_route_names_its_view() {
+        assert_eq!(view_of("#/canvas/01a2-b3"), Some("canvas"));
+        assert_eq!(view_of("#/settings"), Some("settings"));
+        assert_eq!(view_of("#/nowhere"), None);
+        assert_eq!(view_of("#/canvas/a b"), None);
+        assert_eq!(view_of("canvas"), None);
+    }
 
     #[test]
     fn a_canvas_link_opens_that_canvas() {

@@ -48,6 +48,25 @@ pub fn navigation_guard<R: Runtime>() -> TauriPlugin<R> {
         .build()
 }
 
+/// Starts fetching what the first frame needs — the code of the view the
+/// window opens on (`view`, one of the views `links` knows) and the
+/// catalog of the language it speaks (`language`: `en` or `es`) — as the
+/// page starts, in parallel with the main bundle instead of after it
+/// (issue 16). The UI's build gives these chunks fixed names,
+/// `assets/view-<view>.js` and `assets/lang-<language>.js`
+/// (ui/vite.config.ts); the page's own imports find them loading or loaded.
+pub fn first_frame_preload<R: Runtime>(
+    view: &'static str,
+    language: &'static str,
+) -> TauriPlugin<R> {
+    Builder::new("first-frame")
+        .js_init_script(format!(
+            "import(new URL('/assets/view-{view}.js', location.href).href).catch(() => {{}});\n\
+             import(new URL('/assets/lang-{language}.js', location.href).href).catch(() => {{}});"
+        ))
+        .build()
+}
+
 /// A link that may be opened in the system browser: `http` or `https` with a
 /// host, at most 2,000 characters.
 pub fn external_link(text: &str) -> Result<Url> {

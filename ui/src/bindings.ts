@@ -116,10 +116,11 @@ export const commands = {
 	 */
 	initialRoute: () => __TAURI_INVOKE<string | null>("initial_route"),
 	/**
-	 *  A view of the window has painted (`view`: its id): one line `<view>
-	 *  <wall-clock ms>` appended to the file named by `COLMENA_FIRST_PAINT_FILE`
-	 *  when the benchmark (`scripts/bench-app.sh`) sets it — the first line is
-	 *  the start's first paint; nothing happens otherwise.
+	 *  A view of the window has painted (`view`: its id). The first time, the
+	 *  start-up work that waited for it begins (`after_first_paint`). With
+	 *  `COLMENA_FIRST_PAINT_FILE` set (the benchmark, `scripts/bench-app.sh`),
+	 *  one line `<view> <wall-clock ms>` is appended to that file — the first
+	 *  line is the start's first paint.
 	 */
 	reportPaint: (view: string) => __TAURI_INVOKE<null>("report_paint", { view }),
 	/**

@@ -16,12 +16,12 @@ import "./styles/names.css";
 import "./styles/mcp.css";
 import "./styles/endpoints.css";
 import "./styles/cron.css";
-import "./i18n";
+import { loadLanguage } from "./i18n";
 
 import { shellApi } from "./api";
 import { defaultLanguage, openPrefs, type PrefsStore } from "./api/prefs";
 import { App } from "./app/App";
-import { preloadView } from "./app/viewModules";
+import { loadView } from "./app/viewModules";
 import { setupQuery } from "./features/catalog/queries";
 import { memoryPrefs, PreferencesProvider } from "./app/preferences";
 
@@ -41,23 +41,29 @@ async function loadPrefs(): Promise<PrefsStore> {
 async function boot() {
   const root = document.getElementById("root");
   if (!root) throw new Error("no #root element");
-  // Everything the first frame needs starts at once: the setup status (first
-  // run or the shell), the place to open and, as soon as it is known, that
-  // view's code.
-  void queryClient.prefetchQuery(setupQuery);
+  // Everything the first frame needs starts at once — the setup status
+  // (first run or the shell), the place to open and that view's code, the
+  // preferences and the catalog of their language — and the first render
+  // waits for all of it, so that it is the frame the window opens on: no
+  // spinner, no suspended view, no English flash before Spanish.
+  const setup = queryClient.prefetchQuery(setupQuery);
   const place = shellApi
     .initialRoute()
     .catch(() => null)
     .then((route) => {
       // A `colmena://` link the app was launched with, else where the person was.
       if (route && !window.location.hash) window.location.hash = route;
-      preloadView(window.location.hash);
+      return loadView(window.location.hash);
     });
-  const [prefs] = await Promise.all([loadPrefs(), place]);
+  const prefs = loadPrefs().then(async (store) => {
+    await loadLanguage(store.read().language).catch((error: unknown) => console.error("no translations:", error));
+    return store;
+  });
+  const [store] = await Promise.all([prefs, place, setup]);
   createRoot(root).render(
     <StrictMode>
       <QueryClientProvider client={queryClient}>
-        <PreferencesProvider store={prefs}>
+        <PreferencesProvider store={store}>
           <App />
         </PreferencesProvider>
       </QueryClientProvider>

@@ -10,6 +10,7 @@ use colmena_core::{AppError, Ctx};
 use serde::{Deserialize, Serialize};
 use tauri::State;
 
+use crate::after_first_paint::{FirstPaint, Started};
 use crate::handed_files::HandedFiles;
 use crate::tray::TrayState;
 use crate::ui_prefs;
@@ -39,7 +40,15 @@ pub struct StartAtLogin {
 #[derive(Default)]
 pub struct LaunchRoute(pub Mutex<Option<String>>);
 
-fn settings(ctx: &Ctx, tray: &TrayState, login: &StartAtLogin) -> DesktopSettings {
+/// The desktop settings, once the tray has been tried (it is made after the
+/// first frame: `after_first_paint`).
+async fn settings(
+    ctx: &Ctx,
+    tray: &TrayState,
+    login: &StartAtLogin,
+    started: &Started,
+) -> DesktopSettings {
+    started.wait().await;
     DesktopSettings {
         keep_in_tray: ui_prefs::keep_in_tray(ctx.data_dir()),
         tray_available: tray.available(),
@@ -53,8 +62,9 @@ pub async fn read_desktop_settings(
     ctx: State<'_, Ctx>,
     tray: State<'_, TrayState>,
     login: State<'_, StartAtLogin>,
+    started: State<'_, Started>,
 ) -> Result<DesktopSettings, AppError> {
-    Ok(settings(&ctx, &tray, &login))
+    Ok(settings(&ctx, &tray, &login, &started).await)
 }
 
 #[tauri::command]
@@ -63,10 +73,11 @@ pub async fn set_keep_in_tray(
     ctx: State<'_, Ctx>,
     tray: State<'_, TrayState>,
     login: State<'_, StartAtLogin>,
+    started: State<'_, Started>,
     on: bool,
 ) -> Result<DesktopSettings, AppError> {
     ui_prefs::set_flag(ctx.data_dir(), ui_prefs::KEEP_IN_TRAY, on)?;
-    Ok(settings(&ctx, &tray, &login))
+    Ok(settings(&ctx, &tray, &login, &started).await)
 }
 
 #[tauri::command]
@@ -75,10 +86,11 @@ pub async fn set_start_at_login(
     ctx: State<'_, Ctx>,
     tray: State<'_, TrayState>,
     login: State<'_, StartAtLogin>,
+    started: State<'_, Started>,
     on: bool,
 ) -> Result<DesktopSettings, AppError> {
     (login.set)(on)?;
-    Ok(settings(&ctx, &tray, &login))
+    Ok(settings(&ctx, &tray, &login, &started).await)
 }
 
 #[tauri::command]
@@ -103,14 +115,19 @@ pub async fn initial_route(
     Ok(asked.or_else(|| ui_prefs::last_route(ctx.data_dir())))
 }
 
-/// A view of the window has painted (`view`: its id): one line `<view>
-/// <wall-clock ms>` appended to the file named by `COLMENA_FIRST_PAINT_FILE`
-/// when the benchmark (`scripts/bench-app.sh`) sets it — the first line is
-/// the start's first paint; nothing happens otherwise.
+/// A view of the window has painted (`view`: its id). The first time, the
+/// start-up work that waited for it begins (`after_first_paint`). With
+/// `COLMENA_FIRST_PAINT_FILE` set (the benchmark, `scripts/bench-app.sh`),
+/// one line `<view> <wall-clock ms>` is appended to that file — the first
+/// line is the start's first paint.
 #[tauri::command]
 #[specta::specta]
-pub async fn report_paint(view: String) -> Result<(), AppError> {
+pub async fn report_paint(
+    first_paint: State<'_, FirstPaint>,
+    view: String,
+) -> Result<(), AppError> {
     use std::io::Write;
+    first_paint.painted();
     let Some(file) = std::env::var_os("COLMENA_FIRST_PAINT_FILE") else {
         return Ok(());
     };

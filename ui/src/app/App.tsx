@@ -15,13 +15,13 @@ import { invalidateRuntimeFor } from "../features/runs/queries";
 import { invalidateCatalogFor, setupQuery } from "../features/catalog/queries";
 import { invalidateFor } from "../features/providers/queries";
 import { FirstRunScreen } from "../features/setup/FirstRunScreen";
-import { PaletteButton } from "./CommandPalette";
+import { PaletteButton } from "./PaletteButton";
 import { usePreferences } from "./preferences";
 import { useRoute } from "./route";
 import { useAfterFirstFrame, usePaintReport } from "./firstFrame";
 import { useLinksAndPlace } from "./place";
 import { shortcutTitle } from "./shortcutsHooks";
-import { preloadAllViews, VIEW_COMPONENTS } from "./viewModules";
+import { preloadAllViews, viewElement } from "./viewModules";
 import { DEFAULT_VIEW, VIEWS } from "./views";
 
 // Parts of the shell that wait for the first frame (firstFrame.ts).
@@ -41,7 +41,6 @@ export function App() {
   const client = useQueryClient();
   const [route, navigate] = useRoute();
   const view = VIEWS.find((v) => v.id === route.view)?.id ?? DEFAULT_VIEW;
-  const View = VIEW_COMPONENTS[view];
 
   useEffect(() => {
     let unlisten: (() => void) | undefined;
@@ -160,7 +159,7 @@ export function App() {
           {/* The view's chunk is fetched the first time it is shown (viewModules). */}
           <Suspense fallback={<div className="view-loading" />}>
             <Painted view={view}>
-              <View />
+              {viewElement(view)}
             </Painted>
           </Suspense>
         </ViewBoundary>

@@ -7,7 +7,8 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { act, fireEvent, render, screen } from "@testing-library/react";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
-import { CommandPalette, PaletteButton } from "./CommandPalette";
+import { CommandPalette } from "./CommandPalette";
+import { PaletteButton } from "./PaletteButton";
 import { memoryPrefs, PreferencesProvider } from "./preferences";
 import { useShortcutAction } from "./shortcutsHooks";
 

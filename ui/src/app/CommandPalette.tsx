@@ -17,6 +17,7 @@ import { canvasesQuery } from "../features/canvas/queries";
 import { swarmsQuery } from "../features/runs/queries";
 import { usePreferences } from "./preferences";
 import { useRoute } from "./route";
+import { OPEN_EVENT } from "./PaletteButton";
 import { isApple, matchShortcut, type ShortcutId } from "./shortcuts";
 import { actions, currentView, shortcutKeys } from "./shortcutsHooks";
 import { VIEWS } from "./views";
@@ -32,25 +33,6 @@ interface Command {
   tag?: string;
   shortcut?: ShortcutId;
   run(): void;
-}
-
-const OPEN_EVENT = "colmena:open-palette";
-
-/** Opens the palette from anywhere (a button, a hint). */
-export function openPalette(): void {
-  window.dispatchEvent(new Event(OPEN_EVENT));
-}
-
-/** The sidebar's way in for those who do not know the keys yet. */
-export function PaletteButton() {
-  const { t } = useTranslation();
-  return (
-    <button type="button" className="cmdk-opener" onClick={openPalette} title={t("forms.palette.title")} data-testid="open-palette">
-      <Search size={14} aria-hidden="true" />
-      <span>{t("forms.palette.open")}</span>
-      <kbd className="kbd">{shortcutKeys("palette")}</kbd>
-    </button>
-  );
 }
 
 /** Whether a modal other than the palette is open: keys then belong to it. */

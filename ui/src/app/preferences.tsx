@@ -5,7 +5,7 @@ import { createContext, useCallback, useContext, useEffect, useLayoutEffect, use
 import type { ReactNode } from "react";
 
 import type { Language, Prefs, PrefsStore, ThemeChoice } from "../api/prefs";
-import i18n from "../i18n";
+import { loadLanguage } from "../i18n";
 
 interface PreferencesValue extends Prefs {
   resolvedTheme: "light" | "dark";
@@ -46,7 +46,7 @@ export function PreferencesProvider({ store, children }: { store: PrefsStore; ch
 
   useEffect(() => {
     document.documentElement.lang = prefs.language;
-    void i18n.changeLanguage(prefs.language);
+    loadLanguage(prefs.language).catch((error: unknown) => console.error("could not change the language", error));
   }, [prefs.language]);
 
   const update = useCallback(

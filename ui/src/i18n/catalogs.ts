@@ -1,11 +1,20 @@
 // The translation catalogs: `locales/<lang>.json` plus every
 // `locales/<lang>/<area>.json`, merged key by key. One file per area keeps
 // each feature's strings next to each other and out of one huge file.
+//
+// Each language is its own chunk (`catalog.en.ts`, `catalog.es.ts`): the
+// window loads only the one it speaks before its first frame, the other
+// when the person switches (issue 16: both were 127 kB of every start).
+
+import type { Language } from "../api/prefs";
 
 export type Catalog = { [key: string]: string | Catalog };
 
-const base = import.meta.glob<Catalog>("./locales/*.json", { eager: true, import: "default" });
-const areas = import.meta.glob<Catalog>("./locales/*/*.json", { eager: true, import: "default" });
+/** Each language's catalog, fetched on first use. */
+export const CATALOGS: Record<Language, () => Promise<Catalog>> = {
+  en: () => import("./catalog.en").then((m) => m.default),
+  es: () => import("./catalog.es").then((m) => m.default),
+};
 
 /** Merges `extra` into `into`; a key defined twice as text is a mistake. */
 export function mergeCatalog(into: Catalog, extra: Catalog, path = ""): Catalog {
@@ -33,14 +42,12 @@ export function flatten(catalog: Catalog, prefix = ""): Map<string, string> {
   return out;
 }
 
-function catalogFor(lang: "en" | "es"): Catalog {
+/** A language's catalog: its base file, then its areas in path order. */
+export function catalogOf(base: Catalog, areas: Record<string, Catalog>): Catalog {
   const out: Catalog = {};
-  mergeCatalog(out, base[`./locales/${lang}.json`] ?? {});
-  for (const [path, catalog] of Object.entries(areas).sort(([a], [b]) => a.localeCompare(b))) {
-    if (path.startsWith(`./locales/${lang}/`)) mergeCatalog(out, catalog);
+  mergeCatalog(out, base);
+  for (const [, catalog] of Object.entries(areas).sort(([a], [b]) => a.localeCompare(b))) {
+    mergeCatalog(out, catalog);
   }
   return out;
 }
-
-export const en = catalogFor("en");
-export const es = catalogFor("es");

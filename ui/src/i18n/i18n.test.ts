@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 
-import { en, es, flatten } from "./catalogs";
+import en from "./catalog.en";
+import es from "./catalog.es";
+import { flatten } from "./catalogs";
 
 const placeholders = (text: string) => [...text.matchAll(/{{\s*(\w+)\s*}}/g)].map((m) => m[1]).sort();
 

@@ -5,7 +5,9 @@
 import { describe, expect, it } from "vitest";
 
 import i18n from ".";
-import { en, es, flatten } from "./catalogs";
+import en from "./catalog.en";
+import es from "./catalog.es";
+import { flatten } from "./catalogs";
 
 const PLURAL = /_(zero|one|two|few|many|other)$/;
 const placeholders = (text: string) => [...text.matchAll(/{{\s*(\w+)\s*}}/g)].map((m) => m[1]);
