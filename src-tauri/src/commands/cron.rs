@@ -9,6 +9,8 @@ use colmena_core::cron::{
 use colmena_core::{AppError, Ctx};
 use tauri::State;
 
+use crate::after_first_paint::Started;
+
 #[tauri::command]
 #[specta::specta]
 pub async fn list_cron_jobs(ctx: State<'_, Ctx>) -> Result<Vec<CronJob>, AppError> {
@@ -57,7 +59,12 @@ pub async fn resume_cron_job(ctx: State<'_, Ctx>, id: String) -> Result<CronJob,
 
 #[tauri::command]
 #[specta::specta]
-pub async fn trigger_cron_job(ctx: State<'_, Ctx>, id: String) -> Result<TriggerReceipt, AppError> {
+pub async fn trigger_cron_job(
+    ctx: State<'_, Ctx>,
+    started: State<'_, Started>,
+    id: String,
+) -> Result<TriggerReceipt, AppError> {
+    started.wait().await;
     cron::trigger(&ctx, &id).await
 }
 
@@ -73,7 +80,12 @@ pub async fn cron_job_history(
 
 #[tauri::command]
 #[specta::specta]
-pub async fn cron_scheduler_status(ctx: State<'_, Ctx>) -> Result<SchedulerStatus, AppError> {
+pub async fn cron_scheduler_status(
+    ctx: State<'_, Ctx>,
+    started: State<'_, Started>,
+) -> Result<SchedulerStatus, AppError> {
+    // The app's scheduler starts after the first frame (after_first_paint).
+    started.wait().await;
     cron::has_scheduler(&ctx).await
 }
 

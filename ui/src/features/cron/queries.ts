@@ -16,11 +16,13 @@ export const cronHistoryQuery = (id: string) =>
   queryOptions({ queryKey: cronKeys.history(id), queryFn: () => cronApi.history(id, 100) });
 
 /** Whether a scheduler runs (here or in `colmena serve`); looked at again
- * every half minute, since another process may start or stop. */
+ * every half minute, since another process may start or stop — every two
+ * seconds while none runs, so the warning goes as soon as one starts (the
+ * app's own starts just after its first frame). */
 export const schedulerQuery = queryOptions({
   queryKey: cronKeys.scheduler,
   queryFn: cronApi.scheduler,
-  refetchInterval: 30_000,
+  refetchInterval: (query) => (query.state.data?.running ? 30_000 : 2_000),
 });
 
 /** What to refetch when the backend reports a committed change. */
