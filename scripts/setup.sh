@@ -22,6 +22,9 @@ APT_PACKAGES=(
   # The sandbox's fallback where the kernel has no Landlock (its tests run
   # every attack under both)
   bubblewrap
+  # The team-bus test across network namespaces (tests/netns): the links
+  # and the team's CA
+  iproute2 openssl
 )
 
 step "System packages"

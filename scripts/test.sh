@@ -50,8 +50,12 @@ for tool in session_create session_list_sources send_message read_inbox list_sen
 done
 echo "ok: $(wc -l <<<"$tools") tools, among them session_create, session_list_sources, send_message, read_inbox, list_sent, run_agent"
 
+export COLMENA_MCP_PYTHON="$TOOLS/mcp-venv/bin/python"
+
+step "A team's bus across network namespaces: a CLI role and an MCP client over TLS, links cut mid-traffic"
+"$REPO/tests/netns/team-bus.sh"
+
 step "Rust tests (core, CLI, IPC, MCP, bindings drift, keychain)"
 echo "set-up and checks took $((SECONDS - started)) s"
 cd "$REPO"
-export COLMENA_MCP_PYTHON="$TOOLS/mcp-venv/bin/python"
 COLMENA_REQUIRE_KEYCHAIN_TEST=1 cargo nextest run --workspace --locked --no-fail-fast

@@ -180,6 +180,19 @@ async def main(config):
         listed_sent = ok(await client.call_tool("list_sent", {}), "list_sent")["result"]
         expect(any(m["id"] == sent["id"] for m in listed_sent), "list_sent shows it")
         findings["sent"] = sent["id"]
+        # At most once: a retry with the sender's own message_id answers the
+        # message already sent; the same id for other mail is a conflict.
+        once = {
+            "to_author_name": config["author_b"], "body": f"una vez por {config['transport']}",
+            "message_id": f"py-{config['transport']}-once",
+        }
+        first = ok(await client.call_tool("send_message", once), "send_message with a message_id")
+        again = ok(await client.call_tool("send_message", once), "send_message again with its message_id")
+        expect(again["id"] == first["id"] and again["created_at"] == first["created_at"], f"retry: {again}")
+        reused, text = error_of(await client.call_tool("send_message", {**once, "body": "otra cosa"}),
+                                "a message_id reused for other mail")
+        expect(reused["code"] == "conflict", f"message_id reused: {text}")
+        findings["once"] = once["body"]
 
         # Memory for the caller's own user, and the catalog.
         ok(await client.call_tool("memory_write", {"title": "presupuesto", "content": "5000 euros"}), "memory_write")

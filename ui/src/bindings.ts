@@ -3114,6 +3114,12 @@ export type SendMessage_Deserialize = {
 	 *  authors); none starts a new conversation.
 	 */
 	reply_to?: string | null,
+	/**
+	 *  The sender's own id for this message (`client_ids`): sending again
+	 *  with the same one answers the message already sent instead of
+	 *  delivering a second copy. None: every send is a new message.
+	 */
+	message_id?: string | null,
 };
 
 /**
@@ -3128,6 +3134,12 @@ export type SendMessage_Serialize = {
 	 *  authors); none starts a new conversation.
 	 */
 	reply_to: string | null,
+	/**
+	 *  The sender's own id for this message (`client_ids`): sending again
+	 *  with the same one answers the message already sent instead of
+	 *  delivering a second copy. None: every send is a new message.
+	 */
+	message_id: string | null,
 };
 
 export type SentQuery = SentQuery_Serialize | SentQuery_Deserialize;

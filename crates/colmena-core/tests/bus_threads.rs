@@ -31,6 +31,7 @@ async fn reply(
             body: body.into(),
             priority: None,
             reply_to: Some(to_id.into()),
+            message_id: None,
         },
     )
     .await

@@ -176,6 +176,7 @@ async fn x2_a_roles_token_reaches_no_persons_canvas_memory_or_run() {
             body: "hecho".into(),
             priority: None,
             reply_to: None,
+            message_id: None,
         },
     )
     .await

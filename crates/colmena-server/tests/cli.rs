@@ -428,3 +428,36 @@ fn a_workspace_open_elsewhere_hears_of_what_the_cli_commits() {
         "the CLI's commit was never announced to the open workspace"
     );
 }
+
+#[test]
+fn a_script_retrying_a_send_with_its_message_id_delivers_it_once() {
+    let dir = tempfile::tempdir().unwrap();
+    ok_json(colmena(dir.path()).args(["author", "create", "Lector"]));
+    let send = |body: &str| {
+        colmena(dir.path())
+            .args([
+                "message",
+                "send",
+                "lector",
+                body,
+                "--message-id",
+                "cron-2026-12-04",
+            ])
+            .args(["--json"])
+            .output()
+            .unwrap()
+    };
+    let first = send("informe diario");
+    assert!(first.status.success(), "{first:?}");
+    let again = send("informe diario");
+    assert!(again.status.success(), "{again:?}");
+    let id = |o: &Output| serde_json::from_slice::<Value>(&o.stdout).unwrap()["id"].clone();
+    assert_eq!(id(&first), id(&again));
+    let other = send("otro informe");
+    assert!(
+        !other.status.success(),
+        "the id reused for other mail is refused"
+    );
+    let inbox = ok_json(colmena(dir.path()).args(["message", "inbox", "--as", "lector", "--peek"]));
+    assert_eq!(inbox.as_array().unwrap().len(), 1, "{inbox}");
+}

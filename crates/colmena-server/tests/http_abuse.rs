@@ -397,6 +397,7 @@ async fn safe_five_thousand_urgent_messages_are_rate_limited_and_wake_the_role_o
                 body: format!("Urgente directo {n}"),
                 priority: Some("urgent".into()),
                 reply_to: None,
+                message_id: None,
             },
         )
         .await

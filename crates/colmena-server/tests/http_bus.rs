@@ -481,3 +481,151 @@ async fn x1_a_non_loopback_bind_is_refused_unless_asked_for() {
             .is_ok()
     );
 }
+
+// -- at most once: the sender's own message id (issue 17) ---------------------
+
+impl Bus {
+    async fn peek(&self, who: &Who) -> Value {
+        let (status, inbox) = self
+            .get(
+                Some(&who.token),
+                &format!("/author/{}/inbox?peek=true&unread_only=false", who.id),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK);
+        inbox
+    }
+}
+
+#[tokio::test]
+async fn a_message_sent_again_with_its_id_is_delivered_once_with_one_receipt() {
+    let bus = bus().await;
+    let (ana, beto) = (bus.author("Ana").await, bus.author("Beto").await);
+    let message = json!({"body": "una vez", "message_id": "outbox-1"});
+    let (status, first) = bus.send(&ana, &ana.id, &beto.id, message.clone()).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let (status, again) = bus.send(&ana, &ana.id, &beto.id, message.clone()).await;
+    assert_eq!(status, StatusCode::CREATED, "{again}");
+    assert_eq!(again, first, "the same receipt: id and time");
+    // The camelCase spelling names the same field.
+    let (_, camel) = bus
+        .send(
+            &ana,
+            &ana.id,
+            &beto.id,
+            json!({"body": "una vez", "messageId": "outbox-1"}),
+        )
+        .await;
+    assert_eq!(camel, first);
+    assert_eq!(bodies(&bus.peek(&beto).await), ["una vez"]);
+
+    // Without an id every send is a new message, as before.
+    for _ in 0..2 {
+        bus.send(&ana, &ana.id, &beto.id, json!({"body": "sin id"}))
+            .await;
+    }
+    assert_eq!(
+        bodies(&bus.peek(&beto).await),
+        ["una vez", "sin id", "sin id"]
+    );
+
+    // The recipient read it and the sender deleted it: a late retry still
+    // answers the first receipt and delivers nothing.
+    let url = format!("{}/message/{}", bus.base, first["id"].as_str().unwrap());
+    let deleted = bus
+        .http
+        .delete(&url)
+        .bearer_auth(&ana.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), StatusCode::NO_CONTENT);
+    let (status, late) = bus.send(&ana, &ana.id, &beto.id, message).await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert_eq!(late, first);
+    assert_eq!(bodies(&bus.peek(&beto).await), ["sin id", "sin id"]);
+}
+
+#[tokio::test]
+async fn concurrent_retries_of_one_message_id_store_it_once() {
+    let bus = bus().await;
+    let (ana, beto) = (bus.author("Ana").await, bus.author("Beto").await);
+    let sends = (0..8).map(|_| {
+        bus.send(
+            &ana,
+            &ana.id,
+            &beto.id,
+            json!({"body": "carrera", "priority": "urgent", "message_id": "0190a5c3-race"}),
+        )
+    });
+    let receipts = futures_util::future::join_all(sends).await;
+    assert!(receipts.iter().all(|(s, _)| *s == StatusCode::CREATED));
+    assert!(receipts.iter().all(|(_, r)| *r == receipts[0].1));
+    assert_eq!(bodies(&bus.peek(&beto).await), ["carrera"]);
+}
+
+#[tokio::test]
+async fn the_same_message_id_for_other_mail_is_a_conflict_and_ids_are_each_senders_own() {
+    let bus = bus().await;
+    let (ana, beto, cata) = (
+        bus.author("Ana").await,
+        bus.author("Beto").await,
+        bus.author("Cata").await,
+    );
+    let (_, first) = bus
+        .send(
+            &ana,
+            &ana.id,
+            &beto.id,
+            json!({"body": "hola", "message_id": "m-1"}),
+        )
+        .await;
+    for (to, other) in [
+        (&beto.id, json!({"body": "otra cosa", "message_id": "m-1"})),
+        (
+            &beto.id,
+            json!({"body": "hola", "priority": "urgent", "message_id": "m-1"}),
+        ),
+        (&cata.id, json!({"body": "hola", "message_id": "m-1"})),
+    ] {
+        let (status, error) = bus.send(&ana, &ana.id, to, other).await;
+        assert_eq!(status, StatusCode::CONFLICT, "{error}");
+        assert_eq!(error["code"], "conflict");
+        assert_eq!(error["details"]["reason"], "message_id_reused");
+        assert_eq!(error["details"]["field"], "message_id");
+    }
+
+    // Attack: another author using Ana's id gets a message of its own —
+    // not Ana's receipt, not a conflict that would say Ana used it.
+    let (status, theirs) = bus
+        .send(
+            &cata,
+            &cata.id,
+            &beto.id,
+            json!({"body": "hola", "message_id": "m-1"}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert_ne!(theirs["id"], first["id"]);
+    assert_eq!(bodies(&bus.peek(&beto).await), ["hola", "hola"]);
+
+    // Ids that are not ids are refused before anything is stored.
+    for bad in [
+        json!(""),
+        json!("con espacio"),
+        json!("ñ"),
+        json!("x".repeat(101)),
+    ] {
+        let (status, error) = bus
+            .send(
+                &ana,
+                &ana.id,
+                &beto.id,
+                json!({"body": "hola", "message_id": bad}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{error}");
+        assert_eq!(error["details"]["field"], "message_id");
+    }
+    assert_eq!(bodies(&bus.peek(&beto).await), ["hola", "hola"]);
+}

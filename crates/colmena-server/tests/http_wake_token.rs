@@ -73,6 +73,7 @@ while [ ! -e "$2" ]; do sleep 0.05; done"#,
             body: "¿Estás? $(touch /tmp/never)".into(),
             priority: None,
             reply_to: None,
+            message_id: None,
         },
     )
     .await

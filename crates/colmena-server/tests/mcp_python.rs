@@ -258,6 +258,16 @@ fn check_the_store(hive: &Hive, client: &str, findings: &Value) {
         .collect();
     assert_eq!(ours.len(), 1, "{sent}");
     assert_eq!(ours[0]["from"], hive.ana["id"]);
+    let once = sent
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["body"] == findings["once"])
+        .count();
+    assert_eq!(
+        once, 1,
+        "a message sent twice with its message_id is there once: {sent}"
+    );
     assert!(
         !sent
             .as_array()

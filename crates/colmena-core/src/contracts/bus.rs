@@ -30,6 +30,13 @@ pub struct SendMessageArgs {
     #[serde(default)]
     #[schemars(length(min = 1, max = 100))]
     pub reply_to: Option<String>,
+    /// Your own id for this message (a UUID, say; letters, digits, `.`,
+    /// `_`, `:`, `-`). Sending again with the same id — after a timeout or
+    /// a lost answer — returns the message already sent instead of
+    /// delivering it twice. Omit it and every send is a new message.
+    #[serde(default)]
+    #[schemars(length(min = 1, max = 100))]
+    pub message_id: Option<String>,
 }
 
 /// `read_thread`: a message and every answer around it (the thread it is
@@ -92,6 +99,7 @@ pub async fn send_message(ctx: &Ctx, caller: &Caller, input: SendMessageArgs) ->
         body: input.body,
         priority: input.priority.map(|p| p.as_str().to_owned()),
         reply_to: input.reply_to,
+        message_id: input.message_id,
     };
     let me = caller.speaks_as(ctx).to_owned();
     messages::send_to_name(ctx, caller, &me, &input.to_author_name, message).await

@@ -138,6 +138,7 @@ async fn wake_role(ctx: &Ctx, id: &str, prompt: &str) -> Result<Outcome> {
                 body: prompt.to_owned(),
                 priority: None,
                 reply_to: None,
+                message_id: None,
             },
         )
         .await?;

@@ -35,6 +35,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Caller;
 use super::authors;
+use super::client_ids;
 use super::time::{self, parse_since, parse_stored, stored};
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
@@ -118,6 +119,11 @@ pub struct SendMessage {
     /// authors); none starts a new conversation.
     #[serde(default)]
     pub reply_to: Option<String>,
+    /// The sender's own id for this message (`client_ids`): sending again
+    /// with the same one answers the message already sent instead of
+    /// delivering a second copy. None: every send is a new message.
+    #[serde(default)]
+    pub message_id: Option<String>,
 }
 
 /// How to read an inbox. Defaults: unread only, marking read, 100 at most.
@@ -410,22 +416,56 @@ pub async fn send(
 ) -> Result<Message> {
     check_body(&message.body)?;
     let priority = Priority::parse(message.priority.as_deref().unwrap_or("normal"))?;
+    if let Some(id) = &message.message_id {
+        client_ids::check(id)?;
+    }
     let (caller, from, to) = (caller.clone(), from.to_owned(), to.to_owned());
-    let sent = ctx
+    let (sent, new) = ctx
         .store()
         .write_grouped(move |conn| {
             authors::require_exists(conn, &from)?;
             caller.may_act_as(&from)?;
             authors::require_exists(conn, &to)?;
+            let request = message.message_id.as_deref().map(|client_id| {
+                let sha = client_ids::fingerprint(
+                    &to,
+                    priority,
+                    message.reply_to.as_deref(),
+                    &message.body,
+                );
+                (client_id, sha)
+            });
+            if let Some((client_id, sha)) = &request {
+                let rebuild = |id, created_at| Message {
+                    id,
+                    from: from.clone(),
+                    to: to.clone(),
+                    body: message.body.clone(),
+                    priority,
+                    created_at,
+                    read_at: None,
+                    reply_to: message.reply_to.clone(),
+                    thread_root: None,
+                };
+                if let Some(held) = client_ids::replayed(conn, &from, client_id, sha, rebuild)? {
+                    return Ok((held, false));
+                }
+            }
             let answers = message
                 .reply_to
                 .as_deref()
                 .map(|id| answered(conn, &from, &to, id))
                 .transpose()?;
-            insert_answer(conn, &from, &to, &message.body, priority, answers.as_ref())
+            let sent = insert_answer(conn, &from, &to, &message.body, priority, answers.as_ref())?;
+            if let Some((client_id, sha)) = &request {
+                client_ids::record(conn, &from, client_id, sha, &sent)?;
+            }
+            Ok((sent, true))
         })
         .await?;
-    after_send(ctx, &sent);
+    if new {
+        after_send(ctx, &sent);
+    }
     Ok(sent)
 }
 

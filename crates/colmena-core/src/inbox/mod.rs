@@ -5,6 +5,8 @@
 //! - [`messages`]: send, read (marking read unless peeking), sent, delete;
 //! - [`wakes`]: the scheduler that wakes each role every N minutes, and at
 //!   once on urgent mail, running its agent over its unread inbox;
+//! - [`remote`]: a client of another machine's bus (a team's), whose sends
+//!   are retried with one message id until acknowledged;
 //! - [`drop_folder`]: markdown notes written into a role's `inbox/` folder
 //!   become messages (the pre-bus way keeps working).
 //!
@@ -14,10 +16,12 @@
 //! author they name.
 
 pub mod authors;
+pub mod client_ids;
 pub(crate) mod cut_off;
 pub mod drop_folder;
 pub mod local_server;
 pub mod messages;
+pub mod remote;
 pub mod role_config;
 pub mod role_thread;
 pub mod search;

@@ -34,6 +34,7 @@ const ENDPOINTS: &str = include_str!("migrations/0013_endpoints.sql");
 const MODEL_IMAGES: &str = include_str!("migrations/0014_model_images.sql");
 const PERSISTENT_ROLES: &str = include_str!("migrations/0015_persistent_roles.sql");
 const INBOX_THREADS: &str = include_str!("migrations/0016_inbox_threads.sql");
+const BUS_CLIENT_IDS: &str = include_str!("migrations/0017_bus_client_ids.sql");
 
 /// Every migration script, in order; version N is "the first N applied".
 /// Append new ones at the end.
@@ -54,6 +55,7 @@ const SCRIPTS: &[&str] = &[
     MODEL_IMAGES,
     PERSISTENT_ROLES,
     INBOX_THREADS,
+    BUS_CLIENT_IDS,
 ];
 
 /// How long a process starting on a store being migrated (and backed up) by
@@ -174,8 +176,11 @@ mod tests {
             .unwrap();
         assert!(!tables.is_empty());
         for (name, sql) in tables {
+            let options = &sql[sql.rfind(')').map_or(0, |at| at + 1)..];
             assert!(
-                sql.trim_end().ends_with("STRICT"),
+                options
+                    .split(',')
+                    .any(|o| o.trim().trim_end_matches(';') == "STRICT"),
                 "table {name} is not STRICT"
             );
         }

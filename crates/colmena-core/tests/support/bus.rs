@@ -32,6 +32,7 @@ pub async fn send(ctx: &Ctx, from: &str, to: &str, body: &str, priority: &str) -
             body: body.into(),
             priority: Some(priority.into()),
             reply_to: None,
+            message_id: None,
         },
     )
     .await

@@ -3,6 +3,7 @@ use colmena_core::inbox::{self, Caller, InboxQuery, Message, SendMessage, SentQu
 use colmena_core::{Ctx, Result};
 
 use super::output::{Output, table};
+pub use super::remote_bus::RemoteArgs;
 
 /// The CLI runs on the workspace's machine: it may act as any author, and
 /// acts as the owner unless told `--as`.
@@ -10,7 +11,7 @@ use super::output::{Output, table};
 pub enum MessageCommand {
     /// Send a message.
     Send {
-        /// The recipient's author id or name.
+        /// The recipient's author id (or, in this machine's workspace, its name).
         to: String,
         body: String,
         #[arg(long, default_value = "normal", value_parser = ["normal", "urgent"])]
@@ -21,6 +22,21 @@ pub enum MessageCommand {
         /// The id of the message this one answers.
         #[arg(long, value_name = "MESSAGE_ID")]
         reply_to: Option<String>,
+        /// Your own id for this message (a UUID, say): sending again with
+        /// the same one, after a failure, never delivers it twice.
+        #[arg(long, value_name = "ID")]
+        message_id: Option<String>,
+        /// With --server: how long to keep trying while the bus cannot be
+        /// reached (the same message id each time; it lands once).
+        #[arg(
+            long,
+            value_name = "SECONDS",
+            default_value_t = 60,
+            requires = "server"
+        )]
+        wait: u64,
+        #[command(flatten)]
+        remote: RemoteArgs,
     },
     /// Read an inbox, oldest first (marks read unless --peek).
     Inbox {
@@ -35,6 +51,8 @@ pub enum MessageCommand {
         peek: bool,
         #[arg(long)]
         limit: Option<u32>,
+        #[command(flatten)]
+        remote: RemoteArgs,
     },
     /// What an author sent.
     Sent {
@@ -63,7 +81,7 @@ pub enum MessageCommand {
     },
 }
 
-fn print_table(list: &[Message]) {
+pub(super) fn print_table(list: &[Message]) {
     table(
         &["id", "from", "to", "priority", "created", "read", "body"],
         list.iter()
@@ -95,11 +113,15 @@ pub async fn run(ctx: &Ctx, out: &Output, command: MessageCommand) -> Result<()>
             priority,
             as_author,
             reply_to,
+            message_id,
+            wait: _,
+            remote: _,
         } => {
             let message = SendMessage {
                 body,
                 priority: Some(priority),
                 reply_to,
+                message_id,
             };
             let sent = inbox::messages::send_to_name(
                 ctx,
@@ -117,6 +139,7 @@ pub async fn run(ctx: &Ctx, out: &Output, command: MessageCommand) -> Result<()>
             all,
             peek,
             limit,
+            remote: _,
         } => {
             let query = InboxQuery {
                 since,

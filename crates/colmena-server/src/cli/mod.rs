@@ -21,6 +21,7 @@ mod message;
 mod model;
 pub mod output;
 mod provider;
+mod remote_bus;
 mod runs;
 mod serve;
 mod setup;
@@ -158,6 +159,11 @@ pub async fn run(cli: Cli) -> Result<()> {
     let command = match cli.command {
         Command::Backup(args) => return backup::backup(&options, &out, args),
         Command::Restore(args) => return backup::restore(options, &out, args).await,
+        // A team's bus on another machine: nothing here is opened.
+        Command::Message(command) => match command.remote().cloned() {
+            Some(remote) => return remote_bus::run(&out, remote, command).await,
+            None => Command::Message(command),
+        },
         command => command,
     };
     let ctx = Ctx::open(options).await?;

@@ -165,11 +165,12 @@ fn bus_document() -> Value {
                 ],
                 "requestBody": { "required": true, "content": { "application/json": { "schema": { "$ref": "#/components/schemas/SendMessage" } } } },
                 "responses": {
-                    "201": { "description": "Stored (durably) for the recipient.", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Receipt" } } } },
+                    "201": { "description": "Stored (durably) for the recipient — or, for a message_id this sender already used for the same mail, the receipt of that message (nothing is delivered twice).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Receipt" } } } },
                     "400": error_response("The body is not JSON."),
                     "401": error_response("No token, or not a valid one."),
                     "403": error_response("The token belongs to another author."),
                     "404": error_response("The sender or the recipient does not exist."),
+                    "409": error_response("The message_id was already used by this sender for other mail."),
                     "413": error_response("The request is larger than 1 MiB."),
                     "422": error_response("Empty body, body over 64 KiB, or a priority other than normal/urgent.")
                 }
@@ -273,7 +274,8 @@ fn bus_document() -> Value {
                     "properties": {
                         "body": { "type": "string", "minLength": 1, "description": "At most 64 KiB." },
                         "priority": { "type": "string", "enum": ["normal", "urgent"], "default": "normal", "description": "Urgent wakes a role at once and notifies a person." },
-                        "reply_to": { "type": "string", "description": "The id of the message this one answers, one between the same two authors; omit it to start a new conversation." }
+                        "reply_to": { "type": "string", "description": "The id of the message this one answers, one between the same two authors; omit it to start a new conversation." },
+                        "message_id": { "type": "string", "minLength": 1, "maxLength": 100, "pattern": "^[A-Za-z0-9._:-]+$", "description": "Your own id for this message (a UUID, say). Sending again with the same id answers the same receipt and delivers nothing twice; the same id for other mail is 409 conflict. Omit it and every send is a new message." }
                     }
                 },
                 "Receipt": {

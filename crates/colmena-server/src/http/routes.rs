@@ -131,6 +131,10 @@ struct SendBody {
     /// The message this one answers (issue 15); absent for older clients.
     #[serde(default, alias = "replyTo")]
     reply_to: Option<String>,
+    /// The sender's own id for the message (issue 17): a retry with the
+    /// same one answers the same receipt and delivers nothing twice.
+    #[serde(default, alias = "messageId")]
+    message_id: Option<String>,
 }
 
 pub async fn send(
@@ -143,12 +147,13 @@ pub async fn send(
     json_content_type(&headers)?;
     let message: SendBody = json_body(
         body,
-        "{\"body\": \"…\", \"priority\": \"normal\"|\"urgent\", \"reply_to\": \"…\"}",
+        "{\"body\": \"…\", \"priority\": \"normal\"|\"urgent\", \"reply_to\": \"…\", \"message_id\": \"…\"}",
     )?;
     let message = SendMessage {
         body: message.body,
         priority: message.priority,
         reply_to: message.reply_to,
+        message_id: message.message_id,
     };
     let sent = inbox::messages::send(&ctx, &caller, &id, &to_id, message).await?;
     Ok((
