@@ -13,7 +13,7 @@ use crate::commands::endpoints;
 use crate::commands::web_search;
 use crate::commands::{
     canvas, catalog, conversations, desktop, inbox, mcp_servers, memory, providers, runs, shell,
-    swarms, workspace,
+    swarms, team_bus, workspace,
 };
 
 /// Sent after a change is committed, so that open views refresh.
@@ -212,6 +212,13 @@ pub fn builder<R: Runtime>() -> Builder<R> {
             inbox::server_status,
             inbox::set_server_port,
             inbox::mcp_client_config,
+            team_bus::team_bus_status,
+            team_bus::connect_team_bus,
+            team_bus::disconnect_team_bus,
+            team_bus::team_bus_inbox,
+            team_bus::send_team_message,
+            team_bus::team_outbox,
+            team_bus::discard_outbox_entry,
             canvas::list_canvases,
             canvas::create_canvas,
             canvas::get_canvas,

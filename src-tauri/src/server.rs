@@ -120,5 +120,11 @@ pub async fn start(ctx: &Ctx, server: &LocalServer) {
     // Scheduled jobs (H25), and the notice of every failed one, whichever
     // process (this app or `colmena serve`) ran it.
     tauri::async_runtime::spawn(colmena_core::cron::run_scheduler(ctx.clone(), stop.clone()));
-    tauri::async_runtime::spawn(colmena_core::cron::announce_failures(ctx.clone(), stop));
+    tauri::async_runtime::spawn(colmena_core::cron::announce_failures(
+        ctx.clone(),
+        stop.clone(),
+    ));
+    // The team bus, when this desktop is on one: its outbox leaves, and its
+    // urgent mail is announced.
+    tauri::async_runtime::spawn(colmena_core::inbox::team::delivery::run(ctx.clone(), stop));
 }

@@ -228,6 +228,13 @@ export const commands = {
 	 *  Desktop, Cursor) to Colmena's MCP server, minting a token on request.
 	 */
 	mcpClientConfig: (request: ConnectRequest_Deserialize) => __TAURI_INVOKE<ClientConfig>("mcp_client_config", { request }),
+	teamBusStatus: () => __TAURI_INVOKE<TeamBusLink_Serialize | null>("team_bus_status"),
+	connectTeamBus: (input: TeamBusConnect_Deserialize) => __TAURI_INVOKE<TeamBusLink_Serialize>("connect_team_bus", { input }),
+	disconnectTeamBus: () => __TAURI_INVOKE<number>("disconnect_team_bus"),
+	teamBusInbox: (query: InboxQuery_Deserialize) => __TAURI_INVOKE<Message_Serialize[]>("team_bus_inbox", { query }),
+	sendTeamMessage: (to: string, message: SendMessage_Deserialize) => __TAURI_INVOKE<OutboxEntry_Serialize>("send_team_message", { to, message }),
+	teamOutbox: () => __TAURI_INVOKE<OutboxEntry_Serialize[]>("team_outbox"),
+	discardOutboxEntry: (seq: number) => __TAURI_INVOKE<null>("discard_outbox_entry", { seq }),
 	listCanvases: () => __TAURI_INVOKE<Canvas_Serialize[]>("list_canvases"),
 	createCanvas: (name: string | null) => __TAURI_INVOKE<Canvas_Serialize>("create_canvas", { name }),
 	getCanvas: (id: string) => __TAURI_INVOKE<CanvasDetail_Serialize>("get_canvas", { id }),
@@ -822,7 +829,9 @@ export type Change = "providers" | "models" | "agents" | "tools" | "skills" | "e
 /**  Scheduled jobs, their history and trigger requests (SPEC H25). */
 "cron_jobs" | 
 /**  HTTP endpoints declared as tools (SPEC H27); their tools arrive as `Tools`. */
-"endpoints";
+"endpoints" | 
+/**  The team bus this desktop is on: its settings, its link, its outbox. */
+"team_bus";
 
 export type ChatMessage = ChatMessage_Serialize | ChatMessage_Deserialize;
 
@@ -2616,6 +2625,54 @@ export type OpenRoute = {
 	route: string,
 };
 
+/**  One message written here for the team bus. */
+export type OutboxEntry = OutboxEntry_Serialize | OutboxEntry_Deserialize;
+
+/**  One message written here for the team bus. */
+export type OutboxEntry_Deserialize = {
+	seq: number,
+	/**  The id the team bus keeps it once by. */
+	messageId: string,
+	to: string,
+	body: string,
+	priority: Priority,
+	replyTo?: string | null,
+	state: OutboxState,
+	createdAt: string,
+	attempts: number,
+	/**  The message's id on the team bus, once there. */
+	sentId?: string | null,
+	sentAt?: string | null,
+	error?: string | null,
+};
+
+/**  One message written here for the team bus. */
+export type OutboxEntry_Serialize = {
+	seq: number,
+	/**  The id the team bus keeps it once by. */
+	messageId: string,
+	to: string,
+	body: string,
+	priority: Priority,
+	replyTo: string | null,
+	state: OutboxState,
+	createdAt: string,
+	attempts: number,
+	/**  The message's id on the team bus, once there. */
+	sentId: string | null,
+	sentAt: string | null,
+	error: string | null,
+};
+
+/**  Where an entry stands. */
+export type OutboxState = 
+/**  Not acknowledged by the team bus yet. */
+"waiting" | 
+/**  The team bus has it (`sentId`). */
+"sent" | 
+/**  The team bus refused it (`error` says why); it will not be sent. */
+"failed";
+
 /**  What a list of patterns expands to. */
 export type PatternExpansion = {
 	patterns: PatternMatch[],
@@ -3427,6 +3484,74 @@ export type Target =
  *  sent to the role as a message from the workspace owner.
  */
 { kind: "role"; id: string };
+
+/**  What the person gives to join a team's bus. */
+export type TeamBusConnect = TeamBusConnect_Serialize | TeamBusConnect_Deserialize;
+
+/**  What the person gives to join a team's bus. */
+export type TeamBusConnect_Deserialize = {
+	/**  `https://host:port` of the team's `colmena serve`. */
+	url: string,
+	/**  Who the person is there (the author id the token belongs to). */
+	authorId: string,
+	token: string,
+	/**  The team's CA, PEM, when its certificate is not publicly trusted. */
+	caPem?: string | null,
+};
+
+/**  What the person gives to join a team's bus. */
+export type TeamBusConnect_Serialize = {
+	/**  `https://host:port` of the team's `colmena serve`. */
+	url: string,
+	/**  Who the person is there (the author id the token belongs to). */
+	authorId: string,
+	token: string,
+	/**  The team's CA, PEM, when its certificate is not publicly trusted. */
+	caPem: string | null,
+};
+
+/**  The team bus this desktop uses, and how its link last went. */
+export type TeamBusLink = TeamBusLink_Serialize | TeamBusLink_Deserialize;
+
+/**  The team bus this desktop uses, and how its link last went. */
+export type TeamBusLink_Deserialize = {
+	url: string,
+	authorId: string,
+	/**  The token, masked (`colm…80fe`). */
+	tokenMask: string,
+	customCa: boolean,
+	connectedAt: string,
+	/**  Whether the last exchange with the bus went through. */
+	reachable: boolean,
+	lastOkAt?: string | null,
+	/**  Why the last exchange failed, and when (kept after it came back). */
+	lastError?: string | null,
+	lastErrorAt?: string | null,
+	/**  Mail written here that the team bus has not acknowledged yet. */
+	waiting: number,
+	/**  Mail the team bus refused (a wrong recipient…), kept to be seen. */
+	failed: number,
+};
+
+/**  The team bus this desktop uses, and how its link last went. */
+export type TeamBusLink_Serialize = {
+	url: string,
+	authorId: string,
+	/**  The token, masked (`colm…80fe`). */
+	tokenMask: string,
+	customCa: boolean,
+	connectedAt: string,
+	/**  Whether the last exchange with the bus went through. */
+	reachable: boolean,
+	lastOkAt: string | null,
+	/**  Why the last exchange failed, and when (kept after it came back). */
+	lastError: string | null,
+	lastErrorAt: string | null,
+	/**  Mail written here that the team bus has not acknowledged yet. */
+	waiting: number,
+	/**  Mail the team bus refused (a wrong recipient…), kept to be seen. */
+	failed: number,
+};
 
 /**  The summary standing for a thread's older turns. */
 export type ThreadSummary = {

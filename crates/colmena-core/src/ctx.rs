@@ -70,10 +70,12 @@ pub enum Change {
     CronJobs,
     /// HTTP endpoints declared as tools (SPEC H27); their tools arrive as `Tools`.
     Endpoints,
+    /// The team bus this desktop is on: its settings, its link, its outbox.
+    TeamBus,
 }
 
 impl Change {
-    pub const ALL: [Change; 18] = [
+    pub const ALL: [Change; 19] = [
         Change::Providers,
         Change::Models,
         Change::Agents,
@@ -92,6 +94,7 @@ impl Change {
         Change::McpServers,
         Change::CronJobs,
         Change::Endpoints,
+        Change::TeamBus,
     ];
 }
 

@@ -15,5 +15,6 @@ pub mod providers;
 pub mod runs;
 pub mod shell;
 pub mod swarms;
+pub mod team_bus;
 pub mod web_search;
 pub mod workspace;

@@ -139,6 +139,7 @@ import type {
   LocalServerKind,
   LocalServer_Serialize,
 } from "../bindings";
+import type { OutboxEntry_Serialize, OutboxState, TeamBusConnect_Deserialize, TeamBusLink_Serialize } from "../bindings";
 import { Channel } from "@tauri-apps/api/core";
 import { toApiError } from "./errors";
 
@@ -211,6 +212,10 @@ export type SendMessage = SendMessage_Deserialize;
 export type InboxQuery = InboxQuery_Deserialize;
 export type SentQuery = SentQuery_Deserialize;
 export type ServerStatus = ServerStatus_Serialize;
+export type TeamBusLink = TeamBusLink_Serialize;
+export type TeamBusConnect = TeamBusConnect_Deserialize;
+export type OutboxEntry = OutboxEntry_Serialize;
+export type { OutboxState };
 export type ConnectRequest = ConnectRequest_Deserialize;
 export type { AiClient, ClientConfig, McpTransport };
 export type { AuthorKind, Priority };
@@ -419,6 +424,18 @@ export const inboxApi = {
   serverStatus: () => call(commands.serverStatus()),
   setServerPort: (port: number) => call(commands.setServerPort(port)),
   mcpClientConfig: (request: ConnectRequest) => call(commands.mcpClientConfig(request)),
+};
+
+/** This desktop on a team's bus (issue 17): its settings, its inbox there,
+ * and the outbox its mail leaves through. */
+export const teamBusApi = {
+  status: () => call(commands.teamBusStatus()),
+  connect: (input: TeamBusConnect) => call(commands.connectTeamBus(input)),
+  disconnect: () => call(commands.disconnectTeamBus()),
+  inbox: (query: InboxQuery) => call(commands.teamBusInbox(query)),
+  send: (to: string, message: SendMessage) => call(commands.sendTeamMessage(to, message)),
+  outbox: () => call(commands.teamOutbox()),
+  discard: (seq: number) => call(commands.discardOutboxEntry(seq)),
 };
 
 /** A channel for a generation's events (see `runChannel`). */

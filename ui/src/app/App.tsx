@@ -14,6 +14,7 @@ import { authorsQuery, invalidateInboxFor } from "../features/inbox/queries";
 import { invalidateRuntimeFor } from "../features/runs/queries";
 import { invalidateCatalogFor, setupQuery } from "../features/catalog/queries";
 import { invalidateFor } from "../features/providers/queries";
+import { invalidateTeamFor } from "../features/team/queries";
 import { FirstRunScreen } from "../features/setup/FirstRunScreen";
 import { PaletteButton } from "./PaletteButton";
 import { usePreferences } from "./preferences";
@@ -52,6 +53,7 @@ export function App() {
       invalidateInboxFor(client, change);
       invalidateCanvasFor(client, change);
       invalidateCronFor(client, change);
+      invalidateTeamFor(client, change);
     })
       .then((stop) => {
         if (cancelled) stop();

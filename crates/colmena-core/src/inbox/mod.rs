@@ -7,6 +7,8 @@
 //!   once on urgent mail, running its agent over its unread inbox;
 //! - [`remote`]: a client of another machine's bus (a team's), whose sends
 //!   are retried with one message id until acknowledged;
+//! - [`team`]: this desktop on a team's bus: its settings, the outbox its
+//!   mail leaves through, and the errand runner that delivers it;
 //! - [`drop_folder`]: markdown notes written into a role's `inbox/` folder
 //!   become messages (the pre-bus way keeps working).
 //!
@@ -25,6 +27,7 @@ pub mod remote;
 pub mod role_config;
 pub mod role_thread;
 pub mod search;
+pub mod team;
 mod time;
 mod token;
 pub mod wake_command;

@@ -192,13 +192,18 @@ impl RemoteBus {
             };
             let wait = failure.retry_after.unwrap_or(pause).max(pause);
             if tokio::time::Instant::now() + wait > deadline {
-                let mut error = AppError::new(
-                    ErrorCode::Upstream,
+                let message = if tries == 1 {
                     format!(
-                        "the team bus at {} did not acknowledge the message after {tries} tries: {}",
+                        "the team bus at {} did not answer: {}",
                         self.base, failure.error.message
-                    ),
-                );
+                    )
+                } else {
+                    format!(
+                        "the team bus at {} did not answer in {tries} tries: {}",
+                        self.base, failure.error.message
+                    )
+                };
+                let mut error = AppError::new(ErrorCode::Upstream, message);
                 error.details = Some(json!({ "reason": "unreachable", "tries": tries }));
                 return Err(error);
             }
@@ -276,7 +281,7 @@ fn base_url(raw: &str) -> Result<Url> {
         .map_err(|e| invalid("invalid_url", format!("not a URL ({e}): {raw}")))?;
     if !url.username().is_empty() || url.password().is_some() {
         return Err(invalid(
-            "credentials_in_url",
+            "token_in_url",
             "put the token in its own setting, not in the URL".into(),
         ));
     }
@@ -406,7 +411,7 @@ mod tests {
         let e = RemoteBus::new(config("https://me:secret@bus.example"))
             .err()
             .unwrap();
-        assert_eq!(reason(e), "credentials_in_url");
+        assert_eq!(reason(e), "token_in_url");
         let e = RemoteBus::new(config("ftp://bus.example")).err().unwrap();
         assert_eq!(reason(e), "invalid_url");
         let e = RemoteBus::new(RemoteBusConfig {

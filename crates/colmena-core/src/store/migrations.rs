@@ -35,6 +35,7 @@ const MODEL_IMAGES: &str = include_str!("migrations/0014_model_images.sql");
 const PERSISTENT_ROLES: &str = include_str!("migrations/0015_persistent_roles.sql");
 const INBOX_THREADS: &str = include_str!("migrations/0016_inbox_threads.sql");
 const BUS_CLIENT_IDS: &str = include_str!("migrations/0017_bus_client_ids.sql");
+const TEAM_BUS: &str = include_str!("migrations/0018_team_bus.sql");
 
 /// Every migration script, in order; version N is "the first N applied".
 /// Append new ones at the end.
@@ -56,6 +57,7 @@ const SCRIPTS: &[&str] = &[
     PERSISTENT_ROLES,
     INBOX_THREADS,
     BUS_CLIENT_IDS,
+    TEAM_BUS,
 ];
 
 /// How long a process starting on a store being migrated (and backed up) by

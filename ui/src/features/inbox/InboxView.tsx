@@ -2,7 +2,7 @@ import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import type { TFunction } from "i18next";
-import { AlarmClock, Bot, Brain, History, Inbox, KeyRound, Pencil, PenSquare, Plus, Trash2, User } from "lucide-react";
+import { AlarmClock, Bot, Brain, History, Inbox, KeyRound, Network, Pencil, PenSquare, Plus, Trash2, User, WifiOff } from "lucide-react";
 
 import { inboxApi, type ApiError, type Author, type AuthorWithToken } from "../../api";
 import { Banner } from "../../components/Banner";
@@ -26,6 +26,8 @@ import { RoleWakeHistory } from "./RoleWakeHistory";
 import { ThreadView } from "./ThreadView";
 import { WakeCommandLine } from "./WakeCommandFields";
 import { authorsQuery, inboxKeys } from "./queries";
+import { TeamBusPanel } from "../team/TeamBusPanel";
+import { teamStatusQuery } from "../team/queries";
 import { wakeInterval } from "./interval";
 
 type Tab = "inbox" | "sent" | "wakes" | "memories";
@@ -45,7 +47,10 @@ function roleTabs(t: TFunction, author: Author) {
 export function InboxView() {
   const { t } = useTranslation();
   const authors = useQuery(authorsQuery);
+  const team = useQuery(teamStatusQuery).data ?? null;
   const [selected, setSelected] = useState<string | null>(null);
+  // The team bus's entry, above this computer's authors (issue 17).
+  const [teamOpen, setTeamOpen] = useState(false);
   const [tab, setTab] = useState<Tab>("inbox");
   const [filter, setFilter] = useState("");
   const [dialog, setDialog] = useState<"compose" | "role" | "edit" | null>(null);
@@ -80,11 +85,32 @@ export function InboxView() {
         <div className="split">
           <aside className="list-pane">
             <ListFilter value={filter} onChange={setFilter} label={t("forms.filter.authors")} shown={shownAuthors.length} total={list.length} testId="authors-filter" />
+            {team && (
+              <ul className="item-list team-entry" aria-label={t("teamBus.entry")}>
+                <ListItem
+                  active={teamOpen}
+                  icon={team.reachable ? <Network size={16} /> : <WifiOff size={16} />}
+                  title={
+                    <span className="author-line">
+                      <span>{t("teamBus.entry")}</span>
+                      {team.waiting > 0 && (
+                        <span className="unread-count" data-testid="team-waiting-count">
+                          {team.waiting}
+                        </span>
+                      )}
+                    </span>
+                  }
+                  sub={team.url.replace(/^https?:\/\//, "")}
+                  onSelect={() => setTeamOpen(true)}
+                  testId="team-entry"
+                />
+              </ul>
+            )}
             <ul className="item-list" aria-label={t("inbox.authors")}>
               {shownAuthors.map((a) => (
                 <ListItem
                   key={a.id}
-                  active={a.id === current?.id}
+                  active={!(team && teamOpen) && a.id === current?.id}
                   icon={a.kind === "user" ? <User size={16} /> : <Bot size={16} />}
                   title={
                     <span className="author-line">
@@ -99,6 +125,7 @@ export function InboxView() {
                   sub={<AuthorSub author={a} />}
                   onSelect={() => {
                     setSelected(a.id);
+                    setTeamOpen(false);
                     setThread(null);
                     setSearch("");
                   }}
@@ -108,7 +135,9 @@ export function InboxView() {
             </ul>
           </aside>
           <div className="detail-pane">
-            {current && (
+            {team && teamOpen ? (
+              <TeamBusPanel link={team} />
+            ) : current && (
               <>
                 <AuthorHeader author={current} onEdit={() => setDialog("edit")} onRemoved={() => setSelected(me?.id ?? null)} />
                 <Tabs

@@ -1,6 +1,6 @@
 import type { ComponentType } from "react";
 import { useTranslation } from "react-i18next";
-import { Bot, MonitorSmartphone, Palette, Plug, Search, Server, ShieldCheck } from "lucide-react";
+import { Bot, MonitorSmartphone, Network, Palette, Plug, Search, Server, ShieldCheck } from "lucide-react";
 import type { LucideIcon } from "lucide-react";
 
 import { useRoute } from "../../app/route";
@@ -10,12 +10,14 @@ import { ConnectSection } from "./ConnectSection";
 import { DataSection } from "./DataSection";
 import { DesktopSection } from "./DesktopSection";
 import { ServerSection } from "./ServerSection";
+import { TeamBusSection } from "./TeamBusSection";
 import { WebSearchSection } from "./WebSearchSection";
 
 const SECTIONS: { id: string; icon: LucideIcon; component: ComponentType }[] = [
   { id: "providers", icon: Plug, component: ProvidersSection },
   { id: "search", icon: Search, component: WebSearchSection },
   { id: "server", icon: Server, component: ServerSection },
+  { id: "bus", icon: Network, component: TeamBusSection },
   { id: "connect", icon: Bot, component: ConnectSection },
   { id: "appearance", icon: Palette, component: AppearanceSection },
   { id: "desktop", icon: MonitorSmartphone, component: DesktopSection },
