@@ -26,15 +26,22 @@ if [[ $(id -u) != 0 ]] || ! ip netns add "$bus_ns" 2>/dev/null; then
   exit 0
 fi
 
-work=$(mktemp -d)
+work=""
 pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  # Whatever still runs inside a namespace (a send waiting on its link)
+  # would keep it alive after it is deleted.
+  for ns in "$bus_ns" "$a_ns" "$b_ns"; do
+    ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
+  done
   wait 2>/dev/null || true
   for ns in "$bus_ns" "$a_ns" "$b_ns"; do ip netns del "$ns" 2>/dev/null || true; rm -rf "/etc/netns/$ns"; done
-  rm -rf "$work"
+  [[ -n $work ]] && rm -rf "$work"
+  return 0
 }
 trap cleanup EXIT
+work=$(mktemp -d)
 
 say() { printf '[team-bus] %s\n' "$*"; }
 fail() { printf '[team-bus] FAILED: %s\n' "$*" >&2; [[ -f $work/serve.log ]] && tail -20 "$work/serve.log" >&2; exit 1; }

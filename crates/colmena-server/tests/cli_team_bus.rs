@@ -8,7 +8,6 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -60,18 +59,8 @@ fn serve(dir: &Path, port: u16, cert: &Path, key: &Path) -> Child {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let listening: Value = serde_json::from_str(&line).unwrap();
-    assert!(
-        listening["listening"]
-            .as_str()
-            .unwrap()
-            .starts_with("https://"),
-        "{line}"
-    );
+    let url = common::listening(&mut child);
+    assert!(url.starts_with("https://"), "{url}");
     child
 }
 

@@ -629,3 +629,35 @@ async fn the_same_message_id_for_other_mail_is_a_conflict_and_ids_are_each_sende
     }
     assert_eq!(bodies(&bus.peek(&beto).await), ["hola", "hola"]);
 }
+
+#[tokio::test]
+async fn attack_a_removed_authors_message_ids_do_not_pass_to_a_new_one_of_the_same_name() {
+    let bus = bus().await;
+    let (old, beto) = (bus.author("Clonador").await, bus.author("Beto").await);
+    let (status, first) = bus
+        .send(
+            &old,
+            &old.id,
+            &beto.id,
+            json!({"body": "informe", "message_id": "a-1"}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED);
+    inbox::authors::remove(&bus.ctx, &old.id).await.unwrap();
+    // A new role that happens to get the same id counts from 1 again: its
+    // first message is delivered, neither answered with the old receipt
+    // nor refused with a conflict that would name the old message.
+    let new = bus.author("Clonador").await;
+    assert_eq!(new.id, old.id);
+    let (status, sent) = bus
+        .send(
+            &new,
+            &new.id,
+            &beto.id,
+            json!({"body": "informe", "message_id": "a-1"}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{sent}");
+    assert_ne!(sent["id"], first["id"]);
+    assert_eq!(bodies(&bus.peek(&beto).await), ["informe", "informe"]);
+}

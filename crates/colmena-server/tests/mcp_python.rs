@@ -15,7 +15,6 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
@@ -327,12 +326,7 @@ fn serve(dir: &Path) -> Served {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let listening: Value = serde_json::from_str(&line).unwrap();
-    let url = listening["listening"].as_str().unwrap().to_owned();
+    let url = common::listening(&mut child);
     Served { child, url }
 }
 

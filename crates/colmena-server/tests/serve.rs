@@ -6,7 +6,6 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -32,12 +31,7 @@ fn x1_sigterm_stops_the_server_cleanly() {
         .spawn()
         .unwrap();
     // The first line says where it listens.
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let listening: serde_json::Value = serde_json::from_str(&line).unwrap();
-    let url = listening["listening"].as_str().unwrap().to_owned();
+    let url = common::listening(&mut child);
     let addr = url.trim_start_matches("http://").to_owned();
     assert!(std::net::TcpStream::connect(&addr).is_ok());
 

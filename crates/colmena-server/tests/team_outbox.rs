@@ -289,3 +289,45 @@ async fn the_desktop_delivers_on_its_own_and_announces_urgent_mail_from_the_team
     let mail = team::inbox(&desk, InboxQuery::default()).await.unwrap();
     assert_eq!(mail.len(), 1);
 }
+
+#[tokio::test]
+async fn attack_waiting_mail_never_leaves_as_another_author_or_to_another_bus() {
+    let (mut bus, _dir, desk, _ana, beto) = joined().await;
+    // Beto's own token, as if the person switched identities.
+    let beto_token = inbox::authors::rotate_token(&bus.ctx, &beto)
+        .await
+        .unwrap()
+        .token;
+    bus.down().await;
+    outbox::send(&desk, &beto, text("escrito como Ana"))
+        .await
+        .unwrap();
+    bus.up().await;
+    let as_beto = TeamBusConnect {
+        url: bus.url(),
+        author_id: beto.clone(),
+        token: beto_token,
+        ca_pem: None,
+    };
+    let e = team::connect(&desk, as_beto).await.unwrap_err();
+    assert_eq!(e.code, ErrorCode::Conflict);
+    assert_eq!(e.details.unwrap()["reason"], "outbox_waiting");
+    // Still Ana's: it leaves as Ana.
+    outbox::deliver(&desk).await.unwrap();
+    let mail = inbox::messages::inbox(
+        &bus.ctx,
+        &Caller::cli(&bus.ctx, None),
+        &beto,
+        InboxQuery {
+            peek: Some(true),
+            ..InboxQuery::default()
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(mail.len(), 1);
+    assert_eq!(
+        mail[0].from,
+        team::status(&desk).await.unwrap().unwrap().author_id
+    );
+}

@@ -529,6 +529,9 @@ pub async fn remove(ctx: &Ctx, id: &str) -> Result<()> {
                 ));
             }
             tx.execute("DELETE FROM authors WHERE id = ?1", [&id])?;
+            // Its own message ids go with it: a later author of the same
+            // name must not find its sends answered by the old one's.
+            tx.execute("DELETE FROM bus_client_ids WHERE from_author = ?1", [&id])?;
             Ok(())
         })
         .await?;

@@ -31,11 +31,18 @@ use url::Url;
 use super::messages::{InboxQuery, Message, MessageReceipt, SendMessage};
 use crate::error::{AppError, ErrorCode, Result};
 
+/// The longest a send keeps trying, whatever it is asked.
+pub const MAX_PATIENCE: Duration = Duration::from_secs(7 * 24 * 3600);
 /// How long one request may take before it counts as lost.
 const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
 /// The first pause between attempts; doubled up to [`MAX_PAUSE`].
 const FIRST_PAUSE: Duration = Duration::from_millis(200);
 const MAX_PAUSE: Duration = Duration::from_secs(2);
+/// The most of an answer read: an inbox of 500 messages of 64 KiB, and
+/// room for their fields. A bus that sends more is not speaking Colmena.
+const MAX_ANSWER_BYTES: usize = 40 * 1024 * 1024;
+/// How much of what the bus says about a failure is kept and shown.
+const MAX_ERROR_CHARS: usize = 500;
 
 /// Where a team's bus is and who this client is on it.
 #[derive(Clone)]
@@ -82,6 +89,17 @@ impl RemoteBus {
             .connect_timeout(ATTEMPT_TIMEOUT)
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("colmena/", env!("CARGO_PKG_VERSION")));
+        if base.scheme() == "http" {
+            // Plain HTTP is for this machine only: never through a proxy
+            // (the token would reach it in clear), and `localhost` is the
+            // loopback address, whatever a hosts file says.
+            builder = builder.no_proxy();
+            let port = base.port_or_known_default().unwrap_or(80);
+            builder = builder.resolve(
+                "localhost",
+                std::net::SocketAddr::from(([127, 0, 0, 1], port)),
+            );
+        }
         if let Some(pem) = &config.ca_pem {
             let certificates = Certificate::from_pem_bundle(pem).map_err(|e| {
                 AppError::invalid_field("ca", "invalid_pem", format!("the CA file is not PEM: {e}"))
@@ -166,6 +184,17 @@ impl RemoteBus {
     }
 
     fn endpoint(&self, segments: &[&str]) -> Result<Url> {
+        // `.` and `..` would be dropped or climb: no author is called so.
+        if let Some(bad) = segments
+            .iter()
+            .find(|s| s.is_empty() || **s == "." || **s == "..")
+        {
+            return Err(AppError::invalid_field(
+                "author",
+                "invalid_author_id",
+                format!("{bad:?} is not an author id"),
+            ));
+        }
         let mut url = self.base.clone();
         url.path_segments_mut()
             .map_err(|()| AppError::invalid_field("url", "invalid_url", "not a base URL"))?
@@ -180,7 +209,8 @@ impl RemoteBus {
         F: Fn() -> Fut,
         Fut: std::future::Future<Output = std::result::Result<T, Failure>>,
     {
-        let deadline = tokio::time::Instant::now() + patience;
+        let now = tokio::time::Instant::now();
+        let deadline = now.checked_add(patience).unwrap_or(now + MAX_PATIENCE);
         let mut pause = FIRST_PAUSE;
         let mut tries = 0u32;
         loop {
@@ -233,11 +263,7 @@ impl RemoteBus {
         })?;
         let status = response.status();
         let retry_after = retry_after(&response);
-        let bytes = response.bytes().await.map_err(|e| Failure {
-            error: AppError::new(ErrorCode::Upstream, transport_error(&e)),
-            retry: true,
-            retry_after: None,
-        })?;
+        let bytes = read_bounded(response).await?;
         if status.is_success() {
             return serde_json::from_slice(&bytes).map_err(|e| Failure {
                 error: AppError::new(
@@ -248,17 +274,21 @@ impl RemoteBus {
                 retry_after: None,
             });
         }
-        let error = serde_json::from_slice::<AppError>(&bytes).unwrap_or_else(|_| {
-            AppError::new(
+        let error = match serde_json::from_slice::<AppError>(&bytes) {
+            Ok(remote) => from_the_bus(remote),
+            Err(_) => AppError::new(
                 ErrorCode::Upstream,
                 format!("the team bus answered HTTP {status}"),
-            )
-        });
+            ),
+        };
         Err(Failure {
+            // A 500 may be the bus's passing trouble; the message id makes
+            // asking again safe.
             retry: error.code.is_retryable()
                 || matches!(
                     status,
-                    StatusCode::BAD_GATEWAY
+                    StatusCode::INTERNAL_SERVER_ERROR
+                        | StatusCode::BAD_GATEWAY
                         | StatusCode::SERVICE_UNAVAILABLE
                         | StatusCode::GATEWAY_TIMEOUT
                 ),
@@ -273,6 +303,74 @@ struct Failure {
     error: AppError,
     retry: bool,
     retry_after: Option<Duration>,
+}
+
+/// Reads an answer, refusing one larger than [`MAX_ANSWER_BYTES`].
+async fn read_bounded(mut response: reqwest::Response) -> std::result::Result<Vec<u8>, Failure> {
+    let too_large = || Failure {
+        error: AppError::new(
+            ErrorCode::Upstream,
+            format!("the team bus answered more than {MAX_ANSWER_BYTES} bytes"),
+        ),
+        retry: false,
+        retry_after: None,
+    };
+    if response
+        .content_length()
+        .is_some_and(|n| n > MAX_ANSWER_BYTES as u64)
+    {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::new();
+    loop {
+        match response.chunk().await {
+            Ok(Some(chunk)) => {
+                if bytes.len() + chunk.len() > MAX_ANSWER_BYTES {
+                    return Err(too_large());
+                }
+                bytes.extend_from_slice(&chunk);
+            }
+            Ok(None) => return Ok(bytes),
+            Err(e) => {
+                return Err(Failure {
+                    error: AppError::new(ErrorCode::Upstream, transport_error(&e)),
+                    retry: true,
+                    retry_after: None,
+                });
+            }
+        }
+    }
+}
+
+/// A refusal from the team bus, as data: its code is kept (a script
+/// tells "unauthorized" from "not found" by the exit status), its words
+/// are shortened, stripped of control characters and said to be the
+/// bus's; of its details only its reason is kept, as `remoteReason`, so
+/// that nothing it sends passes for this app's own field errors.
+fn from_the_bus(remote: AppError) -> AppError {
+    let mut error = AppError::new(
+        remote.code,
+        format!("the team bus answered: {}", clean_text(&remote.message)),
+    );
+    let reason = remote
+        .details
+        .as_ref()
+        .and_then(|d| d.get("reason"))
+        .and_then(|r| r.as_str())
+        .map(clean_text);
+    if let Some(reason) = reason {
+        error.details = Some(json!({ "remoteReason": reason }));
+    }
+    error
+}
+
+/// Text from the network, fit to show and to keep: no control characters
+/// (a terminal's escape sequences), at most [`MAX_ERROR_CHARS`].
+pub fn clean_text(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(MAX_ERROR_CHARS)
+        .collect()
 }
 
 fn base_url(raw: &str) -> Result<Url> {
@@ -438,6 +536,27 @@ mod tests {
             url.as_str(),
             "https://bus.example/team/author/a%2F..%2Fb/inbox"
         );
+    }
+
+    #[test]
+    fn dot_segments_are_not_author_ids() {
+        let bus = RemoteBus::new(config("https://bus.example/")).unwrap();
+        for bad in [".", "..", ""] {
+            let e = bus.endpoint(&["author", bad, "inbox"]).unwrap_err();
+            assert_eq!(reason(e), "invalid_author_id", "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn what_the_bus_says_is_shown_as_its_words_and_nothing_more() {
+        let remote = AppError::new(ErrorCode::Validation, "bad\u{1b}]0;pwned\u{7}".repeat(200))
+            .with_details(json!({ "field": "token", "reason": "required", "agents": ["x"] }));
+        let shown = from_the_bus(remote);
+        assert_eq!(shown.code, ErrorCode::Validation);
+        assert!(shown.message.starts_with("the team bus answered: "));
+        assert!(!shown.message.chars().any(char::is_control));
+        assert!(shown.message.chars().count() <= MAX_ERROR_CHARS + 30);
+        assert_eq!(shown.details, Some(json!({ "remoteReason": "required" })));
     }
 
     #[test]

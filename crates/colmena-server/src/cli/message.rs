@@ -32,6 +32,7 @@ pub enum MessageCommand {
             long,
             value_name = "SECONDS",
             default_value_t = 60,
+            value_parser = clap::value_parser!(u64).range(0..=604_800),
             requires = "server"
         )]
         wait: u64,
@@ -81,6 +82,21 @@ pub enum MessageCommand {
     },
 }
 
+/// What `message inbox` asks for, here or on a team's bus.
+pub(super) fn inbox_query(
+    since: Option<String>,
+    all: bool,
+    peek: bool,
+    limit: Option<u32>,
+) -> InboxQuery {
+    InboxQuery {
+        since,
+        unread_only: Some(!all),
+        peek: Some(peek),
+        limit,
+    }
+}
+
 pub(super) fn print_table(list: &[Message]) {
     table(
         &["id", "from", "to", "priority", "created", "read", "body"],
@@ -97,7 +113,12 @@ pub(super) fn print_table(list: &[Message]) {
                     } else {
                         "no".into()
                     },
-                    m.body.replace('\n', " ").chars().take(60).collect(),
+                    // Mail is someone else's text: no control characters (a
+                    // terminal's escape sequences) reach the screen.
+                    colmena_core::inbox::remote::clean_text(&m.body)
+                        .chars()
+                        .take(60)
+                        .collect(),
                 ]
             })
             .collect(),
@@ -141,12 +162,7 @@ pub async fn run(ctx: &Ctx, out: &Output, command: MessageCommand) -> Result<()>
             limit,
             remote: _,
         } => {
-            let query = InboxQuery {
-                since,
-                unread_only: Some(!all),
-                peek: Some(peek),
-                limit,
-            };
+            let query = inbox_query(since, all, peek, limit);
             let list =
                 inbox::messages::inbox(ctx, &Caller::cli(ctx, None), &me(as_author), query).await?;
             out.emit(&list, |list| print_table(list));

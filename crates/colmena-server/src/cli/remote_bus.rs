@@ -10,11 +10,11 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
+use colmena_core::inbox::SendMessage;
 use colmena_core::inbox::remote::{RemoteBus, RemoteBusConfig};
-use colmena_core::inbox::{InboxQuery, SendMessage};
 use colmena_core::{AppError, Result};
 
-use super::message::{MessageCommand, print_table};
+use super::message::{MessageCommand, inbox_query, print_table};
 use super::output::Output;
 
 /// Where the team's bus is (absent: this machine's workspace).
@@ -83,12 +83,7 @@ pub async fn run(out: &Output, remote: RemoteArgs, command: MessageCommand) -> R
             limit,
             remote: _,
         } => {
-            let query = InboxQuery {
-                since,
-                unread_only: Some(!all),
-                peek: Some(peek),
-                limit,
-            };
+            let query = inbox_query(since, all, peek, limit);
             let list = bus.inbox(&author(as_author)?, &query).await?;
             out.emit(&list, |list| print_table(list));
         }

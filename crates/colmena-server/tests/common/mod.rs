@@ -2,8 +2,9 @@
 
 #![allow(dead_code, clippy::unwrap_used)]
 
+use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output};
 
 use serde_json::Value;
 
@@ -18,6 +19,18 @@ pub fn colmena(data_dir: &Path) -> Command {
         .env("COLMENA_SECRET_BACKEND", "file")
         .env_remove("COLMENA_DATA_DIR");
     cmd
+}
+
+/// Where a `colmena --json serve` child listens: the URL of the first line
+/// it prints (its stdout piped), once it is up.
+pub fn listening(child: &mut Child) -> String {
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let listening: Value = serde_json::from_str(&line)
+        .unwrap_or_else(|e| panic!("serve printed {line:?}, not where it listens: {e}"));
+    listening["listening"].as_str().unwrap().to_owned()
 }
 
 pub fn run(cmd: &mut Command) -> Output {

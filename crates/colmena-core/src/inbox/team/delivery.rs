@@ -1,5 +1,5 @@
 //! The desktop's errand runner for the team bus (issue 17): takes the
-//! outbox to the bus as soon as something is written, and again and again
+//! outbox to the bus as soon as something is written ([`ring`]), and again
 //! while the link is down (a pause that grows from 1 to 30 s); and looks at
 //! the person's inbox there every [`LOOK_EVERY`], so urgent mail is
 //! announced (a desktop notification) and the window knows whether the bus
@@ -8,11 +8,11 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use tokio::sync::broadcast::error::{RecvError, TryRecvError};
+use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use super::outbox;
-use crate::ctx::{Change, Ctx, Notice, NoticeTopic};
+use crate::ctx::{Ctx, Notice, NoticeTopic};
 use crate::inbox::messages::{InboxQuery, Priority};
 
 /// How often the person's inbox on the team bus is looked at.
@@ -20,42 +20,46 @@ pub const LOOK_EVERY: Duration = Duration::from_secs(15);
 const FIRST_PAUSE: Duration = Duration::from_secs(1);
 const LONGEST_PAUSE: Duration = Duration::from_secs(30);
 
+/// Rung when mail is written to the outbox or a team bus is joined: the
+/// runner goes at once. A ring while it is busy is kept for its next wait,
+/// so none is lost. (Only this process writes its outbox.)
+static BELL: Notify = Notify::const_new();
+
+/// Tells the runner there is something to do.
+pub(crate) fn ring() {
+    BELL.notify_one();
+}
+
 /// Runs deliveries and looks until `stop`.
 pub async fn run(ctx: Ctx, stop: CancellationToken) {
-    let mut changes = ctx.subscribe();
     let mut pause = FIRST_PAUSE;
     let mut announced = Announced::default();
     let mut next_look = tokio::time::Instant::now();
     loop {
-        let waiting = deliver(&ctx).await.unwrap_or(0);
+        // Look before delivering: the first look learns what was already
+        // there (not news), before anything this runner sends can be
+        // answered.
         if tokio::time::Instant::now() >= next_look {
             announced.look(&ctx).await;
             next_look = tokio::time::Instant::now() + LOOK_EVERY;
         }
-        // What this loop wrote itself is not a reason to go again.
-        while let Ok(_) | Err(TryRecvError::Lagged(_)) = changes.try_recv() {}
-        // Mail still waiting: try again after a pause that grows while
-        // the link stays down; otherwise until something is written.
-        let sleep = if waiting > 0 {
+        let waiting = deliver(&ctx).await.unwrap_or(0);
+        if waiting > 0 {
+            // The link failed on waiting mail: try again after a pause that
+            // grows while it stays down, whatever is written meanwhile.
             let this = pause;
             pause = (pause * 2).min(LONGEST_PAUSE);
-            this
-        } else {
-            pause = FIRST_PAUSE;
-            next_look.saturating_duration_since(tokio::time::Instant::now())
-        };
-        let woken = tokio::time::sleep(sleep);
-        tokio::pin!(woken);
-        loop {
             tokio::select! {
                 () = stop.cancelled() => return,
-                () = &mut woken => break,
-                // Mail written (here, or by another process on this store).
-                change = changes.recv() => match change {
-                    Ok(Change::TeamBus) | Err(RecvError::Lagged(_)) => break,
-                    Ok(_) => {}
-                    Err(RecvError::Closed) => return,
-                },
+                () = tokio::time::sleep(this) => {}
+            }
+        } else {
+            pause = FIRST_PAUSE;
+            let until_look = next_look.saturating_duration_since(tokio::time::Instant::now());
+            tokio::select! {
+                () = stop.cancelled() => return,
+                () = tokio::time::sleep(until_look) => {}
+                () = BELL.notified() => {}
             }
         }
     }

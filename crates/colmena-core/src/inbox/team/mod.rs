@@ -33,7 +33,7 @@ pub use outbox::{OutboxEntry, OutboxState};
 const TOKEN_CONTEXT: &str = "team_bus_token";
 
 /// What the person gives to join a team's bus.
-#[derive(Debug, Clone, Deserialize, specta::Type)]
+#[derive(Clone, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct TeamBusConnect {
     /// `https://host:port` of the team's `colmena serve`.
@@ -44,6 +44,17 @@ pub struct TeamBusConnect {
     /// The team's CA, PEM, when its certificate is not publicly trusted.
     #[serde(default)]
     pub ca_pem: Option<String>,
+}
+
+impl std::fmt::Debug for TeamBusConnect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TeamBusConnect")
+            .field("url", &self.url)
+            .field("author_id", &self.author_id)
+            .field("token", &"…")
+            .field("ca_pem", &self.ca_pem.as_ref().map(String::len))
+            .finish()
+    }
 }
 
 /// The team bus this desktop uses, and how its link last went.
@@ -109,19 +120,25 @@ pub async fn connect(ctx: &Ctx, input: TeamBusConnect) -> Result<TeamBusLink> {
     let link = ctx
         .store()
         .write(move |tx| {
-            let previous: Option<String> = tx
-                .query_row("SELECT url FROM team_bus WHERE id = 1", [], |r| r.get(0))
+            let previous: Option<(String, String)> = tx
+                .query_row("SELECT url, author_id FROM team_bus WHERE id = 1", [], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })
                 .optional()?;
             let waiting: u32 = tx.query_row(
                 "SELECT count(*) FROM team_outbox WHERE state = 'waiting'",
                 [],
                 |r| r.get(0),
             )?;
-            if waiting > 0 && previous.as_deref() != Some(url.as_str()) {
+            // Waiting mail leaves as who wrote it, to where it was written
+            // for: another bus or another author would send it as someone
+            // else (and the bus's once-only rule is per sender).
+            let same = previous.as_ref().is_some_and(|(u, a)| *u == url && *a == author_id);
+            if waiting > 0 && !same {
                 return Err(AppError::new(
                     ErrorCode::Conflict,
                     format!(
-                        "{waiting} messages still wait to leave for the current team bus: let them leave or discard them first"
+                        "{waiting} messages still wait to leave for the current team bus and author: let them leave or discard them first"
                     ),
                 )
                 .with_details(serde_json::json!({ "reason": "outbox_waiting", "waiting": waiting })));
@@ -138,6 +155,7 @@ pub async fn connect(ctx: &Ctx, input: TeamBusConnect) -> Result<TeamBusLink> {
         })
         .await?;
     ctx.changed(Change::TeamBus);
+    delivery::ring();
     Ok(link)
 }
 
@@ -214,7 +232,7 @@ pub(crate) async fn record(ctx: &Ctx, failure: Option<&AppError>) {
     let now = super::time::now().to_rfc3339();
     let link_failure = failure
         .filter(|e| is_link_failure(e))
-        .map(|e| e.message.clone());
+        .map(|e| super::remote::clean_text(&e.message));
     let written = ctx
         .store()
         .write(move |tx| {

@@ -119,6 +119,7 @@ pub async fn send(ctx: &Ctx, to: &str, message: SendMessage) -> Result<OutboxEnt
         })
         .await?;
     ctx.changed(Change::TeamBus);
+    super::delivery::ring();
     Ok(entry)
 }
 
@@ -218,7 +219,7 @@ async fn settle(
     let now = crate::inbox::time::now().to_rfc3339();
     let outcome = match sent {
         Ok(receipt) => Ok(receipt.id.clone()),
-        Err(e) => Err(e.message.clone()),
+        Err(e) => Err(crate::inbox::remote::clean_text(&e.message)),
     };
     ctx.store()
         .write(move |tx| {
