@@ -23,6 +23,9 @@ pub struct ServerStatus {
 /// Managed state: the running server and how to stop it.
 pub struct LocalServer {
     inner: Mutex<Running>,
+    /// Whether the first start has been tried (it waits for the first
+    /// frame: `after_first_paint`); Settings waits for that answer.
+    tried: tokio::sync::watch::Sender<bool>,
 }
 
 struct Running {
@@ -41,7 +44,16 @@ impl LocalServer {
                 },
                 stop: CancellationToken::new(),
             }),
+            tried: tokio::sync::watch::channel(false).0,
         }
+    }
+
+    /// The status once the first start has been tried.
+    pub async fn status_once_tried(&self) -> ServerStatus {
+        let mut tried = self.tried.subscribe();
+        // The sender lives as long as this state.
+        let _ = tried.wait_for(|tried| *tried).await;
+        self.status()
     }
 
     pub fn status(&self) -> ServerStatus {
@@ -98,6 +110,7 @@ impl LocalServer {
                 stop,
             };
         }
+        self.tried.send_replace(true);
         status
     }
 }

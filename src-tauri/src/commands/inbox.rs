@@ -165,7 +165,8 @@ pub async fn delete_bus_message(ctx: State<'_, Ctx>, id: String) -> Result<(), A
 #[tauri::command]
 #[specta::specta]
 pub async fn server_status(server: State<'_, LocalServer>) -> Result<ServerStatus, AppError> {
-    Ok(server.status())
+    // The server starts just after the first frame (after_first_paint).
+    Ok(server.status_once_tried().await)
 }
 
 #[tauri::command]

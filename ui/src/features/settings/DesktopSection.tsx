@@ -4,6 +4,7 @@ import { useTranslation } from "react-i18next";
 import { shellApi, type ApiError, type DesktopSettings, type UpdateOffer } from "../../api";
 import { Banner } from "../../components/Banner";
 import { Button } from "../../components/Button";
+import { Spinner } from "../../components/Spinner";
 import { Switch } from "../../components/Switch";
 
 const desktopKey = ["desktop-settings"] as const;
@@ -31,6 +32,10 @@ export function DesktopSection() {
         </div>
       </header>
       {error && <Banner tone="danger">{error.message}</Banner>}
+      {/* The tray is tried just after the first frame: its answer waits
+          for it, and the switches show only the answer, never a guess. */}
+      {!data && !error && <Spinner />}
+      {data && (
       <div className="card settings-card desktop-settings">
         <div className="setting-row">
           <div>
@@ -85,6 +90,7 @@ export function DesktopSection() {
           )}
         </div>
       </div>
+      )}
     </section>
   );
 }
