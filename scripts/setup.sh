@@ -25,6 +25,9 @@ APT_PACKAGES=(
   # The team-bus test across network namespaces (tests/netns): the links
   # and the team's CA
   iproute2 openssl
+  # The bus's PostgreSQL store: the tests start a throwaway cluster
+  # (tests/postgres/start.sh: initdb and pg_ctl in a temporary directory)
+  postgresql
 )
 
 step "System packages"

@@ -55,6 +55,26 @@ export COLMENA_MCP_PYTHON="$TOOLS/mcp-venv/bin/python"
 step "A team's bus across network namespaces: a CLI role and an MCP client over TLS, links cut mid-traffic"
 "$REPO/tests/netns/team-bus.sh"
 
+step "PostgreSQL for the bus's PostgreSQL store: a throwaway cluster (initdb, pg_ctl)"
+pg_started=$("$REPO/tests/postgres/start.sh")
+pg_dir=$(sed -n 2p <<<"$pg_started")
+trap '"$REPO/tests/postgres/stop.sh" "$pg_dir"' EXIT
+export COLMENA_TEST_POSTGRES=$(head -1 <<<"$pg_started")
+echo "listening at $COLMENA_TEST_POSTGRES (data in $pg_dir)"
+
+step "The bus on PostgreSQL: the REST and MCP contract suites, unchanged, each test a schema of its own"
+(cd "$REPO" && COLMENA_BUS_STORE=$COLMENA_TEST_POSTGRES COLMENA_BUS_SCHEMA=@workspace \
+  cargo nextest run --locked -p colmena-server --no-fail-fast \
+  --test http_bus --test http_mcp --test mcp_python --test bus_search_doors \
+  --test http_wake_token --test http_malformed --test cli)
+
+step "The bus on PostgreSQL: the core's bus rules (drop folders and tantivy's own index are one machine's: SQLite only)"
+(cd "$REPO" && COLMENA_BUS_STORE=$COLMENA_TEST_POSTGRES COLMENA_BUS_SCHEMA=@workspace \
+  cargo nextest run --locked -p colmena-core --no-fail-fast \
+  --test bus --test bus_search --test bus_threads --test role_thread --test wake_command \
+  --test permissions --test cron \
+  -E 'not (test(b8_notes_dropped_in_a_roles_folder) | test(the_index_survives_a_reopen))')
+
 step "Rust tests (core, CLI, IPC, MCP, bindings drift, keychain)"
 echo "set-up and checks took $((SECONDS - started)) s"
 cd "$REPO"

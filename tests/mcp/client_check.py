@@ -22,6 +22,7 @@ non-zero on the first expectation that does not hold.
 """
 
 import json
+import os
 import sys
 
 import anyio
@@ -55,10 +56,16 @@ def expect(condition, what):
 def client_for(config, token, name):
     info = Implementation(name=name, version="1.0.0")
     if config["transport"] == "stdio":
+        env = {"COLMENA_TOKEN": token, "COLMENA_SECRET_BACKEND": "file", "PATH": "/usr/bin:/bin"}
+        # Where the bus lives, as a client's configuration would say it
+        # (the contract suites also run against PostgreSQL).
+        for name in ("COLMENA_BUS_STORE", "COLMENA_BUS_SCHEMA"):
+            if name in os.environ:
+                env[name] = os.environ[name]
         params = StdioServerParameters(
             command=config["colmena"],
             args=["--data-dir", config["data_dir"], "mcp"],
-            env={"COLMENA_TOKEN": token, "COLMENA_SECRET_BACKEND": "file", "PATH": "/usr/bin:/bin"},
+            env=env,
         )
         return Client(params, client_info=info, read_timeout_seconds=60)
     http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})

@@ -127,6 +127,9 @@ struct Inner {
     serving: Mutex<Option<String>>,
     /// The bus messages' full-text index, opened on the first search.
     bus_search: std::sync::OnceLock<Arc<crate::inbox::search::BusIndex>>,
+    /// The bus's PostgreSQL store when it is not this workspace's SQLite
+    /// one (`COLMENA_BUS_STORE`, `colmena serve --store`; issue 17).
+    bus_pg: Option<Arc<crate::inbox::pg::PgBus>>,
 }
 
 /// A [`Ctx`] that does not keep the workspace open (held by what the
@@ -197,6 +200,22 @@ impl Ctx {
     /// (SPEC H17) and opens the search index, rebuilding it when it is
     /// missing, unreadable or behind the store.
     pub async fn open(options: OpenOptions) -> Result<Ctx> {
+        let bus = crate::inbox::pg::BusStoreChoice::from_env(&options.data_dir)?;
+        Ctx::open_with_bus(options, bus).await
+    }
+
+    /// Like [`Ctx::open`], with the bus in `bus` (the SQLite store of the
+    /// workspace, or a PostgreSQL database shared by replicas).
+    pub async fn open_with_bus(
+        options: OpenOptions,
+        bus: crate::inbox::pg::BusStoreChoice,
+    ) -> Result<Ctx> {
+        let bus_pg = match bus {
+            crate::inbox::pg::BusStoreChoice::Sqlite => None,
+            crate::inbox::pg::BusStoreChoice::Postgres { url, schema } => Some(Arc::new(
+                crate::inbox::pg::PgBus::open(&url, &schema).await?,
+            )),
+        };
         let data_dir = data_dir::prepare(&options.data_dir)?;
         let store = Store::open(&data_dir.join(DB_FILE))?;
         let vault = Vault::open(&data_dir, &store, options.secret_backend).await?;
@@ -239,6 +258,9 @@ impl Ctx {
         let (changes, _) = broadcast::channel(256);
         let (notices, _) = broadcast::channel(64);
         forward_external_changes(&store, changes.clone());
+        if let Some(pg) = &bus_pg {
+            crate::inbox::authors::ensure_user_authors_on(pg, &store).await?;
+        }
         Ok(Ctx {
             inner: Arc::new(Inner {
                 data_dir,
@@ -255,8 +277,22 @@ impl Ctx {
                 cron: crate::cron::Hub::default(),
                 serving: Mutex::new(None),
                 bus_search: std::sync::OnceLock::new(),
+                bus_pg,
             }),
         })
+    }
+
+    /// The bus's PostgreSQL store, when the bus is not in this workspace.
+    pub(crate) fn bus_pg(&self) -> Option<&Arc<crate::inbox::pg::PgBus>> {
+        self.inner.bus_pg.as_ref()
+    }
+
+    /// Where the bus lives: `sqlite`, or `postgres` and its schema.
+    pub fn bus_store_name(&self) -> String {
+        match self.bus_pg() {
+            None => "sqlite".to_owned(),
+            Some(pg) => format!("postgres (schema {})", pg.schema()),
+        }
     }
 
     pub fn data_dir(&self) -> &Path {

@@ -109,6 +109,10 @@ pub async fn create(ctx: &Ctx, name: &str) -> Result<User> {
             find(tx, &id)?.ok_or_else(|| AppError::internal("the new user vanished"))
         })
         .await?;
+    // A bus on PostgreSQL gets the person's author there too.
+    if let Some(pg) = ctx.bus_pg() {
+        crate::inbox::authors::ensure_user_authors_on(pg, ctx.store()).await?;
+    }
     ctx.changed(Change::Users);
     ctx.changed(Change::Authors);
     Ok(user)

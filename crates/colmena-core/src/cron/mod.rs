@@ -320,6 +320,7 @@ pub async fn get(ctx: &Ctx, id: &str) -> Result<CronJob> {
 /// Creates a job; its next run is computed on the clock of this process's
 /// scheduler when one runs (which re-arms at once), else on the system clock.
 pub async fn create(ctx: &Ctx, input: NewCronJob) -> Result<CronJob> {
+    mirror_role_target(ctx, Some(&input.target)).await?;
     let now = scheduler::clock_of(ctx).now();
     let job = ctx
         .store()
@@ -339,12 +340,45 @@ pub async fn create(ctx: &Ctx, input: NewCronJob) -> Result<CronJob> {
     Ok(job)
 }
 
+/// On a bus in PostgreSQL a job's role lives in the bus's database: it is
+/// mirrored here (its name and agent) before the job is checked against
+/// this store, and a role the bus does not have is refused as here.
+async fn mirror_role_target(ctx: &Ctx, target: Option<&Target>) -> Result<()> {
+    let (Some(Target::Role { id }), Some(_)) = (target, ctx.bus_pg()) else {
+        return Ok(());
+    };
+    let id = id.trim();
+    if id.is_empty() {
+        return Ok(()); // refused as `required` by the store's own check
+    }
+    match crate::inbox::authors::get(ctx, id).await {
+        Ok(role) if role.kind == crate::inbox::AuthorKind::Role => {
+            crate::inbox::authors::mirror_locally(ctx, &role).await
+        }
+        Ok(_) => Err(unknown_role(id)),
+        Err(e) if e.code == ErrorCode::NotFound => Err(unknown_role(id)),
+        Err(e) => Err(e),
+    }
+}
+
+fn unknown_role(id: &str) -> AppError {
+    AppError::invalid_field(
+        "target",
+        "unknown_target",
+        format!("there is no role '{id}'"),
+    )
+    .with_details(
+        json!({ "field": "target", "reason": "unknown_target", "kind": "role", "id": id }),
+    )
+}
+
 /// The most jobs one workspace keeps (a model with `cron_create` could
 /// otherwise fill the scheduler).
 pub const MAX_JOBS: u32 = 200;
 
 /// Changes a job. A new schedule or time zone recomputes the next run.
 pub async fn update(ctx: &Ctx, id: &str, input: CronJobUpdate) -> Result<CronJob> {
+    mirror_role_target(ctx, input.target.as_ref()).await?;
     let now = scheduler::clock_of(ctx).now();
     let id = id.to_owned();
     let job = ctx

@@ -13,9 +13,9 @@ use chrono::{DateTime, Duration, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
-use super::role_config;
 use super::time::{self, parse_stored, stored};
 use super::token;
+use super::{pg, role_config};
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
 use crate::ids::{AgentId, slug_for};
@@ -238,10 +238,16 @@ pub(crate) fn list_in(conn: &Connection) -> Result<Vec<Author>> {
 }
 
 pub async fn list(ctx: &Ctx) -> Result<Vec<Author>> {
+    if let Some(pg) = ctx.bus_pg() {
+        return pg::authors::list(pg, ctx.owner()).await;
+    }
     ctx.store().read(list_in).await
 }
 
 pub async fn get(ctx: &Ctx, id: &str) -> Result<Author> {
+    if let Some(pg) = ctx.bus_pg() {
+        return pg::authors::require(pg, ctx.owner(), id).await;
+    }
     let id = id.to_owned();
     ctx.store().read(move |conn| require(conn, &id)).await
 }
@@ -287,6 +293,73 @@ pub(crate) fn ensure_user_authors(conn: &Connection) -> Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// [`ensure_user_authors`] for a bus on PostgreSQL: every user of this
+/// workspace gets an author there unless they have one.
+pub(crate) async fn ensure_user_authors_on(
+    pg: &pg::PgBus,
+    store: &crate::store::Store,
+) -> Result<()> {
+    let users: Vec<(String, String)> = store
+        .read(|conn| {
+            let mut stmt = conn.prepare("SELECT id, name FROM users")?;
+            let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+        .await?;
+    for (user, name) in users {
+        let (_, hash) = token::generate()?;
+        pg::authors::ensure_user(pg, &user, &name, &hash).await?;
+    }
+    Ok(())
+}
+
+/// The author `id` by id or name (the MCP tools and the CLI name
+/// recipients as people write them), wherever the bus lives.
+pub(crate) async fn lookup(ctx: &Ctx, key: &str) -> Result<Option<Author>> {
+    if let Some(pg) = ctx.bus_pg() {
+        return pg::authors::find_by_id_or_name(pg, ctx.owner(), key).await;
+    }
+    let key = key.to_owned();
+    ctx.store()
+        .read(move |conn| find_by_id_or_name(conn, &key))
+        .await
+}
+
+/// `not_found` unless the author exists, wherever the bus lives.
+pub(crate) async fn must_exist(ctx: &Ctx, id: &str) -> Result<()> {
+    if let Some(pg) = ctx.bus_pg() {
+        return pg::authors::require_exists(pg, id).await;
+    }
+    let id = id.to_owned();
+    ctx.store()
+        .read(move |conn| require_exists(conn, &id))
+        .await
+}
+
+/// A role of a bus on PostgreSQL, mirrored in this workspace's store as a
+/// bare row (no token anyone knows, no schedule) with its name and its
+/// agent when this workspace has that agent: what this replica keeps of
+/// its wake-ups (history, cut-off runs, the role's thread) and its
+/// scheduled jobs point at it.
+pub(crate) async fn mirror_locally(ctx: &Ctx, role: &Author) -> Result<()> {
+    if ctx.bus_pg().is_none() || role.kind != AuthorKind::Role {
+        return Ok(());
+    }
+    let (id, name, agent) = (role.id.clone(), role.name.clone(), role.agent_id.clone());
+    let (_, hash) = token::generate()?;
+    ctx.store()
+        .write(move |tx| {
+            tx.execute(
+                "INSERT INTO authors (id, name, kind, token_hash, created_at, agent_id)
+                 VALUES (?1, ?2, 'role', ?3, ?4, (SELECT id FROM agents WHERE id = ?5))
+                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, agent_id = excluded.agent_id",
+                params![id, name, hash, stored(time::now()), agent],
+            )?;
+            Ok(())
+        })
+        .await
 }
 
 /// The wake interval of a role that can be woken (it has an agent or a
@@ -365,13 +438,97 @@ fn check_waking(
 }
 
 fn next_wake(minutes: Option<u32>, from: DateTime<Utc>) -> Option<String> {
-    minutes.map(|m| stored(from + Duration::minutes(i64::from(m))))
+    next_wake_at(minutes, from).map(stored)
+}
+
+fn next_wake_at(minutes: Option<u32>, from: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    minutes.map(|m| from + Duration::minutes(i64::from(m)))
+}
+
+/// How a role of a bus on PostgreSQL is to be woken and told, as given.
+struct RoleSettings {
+    agent: Option<String>,
+    command: Option<Vec<String>>,
+    timeout: Option<u32>,
+    interval: Option<u32>,
+    instructions: Option<String>,
+    skills: Option<Vec<String>>,
+}
+
+/// Checks a PostgreSQL role's settings against this workspace (its agents
+/// and skills are this replica's): how it wakes, and the instructions and
+/// skills that were given.
+async fn check_role_settings(
+    ctx: &Ctx,
+    given: RoleSettings,
+) -> Result<(Waking, Option<String>, Option<Vec<String>>)> {
+    ctx.store()
+        .read(move |conn| {
+            let waking = check_waking(
+                conn,
+                given.agent.as_deref(),
+                given.command.as_deref(),
+                given.timeout,
+                given.interval,
+            )?;
+            let instructions = given
+                .instructions
+                .as_deref()
+                .map(role_config::check_instructions)
+                .transpose()?;
+            let skills = given
+                .skills
+                .as_deref()
+                .map(|s| role_config::check_skills(conn, s))
+                .transpose()?;
+            Ok((waking, instructions, skills))
+        })
+        .await
 }
 
 /// Registers a role; the answer carries its token, the only time it is shown.
 pub async fn create(ctx: &Ctx, input: NewAuthor) -> Result<AuthorWithToken> {
     let name = validate::name("name", &input.name, 80)?;
     let id = slug_for("name", &name)?;
+    if let Some(pg) = ctx.bus_pg() {
+        let pg = std::sync::Arc::clone(pg);
+        let (waking, instructions, skills) = check_role_settings(
+            ctx,
+            RoleSettings {
+                agent: input.agent_id.clone(),
+                command: input.wake_command.clone(),
+                timeout: input.wake_timeout_seconds,
+                interval: input.wake_interval_minutes,
+                instructions: Some(input.instructions.clone().unwrap_or_default()),
+                skills: Some(input.skills.clone().unwrap_or_default()),
+            },
+        )
+        .await?;
+        let (instructions, skills) = (instructions.unwrap_or_default(), skills.unwrap_or_default());
+        let (token, hash) = token::generate()?;
+        let unattended = input.unattended.unwrap_or(DEFAULT_UNATTENDED.to_vec());
+        let author = pg::authors::create(
+            &pg,
+            ctx.owner(),
+            pg::authors::NewRole {
+                id: &id,
+                name: &name,
+                agent: waking.agent.as_deref(),
+                hash: &hash,
+                interval: waking.interval,
+                next_wake_at: next_wake_at(waking.interval, time::now()),
+                instructions: &instructions,
+                command: role_config::command_column(waking.command.as_ref()),
+                timeout: waking.timeout,
+                unattended: &unattended,
+                skills: &skills,
+            },
+        )
+        .await?;
+        super::drop_folder::prepare(ctx, &author.id);
+        ctx.changed(Change::Authors);
+        return Ok(AuthorWithToken { author, token });
+    }
     let created = ctx
         .store()
         .write(move |tx| {
@@ -440,6 +597,41 @@ pub async fn create(ctx: &Ctx, input: NewAuthor) -> Result<AuthorWithToken> {
 /// its grants, instructions and skills. The next wake-up is counted from
 /// now with the new interval.
 pub async fn update(ctx: &Ctx, id: &str, input: AuthorUpdate) -> Result<Author> {
+    if let Some(pg) = ctx.bus_pg() {
+        let pg = std::sync::Arc::clone(pg);
+        pg::authors::require(&pg, ctx.owner(), id).await?;
+        let (waking, instructions, skills) = check_role_settings(
+            ctx,
+            RoleSettings {
+                agent: input.agent_id.clone(),
+                command: input.wake_command.clone(),
+                timeout: input.wake_timeout_seconds,
+                interval: input.wake_interval_minutes,
+                instructions: input.instructions.clone(),
+                skills: input.skills.clone(),
+            },
+        )
+        .await?;
+        let author = pg::authors::update(
+            &pg,
+            ctx.owner(),
+            id,
+            pg::authors::RoleUpdate {
+                agent: waking.agent.as_deref(),
+                interval: waking.interval,
+                next_wake_at: next_wake_at(waking.interval, time::now()),
+                command: role_config::command_column(waking.command.as_ref()),
+                timeout: waking.timeout,
+                instructions: instructions.as_deref(),
+                skills: skills.as_deref(),
+                unattended: input.unattended.as_deref(),
+            },
+        )
+        .await?;
+        ctx.changed(Change::Authors);
+        ctx.wake_scheduler();
+        return Ok(author);
+    }
     let id = id.to_owned();
     let author = ctx
         .store()
@@ -495,6 +687,12 @@ pub async fn update(ctx: &Ctx, id: &str, input: AuthorUpdate) -> Result<Author> 
 
 /// A new token; the old one stops working at once.
 pub async fn rotate_token(ctx: &Ctx, id: &str) -> Result<AuthorWithToken> {
+    if let Some(pg) = ctx.bus_pg() {
+        let (token, hash) = token::generate()?;
+        let author = pg::authors::rotate_token(pg, ctx.owner(), id, &hash).await?;
+        ctx.changed(Change::Authors);
+        return Ok(AuthorWithToken { author, token });
+    }
     let id = id.to_owned();
     let rotated = ctx
         .store()
@@ -518,6 +716,20 @@ pub async fn rotate_token(ctx: &Ctx, id: &str) -> Result<AuthorWithToken> {
 /// Removes a role and its inbox. Mail it sent stays with its readers. A
 /// person's author goes only with the person.
 pub async fn remove(ctx: &Ctx, id: &str) -> Result<()> {
+    if let Some(pg) = ctx.bus_pg() {
+        pg::authors::remove(pg, ctx.owner(), id).await?;
+        // What this replica kept of the role's wake-ups goes with it.
+        let id = id.to_owned();
+        ctx.store()
+            .write(move |tx| {
+                tx.execute("DELETE FROM authors WHERE id = ?1 AND kind = 'role'", [&id])?;
+                Ok(())
+            })
+            .await?;
+        ctx.changed(Change::Authors);
+        ctx.changed(Change::Messages);
+        return Ok(());
+    }
     let id = id.to_owned();
     ctx.store()
         .write(move |tx| {
@@ -553,6 +765,12 @@ pub async fn authenticate(ctx: &Ctx, bearer: &str) -> Result<String> {
         return Err(refused());
     }
     let hash = token::hash(&bearer);
+    if let Some(pg) = ctx.bus_pg() {
+        return match pg::authors::by_token_hash(pg, &hash).await? {
+            Some((id, stored_hash)) if token::matches(&bearer, &stored_hash) => Ok(id),
+            _ => Err(refused()),
+        };
+    }
     let found: Option<(String, Vec<u8>)> = ctx
         .store()
         .read(move |conn| {

@@ -86,16 +86,7 @@ pub(crate) fn replayed(
         return Ok(None);
     };
     if sha != request {
-        return Err(AppError::new(
-            ErrorCode::Conflict,
-            format!(
-                "you already sent other mail with message_id '{client_id}': \
-                 choose a new id for a new message"
-            ),
-        )
-        .with_details(serde_json::json!({
-            "field": "message_id", "reason": "message_id_reused", "id": message_id,
-        })));
+        return Err(reused(client_id, &message_id));
     }
     let held = conn
         .prepare_cached(&format!("SELECT {COLUMNS} FROM bus_messages WHERE id = ?1"))?
@@ -128,4 +119,19 @@ pub(crate) fn record(
         stored(message.created_at)
     ])?;
     Ok(())
+}
+
+/// `client_id` was already used by this sender for other mail (the stored
+/// message `message_id`).
+pub(crate) fn reused(client_id: &str, message_id: &str) -> AppError {
+    AppError::new(
+        ErrorCode::Conflict,
+        format!(
+            "you already sent other mail with message_id '{client_id}': \
+             choose a new id for a new message"
+        ),
+    )
+    .with_details(serde_json::json!({
+        "field": "message_id", "reason": "message_id_reused", "id": message_id,
+    }))
 }

@@ -47,6 +47,22 @@ pub(crate) fn author_of(conn: &Connection, run: &str) -> Result<Option<String>> 
 /// (after sweeping the runs of dead processes). Returns how many.
 pub(crate) async fn make_due(ctx: &Ctx) -> Result<usize> {
     let me = ctx.lease_owner().to_owned();
+    if let Some(pg) = ctx.bus_pg() {
+        // This replica's cut-off runs, the roles on the shared bus.
+        let roles: Vec<String> = ctx
+            .store()
+            .write(move |tx| {
+                runs::sweep(tx, &me)?;
+                let mut stmt = tx.prepare(
+                    "SELECT DISTINCT w.author_id FROM role_wakes w JOIN runs r ON r.id = w.run_id
+                     WHERE r.status = 'interrupted' AND r.checkpoint IS NOT NULL",
+                )?;
+                let rows = stmt.query_map([], |r| r.get(0))?;
+                Ok(rows.collect::<rusqlite::Result<Vec<String>>>()?)
+            })
+            .await?;
+        return super::pg::wakes::make_due(pg, &roles).await;
+    }
     ctx.store()
         .write(move |tx| {
             runs::sweep(tx, &me)?;

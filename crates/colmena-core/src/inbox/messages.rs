@@ -36,6 +36,7 @@ use serde::{Deserialize, Serialize};
 use super::Caller;
 use super::authors;
 use super::client_ids;
+use super::pg;
 use super::time::{self, parse_since, parse_stored, stored};
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
@@ -232,6 +233,11 @@ fn since_text(since: Option<&str>) -> Result<String> {
 
 /// The most unread messages one inbox holds in this data dir.
 pub async fn max_unread(ctx: &Ctx) -> Result<u32> {
+    if let Some(pg) = ctx.bus_pg() {
+        return pg
+            .setting(pg::messages::MAX_UNREAD_KEY, DEFAULT_MAX_UNREAD)
+            .await;
+    }
     ctx.store().read(unread_cap).await
 }
 
@@ -243,6 +249,10 @@ pub async fn set_max_unread(ctx: &Ctx, cap: u32) -> Result<u32> {
             "out_of_range",
             format!("an inbox must hold 1 to 10,000,000 unread messages, not {cap}"),
         ));
+    }
+    if let Some(pg) = ctx.bus_pg() {
+        pg.set_setting(pg::messages::MAX_UNREAD_KEY, cap).await?;
+        return Ok(cap);
     }
     ctx.store()
         .write(move |tx| meta::set(tx, META_MAX_UNREAD, &cap.to_string()))
@@ -268,7 +278,12 @@ fn check_room(conn: &Connection, to: &str) -> Result<()> {
     if unread < cap {
         return Ok(());
     }
-    Err(AppError::new(
+    Err(inbox_full(to, cap))
+}
+
+/// `rate_limited`: `to`'s inbox holds its cap of unread messages.
+pub(crate) fn inbox_full(to: &str, cap: u32) -> AppError {
+    AppError::new(
         ErrorCode::RateLimited,
         format!(
             "'{to}' has {cap} unread messages, as many as an inbox holds; \
@@ -279,7 +294,39 @@ fn check_room(conn: &Connection, to: &str) -> Result<()> {
         "field": "to",
         "reason": "inbox_full",
         "retryAfterSeconds": FULL_INBOX_RETRY_SECONDS,
-    })))
+    }))
+}
+
+/// A `reply_to` that could be a message id.
+pub(crate) fn check_reply_id(id: &str) -> Result<()> {
+    if id.is_empty() || id.len() > MAX_ID_BYTES {
+        return Err(AppError::invalid_field(
+            "reply_to",
+            "invalid_id",
+            "reply_to must be the id of a message",
+        ));
+    }
+    Ok(())
+}
+
+/// A `reply_to` the sender cannot see, exactly like one that does not exist.
+pub(crate) fn no_such_reply(id: &str) -> AppError {
+    AppError::new(
+        ErrorCode::NotFound,
+        format!("there is no message '{id}' in your mail to answer"),
+    )
+    .with_details(serde_json::json!({
+        "field": "reply_to", "reason": "no_such_message", "kind": "message", "id": id,
+    }))
+}
+
+/// An answer to mail between the sender and someone else than `to`.
+pub(crate) fn other_conversation(id: &str, other: &str) -> AppError {
+    AppError::invalid_field(
+        "reply_to",
+        "other_conversation",
+        format!("message '{id}' is between you and '{other}': an answer to it goes to '{other}'"),
+    )
 }
 
 /// The message an answer answers, once checked: its id and its thread.
@@ -293,22 +340,8 @@ pub(crate) struct Answered {
 /// refused exactly like one that does not exist.
 pub(crate) fn answered(conn: &Connection, from: &str, to: &str, id: &str) -> Result<Answered> {
     let id = id.trim();
-    if id.is_empty() || id.len() > MAX_ID_BYTES {
-        return Err(AppError::invalid_field(
-            "reply_to",
-            "invalid_id",
-            "reply_to must be the id of a message",
-        ));
-    }
-    let unknown = || {
-        AppError::new(
-            ErrorCode::NotFound,
-            format!("there is no message '{id}' in your mail to answer"),
-        )
-        .with_details(serde_json::json!({
-            "field": "reply_to", "reason": "no_such_message", "kind": "message", "id": id,
-        }))
-    };
+    check_reply_id(id)?;
+    let unknown = || no_such_reply(id);
     let row: Option<(String, String, Option<String>)> = conn
         .prepare_cached(
             "SELECT from_author, to_author, thread_root FROM bus_messages WHERE id = ?1",
@@ -323,13 +356,7 @@ pub(crate) fn answered(conn: &Connection, from: &str, to: &str, id: &str) -> Res
     }
     let other = if sender == from { recipient } else { sender };
     if other != to {
-        return Err(AppError::invalid_field(
-            "reply_to",
-            "other_conversation",
-            format!(
-                "message '{id}' is between you and '{other}': an answer to it goes to '{other}'"
-            ),
-        ));
+        return Err(other_conversation(id, &other));
     }
     Ok(Answered {
         id: id.to_owned(),
@@ -419,6 +446,31 @@ pub async fn send(
     if let Some(id) = &message.message_id {
         client_ids::check(id)?;
     }
+    if let Some(pg) = ctx.bus_pg() {
+        authors::must_exist(ctx, from).await?;
+        caller.may_act_as(from)?;
+        authors::must_exist(ctx, to).await?;
+        let max_unread = max_unread(ctx).await?;
+        let min_wake = super::wakes::min_wake_interval(ctx).await?;
+        let (sent, new) = pg::messages::send(
+            pg,
+            max_unread,
+            min_wake,
+            pg::messages::Send {
+                from,
+                to,
+                body: &message.body,
+                priority,
+                reply_to: message.reply_to.as_deref(),
+                message_id: message.message_id.as_deref(),
+            },
+        )
+        .await?;
+        if new {
+            after_send(ctx, &sent);
+        }
+        return Ok(sent);
+    }
     let (caller, from, to) = (caller.clone(), from.to_owned(), to.to_owned());
     let (sent, new) = ctx
         .store()
@@ -478,17 +530,12 @@ pub async fn send_to_name(
     to_name: &str,
     message: SendMessage,
 ) -> Result<Message> {
-    let key = to_name.to_owned();
-    let to = ctx
-        .store()
-        .read(move |conn| authors::find_by_id_or_name(conn, &key))
-        .await?
-        .ok_or_else(|| {
-            AppError::new(
-                ErrorCode::NotFound,
-                format!("no author is called '{to_name}'"),
-            )
-        })?;
+    let to = authors::lookup(ctx, to_name).await?.ok_or_else(|| {
+        AppError::new(
+            ErrorCode::NotFound,
+            format!("no author is called '{to_name}'"),
+        )
+    })?;
     send(ctx, caller, from, &to.id, message).await
 }
 
@@ -511,6 +558,16 @@ pub async fn inbox(
     let limit = check_limit(query.limit)?;
     let unread_only = query.unread_only.unwrap_or(true);
     let peek = query.peek.unwrap_or(false);
+    if let Some(pg) = ctx.bus_pg() {
+        authors::must_exist(ctx, author).await?;
+        caller.may_act_as(author)?;
+        let since = query.since.as_deref().map(parse_since).transpose()?;
+        let messages = pg::messages::inbox(pg, author, since, unread_only, peek, limit).await?;
+        if !peek && messages.iter().any(|m| m.read_at.is_some()) {
+            ctx.changed(Change::Messages);
+        }
+        return Ok(messages);
+    }
     let (caller, author) = (caller.clone(), author.to_owned());
     let select = move |conn: &Connection| -> Result<Vec<Message>> {
         authors::require_exists(conn, &author)?;
@@ -601,6 +658,15 @@ async fn set_read(
     read: bool,
 ) -> Result<u32> {
     check_mark_ids(&ids)?;
+    if let Some(pg) = ctx.bus_pg() {
+        authors::must_exist(ctx, author).await?;
+        caller.may_act_as(author)?;
+        let marked = pg::messages::set_read(pg, author, &ids, read).await?;
+        if marked > 0 {
+            ctx.changed(Change::Messages);
+        }
+        return Ok(marked);
+    }
     let (caller, author) = (caller.clone(), author.to_owned());
     let marked = ctx
         .store()
@@ -637,6 +703,11 @@ pub async fn thread(
     as_author: &str,
     message_id: &str,
 ) -> Result<Vec<Message>> {
+    if let Some(pg) = ctx.bus_pg() {
+        authors::must_exist(ctx, as_author).await?;
+        caller.may_act_as(as_author)?;
+        return pg::messages::thread(pg, as_author, message_id.trim(), THREAD_LIMIT).await;
+    }
     let (caller, me, id) = (
         caller.clone(),
         as_author.to_owned(),
@@ -683,6 +754,16 @@ pub async fn conversation(
     query: ConversationQuery,
 ) -> Result<Vec<Message>> {
     let limit = check_limit(query.limit)?;
+    if let Some(pg) = ctx.bus_pg() {
+        authors::must_exist(ctx, as_author).await?;
+        caller.may_act_as(as_author)?;
+        let before = query
+            .before
+            .as_deref()
+            .map(str::trim)
+            .filter(|b| !b.is_empty());
+        return pg::messages::conversation(pg, as_author, with, before, limit).await;
+    }
     let (caller, me, with) = (caller.clone(), as_author.to_owned(), with.to_owned());
     ctx.store()
         .read(move |conn| {
@@ -737,6 +818,12 @@ pub async fn sent(
 ) -> Result<Vec<Message>> {
     let since = since_text(query.since.as_deref())?;
     let limit = check_limit(query.limit)?;
+    if let Some(pg) = ctx.bus_pg() {
+        authors::must_exist(ctx, author).await?;
+        caller.may_act_as(author)?;
+        let since = query.since.as_deref().map(parse_since).transpose()?;
+        return pg::messages::sent(pg, author, since, limit).await;
+    }
     let (caller, author) = (caller.clone(), author.to_owned());
     ctx.store()
         .read(move |conn| {
@@ -755,6 +842,12 @@ pub async fn sent(
 
 /// Deletes a message; only its sender may (`as_author` is who asks).
 pub async fn delete(ctx: &Ctx, caller: &Caller, as_author: &str, id: &str) -> Result<()> {
+    if let Some(pg) = ctx.bus_pg() {
+        caller.may_act_as(as_author)?;
+        pg::messages::delete(pg, as_author, id).await?;
+        ctx.changed(Change::Messages);
+        return Ok(());
+    }
     let (caller, as_author, id) = (caller.clone(), as_author.to_owned(), id.to_owned());
     ctx.store()
         .write_grouped(move |conn| {
@@ -787,6 +880,9 @@ pub async fn delete(ctx: &Ctx, caller: &Caller, as_author: &str, id: &str) -> Re
 /// the desktop turns into notifications. Returns the messages and the
 /// highest seq seen.
 pub async fn urgent_for_people_after(ctx: &Ctx, after_seq: i64) -> Result<(Vec<Message>, i64)> {
+    if let Some(pg) = ctx.bus_pg() {
+        return pg::messages::urgent_for_people_after(pg, after_seq).await;
+    }
     ctx.store()
         .read(move |conn| {
             let top: i64 =

@@ -147,8 +147,11 @@ pub(crate) fn command_from_column(text: Option<String>) -> Option<Vec<String>> {
 /// What a woken role is told on top of its agent's prompt: its standing
 /// instructions and its own active skills (those its agent does not
 /// already carry). `None` when it has neither.
-pub(crate) fn role_prompt(conn: &Connection, author: &str) -> Result<Option<String>> {
-    let Some(role) = super::authors::find(conn, author)? else {
+pub(crate) fn role_prompt(
+    conn: &Connection,
+    role: Option<&super::authors::Author>,
+) -> Result<Option<String>> {
+    let Some(role) = role else {
         return Ok(None);
     };
     let agent_skills = match role.agent_id.as_deref() {

@@ -247,12 +247,9 @@ async fn ensure(ctx: &Ctx, role: &Author, agent: &AgentId) -> Result<String> {
 }
 
 async fn read(ctx: &Ctx, thread: &str, author: &str, agent: &AgentId) -> Result<Read> {
-    let (ctx2, thread, author, agent) = (
-        ctx.clone(),
-        thread.to_owned(),
-        author.to_owned(),
-        agent.clone(),
-    );
+    // Wherever the bus lives (its PostgreSQL store has the role's row).
+    let role = super::authors::get(ctx, author).await.ok();
+    let (ctx2, thread, agent) = (ctx.clone(), thread.to_owned(), agent.clone());
     ctx.store()
         .read(move |conn| {
             let found = crate::agents::find(conn, &agent)?
@@ -269,7 +266,7 @@ async fn read(ctx: &Ctx, thread: &str, author: &str, agent: &AgentId) -> Result<
             Ok(Read {
                 history: conversations::history_in(conn, &thread)?,
                 summary,
-                role_prompt: role_config::role_prompt(conn, &author)?,
+                role_prompt: role_config::role_prompt(conn, role.as_ref())?,
                 system: crate::prompt::compose_in(conn, &found.id)?,
                 endpoint: model.endpoint,
                 model: model.model,

@@ -429,6 +429,11 @@ pub async fn search(
 ) -> Result<Vec<Message>> {
     let text = check_query(query)?;
     let limit = check_limit(limit)?;
+    if let Some(pg) = ctx.bus_pg() {
+        authors::must_exist(ctx, as_author).await?;
+        caller.may_act_as(as_author)?;
+        return super::pg::messages::search(pg, as_author, &text, limit as u32).await;
+    }
     let (caller, author, ctx2) = (caller.clone(), as_author.to_owned(), ctx.clone());
     ctx.store()
         .read(move |conn| {
@@ -459,6 +464,10 @@ pub async fn search(
 /// Brings the index of `ctx` up to date now; returns how many messages were
 /// added (the benchmark's indexing time; searches do it themselves).
 pub async fn catch_up(ctx: &Ctx) -> Result<usize> {
+    // PostgreSQL indexes each message as it commits.
+    if ctx.bus_pg().is_some() {
+        return Ok(0);
+    }
     let ctx2 = ctx.clone();
     ctx.store()
         .read(move |conn| index_of(&ctx2)?.catch_up(conn))

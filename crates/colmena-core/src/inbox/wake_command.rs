@@ -186,6 +186,11 @@ impl Ran {
 /// store keeps only its hash. Expired ones are swept on the way.
 async fn issue_token(ctx: &Ctx, author: &str, limit: u32) -> Result<(String, Vec<u8>)> {
     let (secret, hash) = token::generate()?;
+    if let Some(pg) = ctx.bus_pg() {
+        let seconds = limit.saturating_add(u32::try_from(TOKEN_GRACE_SECONDS).unwrap_or(0));
+        super::pg::wakes::issue_token(pg, author, &hash, seconds).await?;
+        return Ok((secret, hash));
+    }
     let (author, row) = (author.to_owned(), hash.clone());
     ctx.store()
         .write(move |tx| {
@@ -207,6 +212,9 @@ async fn issue_token(ctx: &Ctx, author: &str, limit: u32) -> Result<(String, Vec
 }
 
 async fn revoke_token(ctx: &Ctx, hash: Vec<u8>) -> Result<()> {
+    if let Some(pg) = ctx.bus_pg() {
+        return super::pg::wakes::revoke_token(pg, &hash).await;
+    }
     ctx.store()
         .write(move |tx| {
             tx.execute(
@@ -366,6 +374,11 @@ fn read_into<R: AsyncRead + Unpin + Send + 'static>(
 
 /// Keeps why the last wake-up failed (or that it did not).
 async fn record(ctx: &Ctx, id: &str, failure: Option<String>) -> Result<()> {
+    if let Some(pg) = ctx.bus_pg() {
+        super::pg::wakes::record(pg, id, failure.as_deref()).await?;
+        ctx.changed(Change::Authors);
+        return Ok(());
+    }
     let id = id.to_owned();
     ctx.store()
         .write(move |tx| {

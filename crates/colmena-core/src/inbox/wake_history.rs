@@ -115,6 +115,32 @@ pub(crate) async fn begin(
 /// began. Keeps the role's newest [`KEPT_PER_ROLE`] entries.
 pub(crate) async fn finish(ctx: &Ctx, id: i64, end: WakeEnd) -> Result<()> {
     let output = end.output.as_deref().map(tail);
+    // What the role sent meanwhile is on the shared bus when it is on
+    // PostgreSQL: read there first, then written here.
+    let sent_on_pg = match ctx.bus_pg() {
+        None => None,
+        Some(pg) => {
+            let began: Option<(String, String)> = ctx
+                .store()
+                .read(move |conn| {
+                    Ok(conn
+                        .query_row(
+                            "SELECT author_id, started_at FROM role_wake_history WHERE id = ?1",
+                            [id],
+                            |r| Ok((r.get(0)?, r.get(1)?)),
+                        )
+                        .optional()?)
+                })
+                .await?;
+            match began {
+                Some((author, started)) => Some(
+                    super::pg::messages::sent_since(pg, &author, time::parse_stored(&started)?)
+                        .await?,
+                ),
+                None => None,
+            }
+        }
+    };
     ctx.store()
         .write(move |tx| {
             let Some((author, started)): Option<(String, String)> = tx
@@ -127,7 +153,10 @@ pub(crate) async fn finish(ctx: &Ctx, id: i64, end: WakeEnd) -> Result<()> {
             else {
                 return Ok(());
             };
-            let sent = sent_since(tx, &author, &started)?;
+            let sent = match sent_on_pg {
+                Some(sent) => sent,
+                None => sent_since(tx, &author, &started)?,
+            };
             tx.execute(
                 "UPDATE role_wake_history SET finished_at = ?2, run_id = ?3, sent_ids = ?4,
                         input_tokens = ?5, output_tokens = ?6, exit_code = ?7, timed_out = ?8,
@@ -194,9 +223,9 @@ pub async fn list(
     caller.may_act_as(author)?;
     let author = author.to_owned();
     let limit = limit.unwrap_or(50).clamp(1, MAX_LIST);
+    super::authors::must_exist(ctx, &author).await?;
     ctx.store()
         .read(move |conn| {
-            super::authors::require_exists(conn, &author)?;
             let mut stmt = conn.prepare_cached(
                 "SELECT id, author_id, kind, started_at, finished_at, run_id, message_ids,
                         sent_ids, input_tokens, output_tokens, exit_code, timed_out, output,

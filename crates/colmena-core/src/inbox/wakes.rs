@@ -60,6 +60,11 @@ const META_MIN_WAKE: &str = "bus_min_wake_seconds";
 
 /// The minimum interval between two wake-ups of one role, in seconds.
 pub async fn min_wake_interval(ctx: &Ctx) -> Result<u32> {
+    if let Some(pg) = ctx.bus_pg() {
+        return pg
+            .setting(super::pg::messages::MIN_WAKE_KEY, DEFAULT_MIN_WAKE_SECONDS)
+            .await;
+    }
     ctx.store().read(min_wake_seconds).await
 }
 
@@ -73,6 +78,11 @@ pub async fn set_min_wake_interval(ctx: &Ctx, seconds: u32) -> Result<u32> {
                 "the minimum interval between wake-ups must be 1 to 86400 seconds, not {seconds}"
             ),
         ));
+    }
+    if let Some(pg) = ctx.bus_pg() {
+        pg.set_setting(super::pg::messages::MIN_WAKE_KEY, seconds)
+            .await?;
+        return Ok(seconds);
     }
     ctx.store()
         .write(move |tx| meta::set(tx, META_MIN_WAKE, &seconds.to_string()))
@@ -117,13 +127,25 @@ pub async fn run_scheduler(ctx: Ctx, stop: CancellationToken) {
     let bell = ctx.scheduler_bell();
     let mut changes = ctx.subscribe();
     let waking: Arc<Mutex<HashSet<String>>> = Arc::default();
+    // On PostgreSQL, urgent mail sent through any replica rings this one.
+    if let Some(pg) = ctx.bus_pg() {
+        pg.listen(Arc::downgrade(&bell), stop.clone());
+    }
+    let idle = if ctx.bus_pg().is_some() {
+        super::pg::FALLBACK_TICK
+    } else {
+        TICK
+    };
     match cut_off::make_due(&ctx).await {
         Ok(0) => {}
         Ok(n) => tracing::info!("{n} roles resume a wake-up cut off when their process stopped"),
         Err(e) => tracing::warn!("cut-off wake-ups not looked for: {}", e.message),
     }
     loop {
-        drop_folder::ingest_all(&ctx).await;
+        // Drop folders are this machine's: a replica of a shared bus has none.
+        if ctx.bus_pg().is_none() {
+            drop_folder::ingest_all(&ctx).await;
+        }
         let next = match tick(&ctx, &waking, &stop).await {
             Ok(next) => next,
             Err(e) => {
@@ -136,7 +158,7 @@ pub async fn run_scheduler(ctx: Ctx, stop: CancellationToken) {
         };
         let sleep = next
             .and_then(|at| (at - Utc::now()).to_std().ok())
-            .map_or(TICK, |until| until.min(TICK));
+            .map_or(idle, |until| until.min(idle));
         let sleep = tokio::time::sleep(sleep);
         tokio::pin!(sleep);
         loop {
@@ -161,20 +183,27 @@ async fn tick(
     waking: &Arc<Mutex<HashSet<String>>>,
     stop: &CancellationToken,
 ) -> Result<Option<DateTime<Utc>>> {
-    let roles = ctx
-        .store()
-        .read(|conn| {
-            let mut stmt = conn.prepare_cached(
-                "SELECT id, next_wake_at FROM authors
+    let roles = if let Some(pg) = ctx.bus_pg() {
+        super::pg::wakes::schedule(pg)
+            .await?
+            .into_iter()
+            .map(|(id, at)| (id, at.map(stored)))
+            .collect()
+    } else {
+        ctx.store()
+            .read(|conn| {
+                let mut stmt = conn.prepare_cached(
+                    "SELECT id, next_wake_at FROM authors
                  WHERE (agent_id IS NOT NULL OR wake_command IS NOT NULL)
                    AND wake_interval_minutes IS NOT NULL",
-            )?;
-            let rows = stmt.query_map([], |r| {
-                Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?))
-            })?;
-            Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
-        })
-        .await?;
+                )?;
+                let rows = stmt.query_map([], |r| {
+                    Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?))
+                })?;
+                Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+            })
+            .await?
+    };
     let now = Utc::now();
     let mut next: Option<DateTime<Utc>> = None;
     for (id, at) in roles {
@@ -201,6 +230,11 @@ async fn tick(
                 if let Err(e) = woke {
                     tracing::warn!("waking role '{}' failed: {}", role.id, e.message);
                 }
+                if let Some(pg) = ctx.bus_pg()
+                    && let Err(e) = super::pg::wakes::release(pg, &role.id).await
+                {
+                    tracing::warn!("role '{}': wake-up lease kept: {}", role.id, e.message);
+                }
                 if let Ok(mut w) = waking.lock() {
                     w.remove(&role.id);
                 }
@@ -215,6 +249,16 @@ async fn tick(
 /// Moves the role's next wake-up one interval ahead if no other scheduler
 /// did first; the role when this one won.
 async fn claim(ctx: &Ctx, id: &str, seen: Option<String>) -> Result<Option<Author>> {
+    if let Some(pg) = ctx.bus_pg() {
+        let seen = seen.as_deref().map(parse_stored).transpose()?;
+        let min_wake = min_wake_interval(ctx).await?;
+        let claimed = super::pg::wakes::claim(pg, ctx.owner(), id, seen, min_wake).await?;
+        if let Some(role) = &claimed {
+            authors::mirror_locally(ctx, role).await?;
+            ctx.changed(Change::Authors);
+        }
+        return Ok(claimed);
+    }
     let id = id.to_owned();
     let claimed = ctx
         .store()
@@ -385,6 +429,11 @@ pub(crate) async fn wake(ctx: &Ctx, role: &Author) -> Result<WakeOutcome> {
 }
 
 async fn record(ctx: &Ctx, id: &str, failure: Option<String>) -> Result<()> {
+    if let Some(pg) = ctx.bus_pg() {
+        super::pg::wakes::record(pg, id, failure.as_deref()).await?;
+        ctx.changed(Change::Authors);
+        return Ok(());
+    }
     let id = id.to_owned();
     ctx.store()
         .write(move |tx| {
@@ -403,6 +452,7 @@ async fn record(ctx: &Ctx, id: &str, failure: Option<String>) -> Result<()> {
 /// author wake`). Waits for the wake-up to finish.
 pub async fn wake_now(ctx: &Ctx, id: &str) -> Result<Author> {
     let role = authors::get(ctx, id).await?;
+    authors::mirror_locally(ctx, &role).await?;
     if role.wake_command.is_some() {
         wake_command::wake(ctx, &role, &CancellationToken::new()).await?;
         return authors::get(ctx, id).await;

@@ -98,6 +98,16 @@ async fn check(rc: &RunContext, agent: &Agent, tool: &str) -> Result<Verdict> {
         tool.to_owned(),
     );
     let attended = rc.attended;
+    // On a PostgreSQL bus the role's grant lives in the bus's database; a
+    // role removed mid-run grants nothing.
+    let shared_grant = match (&author, rc.ctx.bus_pg()) {
+        (Some(role), Some(_)) => match crate::inbox::authors::get(&rc.ctx, role).await {
+            Ok(found) => Some(found.unattended),
+            Err(e) if e.code == crate::ErrorCode::NotFound => Some(Vec::new()),
+            Err(e) => return Err(e),
+        },
+        _ => None,
+    };
     rc.ctx
         .store()
         .read(move |conn| {
@@ -116,9 +126,10 @@ async fn check(rc: &RunContext, agent: &Agent, tool: &str) -> Result<Verdict> {
                 let grant = Some((Grantor::Job(&name), granted.as_slice()));
                 return Ok(judge_as(&tool_name, risk, &agent_id, rule, attended, grant));
             }
-            let unattended = match &author {
-                Some(role) => unattended_in(conn, role)?,
-                None => Vec::new(),
+            let unattended = match (&author, shared_grant) {
+                (_, Some(grant)) => grant,
+                (Some(role), None) => unattended_in(conn, role)?,
+                (None, None) => Vec::new(),
             };
             let role = author
                 .as_deref()

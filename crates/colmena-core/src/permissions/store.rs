@@ -116,6 +116,9 @@ pub(crate) fn write_unattended(conn: &Connection, author: &str, risks: &[Risk]) 
 }
 
 pub async fn role_unattended(ctx: &Ctx, author: &str) -> Result<Vec<Risk>> {
+    if ctx.bus_pg().is_some() {
+        return Ok(authors::get(ctx, author).await?.unattended);
+    }
     let id = author.to_owned();
     ctx.store()
         .read(move |conn| {
@@ -128,6 +131,18 @@ pub async fn role_unattended(ctx: &Ctx, author: &str) -> Result<Vec<Risk>> {
 /// Replaces the classes a role's unattended wake-ups may use. People are
 /// always attended: only roles have this.
 pub async fn set_role_unattended(ctx: &Ctx, author: &str, risks: Vec<Risk>) -> Result<Vec<Risk>> {
+    if let Some(pg) = ctx.bus_pg() {
+        let found = authors::get(ctx, author).await?;
+        if found.kind != AuthorKind::Role {
+            return Err(AppError::invalid_field(
+                "unattended",
+                "not_a_role",
+                format!("'{author}' is a person: only roles have unattended wake-ups"),
+            ));
+        }
+        crate::inbox::pg::authors::set_unattended(pg, author, &risks).await?;
+        return Ok(authors::get(ctx, author).await?.unattended);
+    }
     let id = author.to_owned();
     let saved = ctx
         .store()

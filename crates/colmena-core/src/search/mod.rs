@@ -26,7 +26,7 @@ use tantivy::schema::{
     Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
 };
 use tantivy::tokenizer::{
-    AsciiFoldingFilter, LowerCaser, RemoveLongFilter, SimpleTokenizer, TextAnalyzer,
+    AsciiFoldingFilter, LowerCaser, RemoveLongFilter, SimpleTokenizer, TextAnalyzer, TokenStream,
 };
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, TantivyError, Term};
 
@@ -127,6 +127,29 @@ pub(crate) fn register_tokenizer(index: &Index) {
         .filter(AsciiFoldingFilter)
         .build();
     index.tokenizers().register(TOKENIZER, analyzer);
+}
+
+/// `text` with each word lowercased and its accents folded as this index
+/// does, everything between the words kept as is: the bus's PostgreSQL
+/// store indexes and queries this, so its full-text search treats
+/// "Diseño" and "DISENO" alike, as tantivy does (a query keeps its quotes
+/// and minus signs).
+pub(crate) fn fold_words(text: &str) -> String {
+    let mut analyzer = TextAnalyzer::builder(SimpleTokenizer::default())
+        .filter(LowerCaser)
+        .filter(AsciiFoldingFilter)
+        .build();
+    let mut stream = analyzer.token_stream(text);
+    let mut folded = String::with_capacity(text.len());
+    let mut at = 0;
+    while stream.advance() {
+        let token = stream.token();
+        folded.push_str(&text[at..token.offset_from]);
+        folded.push_str(&token.text);
+        at = token.offset_to;
+    }
+    folded.push_str(&text[at..]);
+    folded
 }
 
 fn key_of(kind: DocKind, id: &str) -> String {

@@ -166,7 +166,16 @@ pub async fn run(cli: Cli) -> Result<()> {
         },
         command => command,
     };
-    let ctx = Ctx::open(options).await?;
+    // `serve --store` names the bus's store; otherwise $COLMENA_BUS_STORE.
+    let bus = match &command {
+        Command::Serve(args) => colmena_core::inbox::pg::BusStoreChoice::parse(
+            args.store.as_deref().unwrap_or(""),
+            args.store_schema.as_deref(),
+            &options.data_dir,
+        )?,
+        _ => colmena_core::inbox::pg::BusStoreChoice::from_env(&options.data_dir)?,
+    };
+    let ctx = Ctx::open_with_bus(options, bus).await?;
     // Agents run here (chat, swarms, `serve`) and `mcp-server test` starts
     // servers: this process is an MCP client. What it starts stops with it.
     crate::mcp_client::install(&ctx);

@@ -59,6 +59,26 @@ pub struct ServeArgs {
     /// Do not wake roles or run scheduled jobs here (another process does).
     #[arg(long)]
     no_scheduler: bool,
+    /// Where the bus lives: `sqlite` (this data dir, the default) or a
+    /// PostgreSQL URL shared by any number of `colmena serve` replicas
+    /// (stateless: put them behind any load balancer). A password is better
+    /// given in $COLMENA_BUS_STORE than here, where `ps` shows it.
+    #[arg(
+        long,
+        value_name = "sqlite|postgres://…",
+        env = "COLMENA_BUS_STORE",
+        hide_env_values = true
+    )]
+    pub store: Option<String>,
+    /// The bus's schema in that database (one server can hold several
+    /// teams' buses).
+    #[arg(
+        long,
+        value_name = "NAME",
+        env = "COLMENA_BUS_SCHEMA",
+        requires = "store"
+    )]
+    pub store_schema: Option<String>,
 }
 
 impl ServeArgs {
@@ -136,8 +156,9 @@ pub async fn run(ctx: &Ctx, out: &Output, args: ServeArgs) -> Result<()> {
         );
     } else {
         println!(
-            "colmena bus listening on {scheme}://{addr} (data: {})",
-            ctx.data_dir().display()
+            "colmena bus listening on {scheme}://{addr} (data: {}, bus store: {})",
+            ctx.data_dir().display(),
+            ctx.bus_store_name()
         );
     }
     let signalled = stop.clone();

@@ -8,6 +8,8 @@ use std::process::{Child, Command, Output};
 
 use serde_json::Value;
 
+pub mod postgres;
+
 pub const KEY: &str = "sk-test-1234567890abcdef";
 
 /// A `colmena` command on `data_dir`, with the key in a key file and no
