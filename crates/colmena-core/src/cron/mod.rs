@@ -355,21 +355,10 @@ async fn mirror_role_target(ctx: &Ctx, target: Option<&Target>) -> Result<()> {
         Ok(role) if role.kind == crate::inbox::AuthorKind::Role => {
             crate::inbox::authors::mirror_locally(ctx, &role).await
         }
-        Ok(_) => Err(unknown_role(id)),
-        Err(e) if e.code == ErrorCode::NotFound => Err(unknown_role(id)),
+        Ok(_) => Err(store::unknown_target("role", id)),
+        Err(e) if e.code == ErrorCode::NotFound => Err(store::unknown_target("role", id)),
         Err(e) => Err(e),
     }
-}
-
-fn unknown_role(id: &str) -> AppError {
-    AppError::invalid_field(
-        "target",
-        "unknown_target",
-        format!("there is no role '{id}'"),
-    )
-    .with_details(
-        json!({ "field": "target", "reason": "unknown_target", "kind": "role", "id": id }),
-    )
 }
 
 /// The most jobs one workspace keeps (a model with `cron_create` could

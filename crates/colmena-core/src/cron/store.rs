@@ -248,6 +248,18 @@ fn check_name(name: &str) -> Result<String> {
 }
 
 /// The target exists and can run; errors name the `target` field.
+/// The job names an agent, swarm or role (`what`) that does not exist.
+pub(super) fn unknown_target(what: &str, id: &str) -> AppError {
+    AppError::invalid_field(
+        "target",
+        "unknown_target",
+        format!("there is no {what} '{id}'"),
+    )
+    .with_details(serde_json::json!({
+        "field": "target", "reason": "unknown_target", "kind": what, "id": id
+    }))
+}
+
 fn check_target(conn: &Connection, target: &Target) -> Result<Target> {
     let id = target.id().trim();
     let what = match target {
@@ -268,14 +280,7 @@ fn check_target(conn: &Connection, target: &Target) -> Result<Target> {
         Target::Role { .. } => Target::Role { id: id.to_owned() },
     };
     if target_name(conn, &target)?.is_none() {
-        return Err(AppError::invalid_field(
-            "target",
-            "unknown_target",
-            format!("there is no {what} '{id}'"),
-        )
-        .with_details(serde_json::json!({
-            "field": "target", "reason": "unknown_target", "kind": what, "id": id
-        })));
+        return Err(unknown_target(what, id));
     }
     if let Target::Role { .. } = target {
         let agent: Option<String> =
