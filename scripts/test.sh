@@ -60,6 +60,7 @@ pg_started=$("$REPO/tests/postgres/start.sh")
 pg_dir=$(sed -n 2p <<<"$pg_started")
 trap '"$REPO/tests/postgres/stop.sh" "$pg_dir"' EXIT
 export COLMENA_TEST_POSTGRES=$(head -1 <<<"$pg_started")
+export COLMENA_TEST_POSTGRES_CA=$(sed -n 3p <<<"$pg_started")
 echo "listening at $COLMENA_TEST_POSTGRES (data in $pg_dir)"
 
 step "The bus on PostgreSQL: the REST and MCP contract suites, unchanged, each test a schema of its own"

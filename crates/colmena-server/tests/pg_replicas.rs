@@ -428,3 +428,108 @@ async fn while_one_replica_runs_a_wake_up_no_other_replica_starts_a_second_one()
     let _ = (a.kill(), b.kill());
     let _ = (a.wait(), b.wait());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_wake_up_keeps_its_lease_and_a_replica_killed_mid_run_lets_the_other_wake_the_role()
+{
+    use std::os::unix::fs::PermissionsExt;
+    let Some(pg) = Postgres::get() else { return };
+    let bus = Bus::new(&pg);
+    let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let tmp = tempfile::tempdir().unwrap();
+    let (waker, started, release) = (
+        tmp.path().join("waker.sh"),
+        tmp.path().join("started"),
+        tmp.path().join("release"),
+    );
+    // Each wake-up writes which replica runs it (the API it was given),
+    // then runs until the test releases it (ten minutes at most).
+    std::fs::write(
+        &waker,
+        "#!/bin/sh\necho \"$COLMENA_API_URL\" >> \"$1\"\ni=0\n\
+         while [ ! -e \"$2\" ] && [ $i -lt 3000 ]; do sleep 0.2; i=$((i+1)); done\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&waker, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let role = author(
+        &bus,
+        dir_a.path(),
+        "Largo",
+        &[
+            "--wake-every",
+            "600",
+            "--wake-command",
+            waker.to_str().unwrap(),
+            "--wake-arg",
+            started.to_str().unwrap(),
+            "--wake-arg",
+            release.to_str().unwrap(),
+            "--wake-timeout",
+            "3600",
+        ],
+    );
+    let ana = author(&bus, dir_a.path(), "Ana", &[]);
+    let ctx = bus.open(dir_a.path()).await;
+    colmena_core::inbox::wakes::set_min_wake_interval(&ctx, 1)
+        .await
+        .unwrap();
+    drop(ctx);
+    let (a, base_a) = replica(&bus, dir_a.path(), true);
+    let (b, base_b) = replica(&bus, dir_b.path(), true);
+    let bases = [base_a.clone(), base_b.clone()];
+    let mut replicas = vec![(a, base_a), (b, base_b)];
+    let http = reqwest::Client::new();
+    let runner = |path: &Path| -> Vec<String> {
+        std::fs::read_to_string(path)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    };
+
+    send_urgent(&http, &bases[0], &ana, &role.id, "Empieza.").await;
+    let clock = Instant::now();
+    while runner(&started).is_empty() {
+        assert!(
+            clock.elapsed() < Duration::from_secs(20),
+            "the role never woke"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Past the first lease (90 s), urgent mail keeps coming through both
+    // replicas: the running replica renews its lease, so nobody starts a
+    // second run.
+    for n in 0..12 {
+        tokio::time::sleep(Duration::from_secs(9)).await;
+        send_urgent(&http, &bases[n % 2], &ana, &role.id, &format!("Más {n}.")).await;
+    }
+    let first = runner(&started);
+    assert_eq!(first.len(), 1, "a second wake-up started during a long one");
+
+    // The replica running it dies: its lease lapses and the other replica
+    // wakes the role for the mail still unread.
+    let ran = |line: &str, base: &str| line.starts_with(base);
+    let at = replicas
+        .iter()
+        .position(|(_, base)| ran(&first[0], base))
+        .unwrap_or_else(|| panic!("no replica serves {}", first[0]));
+    let (mut dead, _) = replicas.remove(at);
+    dead.kill().unwrap();
+    dead.wait().unwrap();
+    let (survivor, base) = &mut replicas[0];
+    send_urgent(&http, base, &ana, &role.id, "¿Sigues?").await;
+    let clock = Instant::now();
+    while runner(&started).len() < 2 {
+        assert!(
+            clock.elapsed() < Duration::from_secs(180),
+            "the role stayed held by a dead replica's lease"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    eprintln!("a dead replica's lease lapsed after {:?}", clock.elapsed());
+    let second = runner(&started);
+    assert!(ran(&second[1], base), "the survivor woke it: {second:?}");
+    std::fs::write(&release, "").unwrap();
+    let _ = survivor.kill();
+    let _ = survivor.wait();
+}

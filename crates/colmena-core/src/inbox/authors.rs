@@ -525,7 +525,7 @@ pub async fn create(ctx: &Ctx, input: NewAuthor) -> Result<AuthorWithToken> {
             },
         )
         .await?;
-        super::drop_folder::prepare(ctx, &author.id);
+        // No drop folder: a shared bus's replicas read none.
         ctx.changed(Change::Authors);
         return Ok(AuthorWithToken { author, token });
     }

@@ -56,6 +56,12 @@ pub fn folder(ctx: &Ctx, author: &str) -> PathBuf {
     ctx.data_dir().join("roles").join(author).join("inbox")
 }
 
+/// Whether this workspace reads drop folders: a bus on this machine does;
+/// replicas of a shared bus (PostgreSQL) read none, having no one folder.
+pub fn enabled(ctx: &Ctx) -> bool {
+    ctx.bus_pg().is_none()
+}
+
 /// Creates a role's drop folder, so people see where notes go.
 pub(crate) fn prepare(ctx: &Ctx, author: &str) {
     if let Err(e) = std::fs::create_dir_all(folder(ctx, author)) {

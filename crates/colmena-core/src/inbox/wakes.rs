@@ -143,7 +143,7 @@ pub async fn run_scheduler(ctx: Ctx, stop: CancellationToken) {
     }
     loop {
         // Drop folders are this machine's: a replica of a shared bus has none.
-        if ctx.bus_pg().is_none() {
+        if drop_folder::enabled(&ctx) {
             drop_folder::ingest_all(&ctx).await;
         }
         let next = match tick(&ctx, &waking, &stop).await {
@@ -183,31 +183,46 @@ async fn tick(
     waking: &Arc<Mutex<HashSet<String>>>,
     stop: &CancellationToken,
 ) -> Result<Option<DateTime<Utc>>> {
-    let roles = if let Some(pg) = ctx.bus_pg() {
+    // Each role with the `next_wake_at` its claim must still find, and when
+    // it is due: then, or when another replica's lease on it ends.
+    let roles: Vec<(String, Option<String>, Option<DateTime<Utc>>)> = if let Some(pg) = ctx.bus_pg()
+    {
         super::pg::wakes::schedule(pg)
             .await?
             .into_iter()
-            .map(|(id, at)| (id, at.map(stored)))
+            .map(|role| {
+                let due = match (role.next_wake_at, role.waking_until) {
+                    (Some(at), Some(until)) => Some(at.max(until)),
+                    (at, _) => at,
+                };
+                (role.id, role.next_wake_at.map(stored), due)
+            })
             .collect()
     } else {
-        ctx.store()
+        let rows = ctx
+            .store()
             .read(|conn| {
                 let mut stmt = conn.prepare_cached(
                     "SELECT id, next_wake_at FROM authors
-                 WHERE (agent_id IS NOT NULL OR wake_command IS NOT NULL)
-                   AND wake_interval_minutes IS NOT NULL",
+                     WHERE (agent_id IS NOT NULL OR wake_command IS NOT NULL)
+                       AND wake_interval_minutes IS NOT NULL",
                 )?;
                 let rows = stmt.query_map([], |r| {
                     Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?))
                 })?;
                 Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
             })
-            .await?
+            .await?;
+        rows.into_iter()
+            .map(|(id, at)| {
+                let due = at.as_deref().map(parse_stored).transpose()?;
+                Ok((id, at, due))
+            })
+            .collect::<Result<_>>()?
     };
     let now = Utc::now();
     let mut next: Option<DateTime<Utc>> = None;
-    for (id, at) in roles {
-        let due_at = at.as_deref().map(parse_stored).transpose()?;
+    for (id, at, due_at) in roles {
         if due_at.is_some_and(|t| t > now) {
             next = Some(next.map_or(due_at.unwrap_or(now), |n| n.min(due_at.unwrap_or(now))));
             continue;
@@ -221,6 +236,7 @@ async fn tick(
             }
             let (ctx, waking, stop) = (ctx.clone(), Arc::clone(waking), stop.clone());
             tokio::spawn(async move {
+                let lease = ctx.bus_pg().map(|pg| renew_lease(pg, &role.id));
                 // An outside role's command ends with the scheduler.
                 let woke = if role.wake_command.is_some() {
                     wake_command::wake(&ctx, &role, &stop).await
@@ -230,10 +246,13 @@ async fn tick(
                 if let Err(e) = woke {
                     tracing::warn!("waking role '{}' failed: {}", role.id, e.message);
                 }
-                if let Some(pg) = ctx.bus_pg()
-                    && let Err(e) = super::pg::wakes::release(pg, &role.id).await
-                {
-                    tracing::warn!("role '{}': wake-up lease kept: {}", role.id, e.message);
+                if let (Some(pg), Some((done, renewing))) = (ctx.bus_pg(), lease) {
+                    // No renewal may land after the release.
+                    done.cancel();
+                    let _ = renewing.await;
+                    if let Err(e) = super::pg::wakes::release(pg, &role.id).await {
+                        tracing::warn!("role '{}': wake-up lease kept: {}", role.id, e.message);
+                    }
                 }
                 if let Ok(mut w) = waking.lock() {
                     w.remove(&role.id);
@@ -244,6 +263,28 @@ async fn tick(
         }
     }
     Ok(next)
+}
+
+/// Renews this replica's lease on `role`'s wake-up until the token it
+/// answers is cancelled (the wake-up ended).
+fn renew_lease(
+    pg: &Arc<super::pg::PgBus>,
+    role: &str,
+) -> (CancellationToken, tokio::task::JoinHandle<()>) {
+    let (done, pg, role) = (CancellationToken::new(), Arc::clone(pg), role.to_owned());
+    let until_done = done.clone();
+    let renewing = tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                () = until_done.cancelled() => return,
+                () = tokio::time::sleep(super::pg::wakes::RENEW_EVERY) => {}
+            }
+            if let Err(e) = super::pg::wakes::renew(&pg, &role).await {
+                tracing::warn!("role '{role}': wake-up lease not renewed: {}", e.message);
+            }
+        }
+    });
+    (done, renewing)
 }
 
 /// Moves the role's next wake-up one interval ahead if no other scheduler

@@ -227,10 +227,12 @@ pub async fn run(ctx: &Ctx, out: &Output, command: AuthorCommand) -> Result<()> 
             out.emit(&created, |c| {
                 println!("added author {} ({})", c.author.id, c.author.name);
                 println!("token (shown only now): {}", c.token);
-                println!(
-                    "drop folder: {}",
-                    inbox::drop_folder::folder(ctx, &c.author.id).display()
-                );
+                if inbox::drop_folder::enabled(ctx) {
+                    println!(
+                        "drop folder: {}",
+                        inbox::drop_folder::folder(ctx, &c.author.id).display()
+                    );
+                }
             });
         }
         AuthorCommand::List => {

@@ -169,7 +169,7 @@ pub async fn run(cli: Cli) -> Result<()> {
     // `serve --store` names the bus's store; otherwise $COLMENA_BUS_STORE.
     let bus = match &command {
         Command::Serve(args) => colmena_core::inbox::pg::BusStoreChoice::parse(
-            args.store.as_deref().unwrap_or(""),
+            args.store.as_ref().map_or("", |url| url.0.as_str()),
             args.store_schema.as_deref(),
             &options.data_dir,
         )?,

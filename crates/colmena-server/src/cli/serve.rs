@@ -61,15 +61,17 @@ pub struct ServeArgs {
     no_scheduler: bool,
     /// Where the bus lives: `sqlite` (this data dir, the default) or a
     /// PostgreSQL URL shared by any number of `colmena serve` replicas
-    /// (stateless: put them behind any load balancer). A password is better
-    /// given in $COLMENA_BUS_STORE than here, where `ps` shows it.
+    /// (stateless: put them behind any load balancer). Another machine's
+    /// server needs verified TLS: `sslmode=require`, and `sslrootcert=FILE`
+    /// for a CA of its own. A password is better given in
+    /// $COLMENA_BUS_STORE than here, where `ps` shows it.
     #[arg(
         long,
         value_name = "sqlite|postgres://…",
         env = "COLMENA_BUS_STORE",
         hide_env_values = true
     )]
-    pub store: Option<String>,
+    pub store: Option<StoreUrl>,
     /// The bus's schema in that database (one server can hold several
     /// teams' buses).
     #[arg(
@@ -79,6 +81,23 @@ pub struct ServeArgs {
         requires = "store"
     )]
     pub store_schema: Option<String>,
+}
+
+/// The bus store's URL as given: never printed (it may hold a password).
+#[derive(Clone)]
+pub struct StoreUrl(pub String);
+
+impl std::str::FromStr for StoreUrl {
+    type Err = std::convert::Infallible;
+    fn from_str(text: &str) -> std::result::Result<StoreUrl, Self::Err> {
+        Ok(StoreUrl(text.to_owned()))
+    }
+}
+
+impl std::fmt::Debug for StoreUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StoreUrl(…)")
+    }
 }
 
 impl ServeArgs {
@@ -225,5 +244,24 @@ impl StopSignals {
         {
             let _ = tokio::signal::ctrl_c().await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    #[test]
+    fn the_stores_password_is_never_in_the_parsed_commands_debug_text() {
+        let cli = super::super::Cli::try_parse_from([
+            "colmena",
+            "serve",
+            "--store",
+            "postgres://colmena:hunter2@db.example/bus?sslmode=require",
+        ])
+        .unwrap();
+        let text = format!("{cli:?}");
+        assert!(text.contains("StoreUrl"), "{text}");
+        assert!(!text.contains("hunter2"), "{text}");
     }
 }

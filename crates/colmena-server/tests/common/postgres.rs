@@ -2,6 +2,7 @@
 //! one `scripts/test.sh` started (`COLMENA_TEST_POSTGRES`), else a
 //! throwaway cluster of `tests/postgres/start.sh` stopped when the test
 //! ends. Each test takes a schema of its own, so tests share one server.
+//! The server speaks TLS too, with a certificate from its own test CA.
 
 #![allow(dead_code, clippy::unwrap_used)]
 
@@ -11,6 +12,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 pub struct Postgres {
     pub url: String,
+    /// The PEM file of the CA that signed the server's certificate (for
+    /// localhost and 127.0.0.1), when known.
+    pub ca: Option<String>,
     /// The cluster this test started (stopped on drop); None when shared.
     dir: Option<String>,
 }
@@ -24,7 +28,8 @@ impl Postgres {
     /// has no PostgreSQL to start.
     pub fn get() -> Option<Postgres> {
         if let Ok(url) = std::env::var("COLMENA_TEST_POSTGRES") {
-            return Some(Postgres { url, dir: None });
+            let ca = std::env::var("COLMENA_TEST_POSTGRES_CA").ok();
+            return Some(Postgres { url, ca, dir: None });
         }
         let out = Command::new(scripts().join("start.sh")).output().unwrap();
         if !out.status.success() {
@@ -40,6 +45,7 @@ impl Postgres {
         Some(Postgres {
             url: lines.next().unwrap().to_owned(),
             dir: Some(lines.next().unwrap().to_owned()),
+            ca: lines.next().map(str::to_owned),
         })
     }
 

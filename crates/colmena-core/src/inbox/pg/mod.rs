@@ -25,9 +25,9 @@
 
 pub(crate) mod authors;
 pub(crate) mod messages;
+mod tls;
 pub(crate) mod wakes;
 
-use std::str::FromStr;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
@@ -35,8 +35,8 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use futures_util::StreamExt;
 use postgres_native_tls::MakeTlsConnector;
 use sha2::{Digest, Sha256};
+use tls::check_url;
 use tokio::sync::Notify;
-use tokio_postgres::config::{Host, SslMode};
 use tokio_postgres::error::SqlState;
 
 use crate::error::{AppError, ErrorCode, Result};
@@ -113,6 +113,7 @@ impl BusStoreChoice {
             }
             Some(name) => check_schema(name)?,
         };
+        // Refused here, before anything is opened: a bad URL or CA file.
         check_url(store)?;
         Ok(BusStoreChoice::Postgres {
             url: store.to_owned(),
@@ -121,8 +122,8 @@ impl BusStoreChoice {
     }
 }
 
-/// A schema name that needs no quoting: it goes into `search_path` and a
-/// notification channel's name.
+/// A schema name that is safe to quote as an identifier (it goes into
+/// `search_path`) and to append to a notification channel's name.
 fn check_schema(name: &str) -> Result<String> {
     let ok = (1..=40).contains(&name.len())
         && name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
@@ -139,55 +140,6 @@ fn check_schema(name: &str) -> Result<String> {
     ))
 }
 
-/// The URL parses, and a server that is not on this machine is reached
-/// only over verified TLS.
-fn check_url(url: &str) -> Result<tokio_postgres::Config> {
-    let mut config = tokio_postgres::Config::from_str(url).map_err(|e| {
-        AppError::invalid_field(
-            "store",
-            "invalid_url",
-            format!("not a PostgreSQL URL: {}", redact(&e.to_string())),
-        )
-    })?;
-    // With `hostaddr` the driver connects to that address and uses the host
-    // only as the name TLS verifies: both must be on this machine to skip TLS.
-    let remote = config.get_hosts().iter().any(|host| match host {
-        Host::Tcp(name) => !is_loopback(name),
-        Host::Unix(_) => false,
-    }) || config.get_hostaddrs().iter().any(|ip| !ip.is_loopback());
-    let require = config.get_ssl_mode() == SslMode::Require;
-    if remote && !require {
-        return Err(AppError::invalid_field(
-            "store",
-            "needs_tls",
-            "a PostgreSQL server on another machine is reached only over verified TLS: \
-             add sslmode=require to the URL",
-        ));
-    }
-    if require && config.get_hosts().is_empty() && !config.get_hostaddrs().is_empty() {
-        return Err(AppError::invalid_field(
-            "store",
-            "needs_host",
-            "verified TLS needs the server's name: give a host with hostaddr",
-        ));
-    }
-    if !remote && !require {
-        // On this machine, plain: a local server's self-signed certificate
-        // (Debian's default) would fail verification, and there is no
-        // network to protect.
-        config.ssl_mode(SslMode::Disable);
-    }
-    Ok(config)
-}
-
-fn is_loopback(host: &str) -> bool {
-    host.eq_ignore_ascii_case("localhost")
-        || host
-            .trim_matches(['[', ']'])
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
-}
-
 /// Error text from the driver without anything that looks like a password.
 fn redact(text: &str) -> String {
     text.split_whitespace()
@@ -200,6 +152,21 @@ fn redact(text: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// An error and what caused it, redacted: "error performing TLS handshake"
+/// says nothing until its cause says "certificate verify failed".
+fn with_causes(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut cause = err.source();
+    while let Some(next) = cause {
+        let said = next.to_string();
+        if !text.contains(&said) {
+            text = format!("{text}: {said}");
+        }
+        cause = next.source();
+    }
+    redact(&text)
 }
 
 /// An open PostgreSQL bus: a pool of connections in the bus's schema.
@@ -220,15 +187,15 @@ impl PgBus {
     /// Connects, creates the schema if needed and migrates it (once, however
     /// many replicas start together).
     pub async fn open(url: &str, schema: &str) -> Result<PgBus> {
-        let mut config = check_url(url)?;
+        let checked = check_url(url)?;
+        let mut config = checked.config;
         let schema = check_schema(schema)?;
-        config.options(format!("-c search_path={schema}"));
+        // Quoted: a name such as `user` or `select` is a keyword otherwise.
+        config.options(format!("-c search_path=\"{schema}\""));
         if config.get_application_name().is_none() {
             config.application_name("colmena");
         }
-        let connector = native_tls::TlsConnector::new()
-            .map_err(|e| AppError::internal(format!("no TLS for PostgreSQL: {e}")))?;
-        let tls = MakeTlsConnector::new(connector);
+        let tls = tls::connector(&checked.roots)?;
         let manager = Manager::from_config(
             config.clone(),
             tls.clone(),
@@ -266,7 +233,7 @@ impl PgBus {
         self.pool.get().await.map_err(|e| {
             AppError::busy(format!(
                 "the bus's database cannot be reached: {}",
-                redact(&e.to_string())
+                with_causes(&e)
             ))
         })
     }
@@ -278,8 +245,8 @@ impl PgBus {
         tx.execute("SELECT pg_advisory_xact_lock(7302146573926571)", &[])
             .await?;
         tx.batch_execute(&format!(
-            "CREATE SCHEMA IF NOT EXISTS {0};
-             CREATE TABLE IF NOT EXISTS {0}.colmena_migrations (
+            "CREATE SCHEMA IF NOT EXISTS \"{0}\";
+             CREATE TABLE IF NOT EXISTS \"{0}\".colmena_migrations (
                  version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());",
             self.schema
         ))
@@ -456,7 +423,7 @@ impl From<tokio_postgres::Error> for AppError {
             )),
             None => AppError::busy(format!(
                 "the bus's database cannot be reached: {}",
-                redact(&err.to_string())
+                with_causes(&err)
             )),
         }
     }
@@ -512,42 +479,5 @@ mod tests {
                 BusStoreChoice::parse("postgres://u@localhost/db", Some(schema), dir).unwrap_err();
             assert_eq!(err.code, ErrorCode::Validation, "{schema}");
         }
-    }
-
-    #[test]
-    fn attack_a_server_on_another_machine_without_verified_tls_is_refused() {
-        let dir = std::path::Path::new("/tmp/w");
-        for url in [
-            "postgres://u:secret@db.example:5432/bus",
-            "postgres://u:secret@10.0.0.5/bus?sslmode=prefer",
-            "postgres://u:secret@10.0.0.5/bus?sslmode=disable",
-            // A loopback name with the real address in hostaddr.
-            "postgres://u:secret@localhost/bus?hostaddr=10.0.0.5",
-            "postgres://u:secret@/bus?hostaddr=10.0.0.5",
-            // Verified TLS with no name to verify.
-            "postgres://u:secret@/bus?hostaddr=10.0.0.5&sslmode=require",
-        ] {
-            let err = BusStoreChoice::parse(url, None, dir).unwrap_err();
-            assert_eq!(err.code, ErrorCode::Validation, "{url}");
-            assert!(!err.message.contains("secret"), "{}", err.message);
-        }
-        BusStoreChoice::parse(
-            "postgres://u:secret@db.example/bus?sslmode=require",
-            None,
-            dir,
-        )
-        .unwrap();
-        BusStoreChoice::parse("postgres://u@[::1]:5432/bus", None, dir).unwrap();
-        let debug = format!(
-            "{:?}",
-            BusStoreChoice::parse("postgres://u:secret@localhost/bus", None, dir).unwrap()
-        );
-        assert!(!debug.contains("secret"), "{debug}");
-        // On this machine without sslmode=require: plain, never a failed
-        // verification of a local self-signed certificate.
-        let local = check_url("postgres://u@localhost/bus?hostaddr=127.0.0.1").unwrap();
-        assert_eq!(local.get_ssl_mode(), SslMode::Disable);
-        let verified = check_url("postgres://u@db.example/bus?sslmode=require").unwrap();
-        assert_eq!(verified.get_ssl_mode(), SslMode::Require);
     }
 }

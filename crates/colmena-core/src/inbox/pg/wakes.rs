@@ -11,9 +11,12 @@
 //! The claim also takes a lease on the role (`waking_until`) for the
 //! length of its wake-up: while one replica runs it, no other wakes the
 //! role again (urgent mail arriving meanwhile would otherwise start a
-//! second run on the same unread mail). The lease is released when the
-//! wake-up ends, ringing every replica; a replica that died keeps it until
-//! it expires.
+//! second run on the same unread mail). The lease is short ([`LEASE`]) and
+//! the replica running the wake-up renews it every [`RENEW_EVERY`]: it is
+//! released when the wake-up ends, ringing every replica, and a replica
+//! killed mid-run lets it lapse within [`LEASE`], after which another
+//! replica wakes the role (the schedule reads a leased role as due when
+//! its lease ends).
 
 use chrono::{DateTime, Duration, Utc};
 
@@ -21,18 +24,33 @@ use super::{PgBus, int};
 use crate::error::Result;
 use crate::inbox::authors::Author;
 
-/// Roles that can be woken, with when each is due.
-pub(crate) async fn schedule(bus: &PgBus) -> Result<Vec<(String, Option<DateTime<Utc>>)>> {
+/// A role that can be woken: when it is due, and until when a replica's
+/// wake-up holds it.
+pub(crate) struct Scheduled {
+    pub id: String,
+    pub next_wake_at: Option<DateTime<Utc>>,
+    pub waking_until: Option<DateTime<Utc>>,
+}
+
+/// Roles that can be woken.
+pub(crate) async fn schedule(bus: &PgBus) -> Result<Vec<Scheduled>> {
     let client = bus.client().await?;
     let rows = client
         .query(
-            "SELECT id, next_wake_at FROM authors
+            "SELECT id, next_wake_at, waking_until FROM authors
              WHERE (agent_id IS NOT NULL OR wake_command IS NOT NULL)
                AND wake_interval_minutes IS NOT NULL",
             &[],
         )
         .await?;
-    Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+    Ok(rows
+        .iter()
+        .map(|r| Scheduled {
+            id: r.get(0),
+            next_wake_at: r.get(1),
+            waking_until: r.get(2),
+        })
+        .collect())
 }
 
 /// Claims `id`'s wake-up if it is still due at `seen` and nobody else is
@@ -49,8 +67,7 @@ pub(crate) async fn claim(
     let tx = client.transaction().await?;
     let row = tx
         .query_opt(
-            "SELECT next_wake_at, last_wake_at, wake_interval_minutes, waking_until,
-                    wake_command IS NOT NULL, wake_timeout_seconds
+            "SELECT next_wake_at, last_wake_at, wake_interval_minutes, waking_until
              FROM authors
              WHERE id = $1 AND (agent_id IS NOT NULL OR wake_command IS NOT NULL)
              FOR UPDATE SKIP LOCKED",
@@ -62,8 +79,7 @@ pub(crate) async fn claim(
     };
     let (next, last, minutes): (Option<DateTime<Utc>>, Option<DateTime<Utc>>, Option<i32>) =
         (row.get(0), row.get(1), row.get(2));
-    let (leased, command, timeout): (Option<DateTime<Utc>>, bool, Option<i32>) =
-        (row.get(3), row.get(4), row.get(5));
+    let leased: Option<DateTime<Utc>> = row.get(3);
     let Some(minutes) = minutes else {
         return Ok(None);
     };
@@ -83,19 +99,13 @@ pub(crate) async fn claim(
         tx.commit().await?;
         return Ok(None);
     }
-    let lease = if command {
-        let default = crate::inbox::role_config::DEFAULT_WAKE_TIMEOUT_SECONDS;
-        Duration::seconds(timeout.map_or(i64::from(default), i64::from)) + LEASE_MARGIN
-    } else {
-        AGENT_LEASE
-    };
     tx.execute(
         "UPDATE authors SET last_wake_at = $2, next_wake_at = $3, waking_until = $4 WHERE id = $1",
         &[
             &id,
             &now,
             &(now + Duration::minutes(i64::from(minutes))),
-            &(now + lease),
+            &(now + LEASE),
         ],
     )
     .await?;
@@ -104,10 +114,26 @@ pub(crate) async fn claim(
     super::authors::find(bus, owner, id).await
 }
 
-/// How long a claim keeps other replicas from waking an agent's role.
-const AGENT_LEASE: Duration = Duration::minutes(30);
-/// Beyond a wake command's own time limit, before its lease expires.
-const LEASE_MARGIN: Duration = Duration::seconds(60);
+/// How long a claim, or its last renewal, keeps other replicas from waking
+/// the role: what a replica killed mid-run holds it for at most.
+pub(crate) const LEASE: Duration = Duration::seconds(90);
+/// How often the replica running a wake-up renews its lease: a third of it,
+/// so two renewals may fail (a slow database) before another replica may
+/// take over.
+pub(crate) const RENEW_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Extends the lease of a wake-up still running on this replica; a lease
+/// already released stays released.
+pub(crate) async fn renew(bus: &PgBus, id: &str) -> Result<()> {
+    let client = bus.client().await?;
+    client
+        .execute(
+            "UPDATE authors SET waking_until = $2 WHERE id = $1 AND waking_until IS NOT NULL",
+            &[&id, &(crate::inbox::time::now() + LEASE)],
+        )
+        .await?;
+    Ok(())
+}
 
 /// Ends the lease a claim took on `id` and rings every replica's scheduler:
 /// mail that came during the wake-up may make the role due again.
