@@ -252,18 +252,15 @@ async fn eight_senders_through_two_replicas_one_killed_every_acknowledged_messag
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn urgent_mail_through_replica_a_wakes_a_role_scheduled_by_replica_b_at_once() {
-    use std::os::unix::fs::PermissionsExt;
     let Some(pg) = Postgres::get() else { return };
     let bus = Bus::new(&pg);
     let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let tmp = tempfile::tempdir().unwrap();
     let (waker, woken) = (tmp.path().join("waker.sh"), tmp.path().join("woken"));
-    std::fs::write(
+    write_script(
         &waker,
         "#!/bin/sh\necho \"$COLMENA_AUTHOR_ID $COLMENA_UNREAD\" >> \"$1\"\n",
-    )
-    .unwrap();
-    std::fs::set_permissions(&waker, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
     let role = author(
         &bus,
         dir_b.path(),
@@ -342,13 +339,19 @@ async fn send_urgent(http: &reqwest::Client, base: &str, from: &Author, to: &str
     assert_eq!(sent.status(), reqwest::StatusCode::CREATED);
 }
 
+/// Writes an executable shell script (a role's wake command).
+fn write_script(path: &Path, text: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(path, text).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
 fn lines(path: &Path) -> usize {
     std::fs::read_to_string(path).map_or(0, |t| t.lines().count())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn while_one_replica_runs_a_wake_up_no_other_replica_starts_a_second_one() {
-    use std::os::unix::fs::PermissionsExt;
     let Some(pg) = Postgres::get() else { return };
     let bus = Bus::new(&pg);
     let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
@@ -359,12 +362,10 @@ async fn while_one_replica_runs_a_wake_up_no_other_replica_starts_a_second_one()
         tmp.path().join("release"),
     );
     // Each wake-up says it started, then runs until the test releases it.
-    std::fs::write(
+    write_script(
         &waker,
         "#!/bin/sh\necho started >> \"$1\"\nwhile [ ! -e \"$2\" ]; do sleep 0.05; done\n",
-    )
-    .unwrap();
-    std::fs::set_permissions(&waker, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
     let role = author(
         &bus,
         dir_a.path(),
@@ -432,7 +433,6 @@ async fn while_one_replica_runs_a_wake_up_no_other_replica_starts_a_second_one()
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_long_wake_up_keeps_its_lease_and_a_replica_killed_mid_run_lets_the_other_wake_the_role()
 {
-    use std::os::unix::fs::PermissionsExt;
     let Some(pg) = Postgres::get() else { return };
     let bus = Bus::new(&pg);
     let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
@@ -444,13 +444,11 @@ async fn a_long_wake_up_keeps_its_lease_and_a_replica_killed_mid_run_lets_the_ot
     );
     // Each wake-up writes which replica runs it (the API it was given),
     // then runs until the test releases it (ten minutes at most).
-    std::fs::write(
+    write_script(
         &waker,
         "#!/bin/sh\necho \"$COLMENA_API_URL\" >> \"$1\"\ni=0\n\
          while [ ! -e \"$2\" ] && [ $i -lt 3000 ]; do sleep 0.2; i=$((i+1)); done\n",
-    )
-    .unwrap();
-    std::fs::set_permissions(&waker, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
     let role = author(
         &bus,
         dir_a.path(),
