@@ -1,82 +1,204 @@
 #!/usr/bin/env bash
 # Runs every test of Colmena, set-up included: formatting, lints, type
 # checks, UI unit tests, the installers, the end-to-end tests in the real
-# window, and finally every Rust test (whose summary ends the output).
+# window, the team bus across network namespaces, the bus on PostgreSQL, and
+# finally every Rust test.
+#
+# Every step runs even when an earlier one failed (one red step must not
+# hide the others' results), and the output ends with one summary: each
+# step, passed or failed, its time, then the Rust test runner's own summary
+# last. The exit status is non-zero when any step failed.
+#
+#   ./scripts/test.sh                      # everything
+#   TEST_STEPS=fmt,clippy ./scripts/test.sh  # only these steps (ids below)
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 started=$SECONDS
+results=$(mktemp -d)
+trap 'rm -rf "$results"' EXIT
 
-"$REPO/scripts/setup.sh"
+step_names=()
+step_status=()
+step_seconds=()
 
-step "Rust formatting"
-(cd "$REPO" && cargo fmt --all --check)
+# Runs step function `fn` as step `id` ("name" in the output) in a subshell
+# with errexit on, so a failing command ends that step and only that step.
+# `TEST_STEPS` (comma-separated ids) picks steps; the others are skipped.
+run_step() { # id name fn
+  local id=$1 name=$2 fn=$3
+  if [[ -n ${TEST_STEPS:-} && ",$TEST_STEPS," != *",$id,"* ]]; then
+    return 0
+  fi
+  step "$name"
+  local begun=$SECONDS status
+  set +e
+  (
+    set -euo pipefail
+    "$fn"
+  )
+  status=$?
+  set -e
+  step_names+=("$name")
+  step_seconds+=($((SECONDS - begun)))
+  if ((status == 0)); then
+    step_status+=(passed)
+  else
+    step_status+=(failed)
+    printf '\033[1;31m!!! step failed (exit %s): %s\033[0m\n' "$status" "$name"
+  fi
+}
 
-step "Layering: colmena-core depends on no UI or network framework"
-if forbidden=$(cd "$REPO" && cargo tree --locked -p colmena-core -e normal,build --prefix none | grep -E '^(tauri|wry|webkit2gtk|gtk|axum|rmcp)[- ]'); then
-  echo "colmena-core must not depend on: $forbidden" >&2
-  exit 1
-fi
-echo "ok: no tauri, wry, webkit2gtk, gtk, axum or rmcp under colmena-core"
+setup() { "$REPO/scripts/setup.sh"; }
 
-step "UI: type check, lint, unit tests, build"
-(cd "$REPO/ui" && npm run --silent typecheck && npm run --silent lint && npm run --silent test && npm run --silent build)
+formatting() { cd "$REPO" && cargo fmt --all --check; }
 
-step "Clippy (warnings are errors)"
-(cd "$REPO" && cargo clippy --workspace --all-targets --locked -- -D warnings)
+layering() {
+  local forbidden
+  if forbidden=$(cd "$REPO" && cargo tree --locked -p colmena-core -e normal,build --prefix none | grep -E '^(tauri|wry|webkit2gtk|gtk|axum|rmcp)[- ]'); then
+    echo "colmena-core must not depend on: $forbidden" >&2
+    return 1
+  fi
+  echo "ok: no tauri, wry, webkit2gtk, gtk, axum or rmcp under colmena-core"
+}
 
-step "App and installers (.deb, .rpm)"
-tauri_cli build --debug --bundles deb,rpm
-"$REPO/tests/packaging/check-installers.sh" "$CARGO_TARGET_DIR/debug/bundle"
+ui() {
+  cd "$REPO/ui"
+  npm run --silent typecheck
+  npm run --silent lint
+  npm run --silent test
+  npm run --silent build
+}
 
-step "End-to-end: the real app under Xvfb"
-(cd "$REPO" && cargo build --locked -p colmena-server -p colmena-scripted-llm -p colmena-core --bins)
+clippy() { cd "$REPO" && cargo clippy --workspace --all-targets --locked -- -D warnings; }
+
+app_built="$results/app-built"
+installers() {
+  tauri_cli build --debug --bundles deb,rpm
+  touch "$app_built"
+  "$REPO/tests/packaging/check-installers.sh" "$CARGO_TARGET_DIR/debug/bundle"
+}
+
 export COLMENA_APP="$CARGO_TARGET_DIR/debug/colmena-desktop"
 export COLMENA_CLI="$CARGO_TARGET_DIR/debug/colmena"
 export COLMENA_SCRIPTED_LLM="$CARGO_TARGET_DIR/debug/colmena-scripted-llm"
 export COLMENA_E2E_SCREENSHOTS="${COLMENA_E2E_SCREENSHOTS:-$REPO/tests/e2e/screenshots}"
-(cd "$REPO/tests/e2e" && xvfb-run -a -s "-screen 0 1280x800x24" npm test)
-echo "screenshots saved in $COLMENA_E2E_SCREENSHOTS"
-
-step "App against the empty Tauri shell (scripts/bench-app.sh --quick: one round, debug builds)"
-xvfb-run -a -s "-screen 0 1280x800x24" "$REPO/scripts/bench-app.sh" --quick
-
-step "MCP Inspector CLI lists the tools of colmena mcp"
-mcp_tmp=$(mktemp -d)
-tools=$(cd "$REPO/tests/mcp" && HOME="$mcp_tmp" MCP_CATALOG_PATH="$mcp_tmp/catalog.json" \
-  node_modules/.bin/mcp-inspector --cli "$COLMENA_CLI" --data-dir "$mcp_tmp/data" mcp --method tools/list |
-  node -e 'for (const t of JSON.parse(require("fs").readFileSync(0, "utf8")).tools) console.log(t.name)')
-rm -rf "$mcp_tmp"
-for tool in session_create session_list_sources send_message read_inbox list_sent run_agent; do
-  grep -qx "$tool" <<<"$tools" || { echo "tools/list lacks $tool; it lists: ${tools//$'\n'/ }" >&2; exit 1; }
-done
-echo "ok: $(wc -l <<<"$tools") tools, among them session_create, session_list_sources, send_message, read_inbox, list_sent, run_agent"
-
 export COLMENA_MCP_PYTHON="$TOOLS/mcp-venv/bin/python"
 
-step "A team's bus across network namespaces: a CLI role and an MCP client over TLS, links cut mid-traffic"
-"$REPO/tests/netns/team-bus.sh"
+binaries() {
+  cd "$REPO"
+  # The app of this checkout (never one an earlier run left in the shared
+  # target dir), without bundling when the installers step did not build it.
+  [[ -e $app_built ]] || { tauri_cli build --debug --no-bundle && touch "$app_built"; }
+  cargo build --locked -p colmena-server -p colmena-scripted-llm -p colmena-core --bins
+}
 
-step "PostgreSQL for the bus's PostgreSQL store: a throwaway cluster (initdb, pg_ctl)"
-pg_started=$("$REPO/tests/postgres/start.sh")
-pg_dir=$(sed -n 2p <<<"$pg_started")
-trap '"$REPO/tests/postgres/stop.sh" "$pg_dir"' EXIT
-export COLMENA_TEST_POSTGRES=$(head -1 <<<"$pg_started")
-export COLMENA_TEST_POSTGRES_CA=$(sed -n 3p <<<"$pg_started")
-echo "listening at $COLMENA_TEST_POSTGRES (data in $pg_dir)"
+e2e() {
+  binaries
+  cd "$REPO/tests/e2e"
+  xvfb-run -a -s "-screen 0 1280x800x24" npm test
+  echo "screenshots saved in $COLMENA_E2E_SCREENSHOTS"
+}
 
-step "The bus on PostgreSQL: the REST and MCP contract suites, unchanged, each test a schema of its own"
-(cd "$REPO" && COLMENA_BUS_STORE=$COLMENA_TEST_POSTGRES COLMENA_BUS_SCHEMA=@workspace \
+bench_app() { xvfb-run -a -s "-screen 0 1280x800x24" "$REPO/scripts/bench-app.sh" --quick; }
+
+mcp_inspector() {
+  binaries
+  local mcp_tmp tools
+  mcp_tmp=$(mktemp -d)
+  tools=$(cd "$REPO/tests/mcp" && HOME="$mcp_tmp" MCP_CATALOG_PATH="$mcp_tmp/catalog.json" \
+    node_modules/.bin/mcp-inspector --cli "$COLMENA_CLI" --data-dir "$mcp_tmp/data" mcp --method tools/list |
+    node -e 'for (const t of JSON.parse(require("fs").readFileSync(0, "utf8")).tools) console.log(t.name)')
+  rm -rf "$mcp_tmp"
+  local tool
+  for tool in session_create session_list_sources send_message read_inbox list_sent run_agent; do
+    grep -qx "$tool" <<<"$tools" || { echo "tools/list lacks $tool; it lists: ${tools//$'\n'/ }" >&2; return 1; }
+  done
+  echo "ok: $(wc -l <<<"$tools") tools, among them session_create, session_list_sources, send_message, read_inbox, list_sent, run_agent"
+}
+
+team_bus() {
+  binaries
+  "$REPO/tests/netns/team-bus.sh"
+}
+
+# The throwaway PostgreSQL cluster the two PostgreSQL steps share; started
+# by the first of them that runs, stopped when this script exits.
+pg_env="$results/postgres"
+pg_dir=""
+start_postgres() {
+  [[ -s $pg_env ]] && return 0
+  local started_pg
+  started_pg=$("$REPO/tests/postgres/start.sh") || return 1
+  pg_dir=$(sed -n 2p <<<"$started_pg")
+  trap '"$REPO/tests/postgres/stop.sh" "$pg_dir"; rm -rf "$results"' EXIT
+  printf '%s\n' "$started_pg" >"$pg_env"
+  echo "listening at $(head -1 "$pg_env") (data in $pg_dir)"
+}
+with_postgres() { # the steps below run with the cluster's URL and CA
+  [[ -s $pg_env ]] || { echo "the throwaway PostgreSQL did not start" >&2; return 1; }
+  export COLMENA_TEST_POSTGRES COLMENA_TEST_POSTGRES_CA
+  COLMENA_TEST_POSTGRES=$(head -1 "$pg_env")
+  COLMENA_TEST_POSTGRES_CA=$(sed -n 3p "$pg_env")
+  export COLMENA_BUS_STORE=$COLMENA_TEST_POSTGRES COLMENA_BUS_SCHEMA=@workspace
+}
+
+pg_contract() {
+  with_postgres
+  cd "$REPO"
   cargo nextest run --locked -p colmena-server --no-fail-fast \
-  --test http_bus --test http_mcp --test mcp_python --test bus_search_doors \
-  --test http_wake_token --test http_malformed --test cli)
+    --test http_bus --test http_mcp --test mcp_python --test bus_search_doors \
+    --test http_wake_token --test http_malformed --test cli
+}
 
-step "The bus on PostgreSQL: the core's bus rules (drop folders and tantivy's own index are one machine's: SQLite only)"
-(cd "$REPO" && COLMENA_BUS_STORE=$COLMENA_TEST_POSTGRES COLMENA_BUS_SCHEMA=@workspace \
+pg_core_rules() {
+  with_postgres
+  cd "$REPO"
   cargo nextest run --locked -p colmena-core --no-fail-fast \
-  --test bus --test bus_search --test bus_threads --test role_thread --test wake_command \
-  --test permissions --test cron \
-  -E 'not (test(b8_notes_dropped_in_a_roles_folder) | test(the_index_survives_a_reopen))')
+    --test bus --test bus_search --test bus_threads --test role_thread --test wake_command \
+    --test permissions --test cron \
+    -E 'not (test(b8_notes_dropped_in_a_roles_folder) | test(the_index_survives_a_reopen))'
+}
 
-step "Rust tests (core, CLI, IPC, MCP, bindings drift, keychain)"
+rust_log="$results/nextest.log"
+rust_tests() {
+  # The rest of the Rust tests need the cluster's URL too (pg_replicas, pg_tls).
+  [[ -s $pg_env ]] && with_postgres && unset COLMENA_BUS_STORE COLMENA_BUS_SCHEMA
+  cd "$REPO"
+  COLMENA_REQUIRE_KEYCHAIN_TEST=1 cargo nextest run --workspace --locked --no-fail-fast 2>&1 | tee "$rust_log"
+}
+
+run_step setup "Set-up: system packages, toolchains, npm packages, the MCP SDK venv" setup
+run_step fmt "Rust formatting" formatting
+run_step layering "Layering: colmena-core depends on no UI or network framework" layering
+run_step ui "UI: type check, lint, unit tests, build" ui
+run_step clippy "Clippy (warnings are errors)" clippy
+run_step installers "App and installers (.deb, .rpm)" installers
+run_step e2e "End-to-end: the real app under Xvfb" e2e
+run_step bench "App against the empty Tauri shell (scripts/bench-app.sh --quick: one round, debug builds)" bench_app
+run_step mcp "MCP Inspector CLI lists the tools of colmena mcp" mcp_inspector
+run_step netns "A team's bus across network namespaces: a CLI role and an MCP client over TLS, links cut mid-traffic" team_bus
+if [[ -z ${TEST_STEPS:-} || ",$TEST_STEPS," == *",pg-"* || ",$TEST_STEPS," == *",rust,"* ]]; then
+  # Not a step of its own in the summary: its failure fails the steps that need it.
+  step "PostgreSQL for the bus's PostgreSQL store: a throwaway cluster (initdb, pg_ctl)"
+  start_postgres || echo "the throwaway PostgreSQL did not start" >&2
+fi
+run_step pg-contract "The bus on PostgreSQL: the REST and MCP contract suites, unchanged, each test a schema of its own" pg_contract
+run_step pg-core "The bus on PostgreSQL: the core's bus rules (drop folders and tantivy's own index are one machine's: SQLite only)" pg_core_rules
 echo "set-up and checks took $((SECONDS - started)) s"
-cd "$REPO"
-COLMENA_REQUIRE_KEYCHAIN_TEST=1 cargo nextest run --workspace --locked --no-fail-fast
+run_step rust "Rust tests (core, CLI, IPC, MCP, bindings drift, keychain)" rust_tests
+
+# --- One summary: every step, then the Rust runner's own summary last.
+failed=0
+printf '\n\033[1;33m==> Summary (%s s in all)\033[0m\n' "$((SECONDS - started))"
+for i in "${!step_names[@]}"; do
+  [[ ${step_status[$i]} == passed ]] || failed=$((failed + 1))
+  printf '%-7s %6s s  %s\n' "${step_status[$i]}" "${step_seconds[$i]}" "${step_names[$i]}"
+done
+printf 'steps: %s passed, %s failed\n' "$((${#step_names[@]} - failed))" "$failed"
+if [[ -s $rust_log ]] && grep -q 'Summary \[' "$rust_log"; then
+  echo "Rust tests (cargo nextest):"
+  # Its failures first, its closing "N tests run: … passed …" line last.
+  plain=$(sed -e 's/\x1b\[[0-9;]*m//g' "$rust_log" | sed -n '/^ *Summary \[/,$p')
+  grep -E '^ +(FAIL|SIGSEGV|SIGABRT|TIMEOUT|LEAK)' <<<"$plain" || true
+  grep -E '^ *Summary \[' <<<"$plain" | tail -1
+fi
+((failed == 0))

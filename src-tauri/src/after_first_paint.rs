@@ -6,10 +6,14 @@
 //! Tauri shell").
 //!
 //! The window says it has painted through `report_paint`; should it never
-//! say so (a page that failed to load), the work starts [`FALLBACK`] after
-//! the app did. An app started hidden (at login) paints nothing and does it
-//! at once. Either way it runs once, on the main thread (the tray is a GTK
-//! widget on Linux).
+//! say so (a page that failed to load, animation frames that do not come:
+//! seen under Xvfb), the work starts [`FALLBACK`] after the app did. An app
+//! started hidden (at login) paints nothing and does it at once. Either way
+//! it runs once: what only starts tasks (the bus) at once, and what needs
+//! the main thread (the tray is a GTK widget on Linux) there. The bus never
+//! waits for the main thread: making the tray can hold it for a while, and a
+//! busy main thread would hold the local server's first answer with it (CI:
+//! Settings → Local server still had none after 10 s).
 
 use std::time::Duration;
 
@@ -63,28 +67,32 @@ impl Started {
     }
 }
 
-/// Runs `work` once the first view has painted (or [`FALLBACK`] later), or
-/// now when the app starts `hidden`. Needs [`FirstPaint`] and [`Started`]
-/// managed.
+/// Once the first view has painted (or [`FALLBACK`] later), or now when the
+/// app starts `hidden`: runs `tasks` (work that only starts tasks, on any
+/// thread) at once, then `on_main_thread` on the main thread. [`Started`]
+/// says when both have run. Needs [`FirstPaint`] and [`Started`] managed.
 pub fn run<R: Runtime>(
     app: &AppHandle<R>,
     hidden: bool,
-    work: impl FnOnce(&AppHandle<R>) + Send + 'static,
+    tasks: impl FnOnce(&AppHandle<R>) + Send + 'static,
+    on_main_thread: impl FnOnce(&AppHandle<R>) + Send + 'static,
 ) {
-    let run = move |app: &AppHandle<R>| {
-        work(app);
+    let on_main_thread = move |app: &AppHandle<R>| {
+        on_main_thread(app);
         app.state::<Started>().done.send_replace(true);
     };
     if hidden {
-        run(app);
+        tasks(app);
+        on_main_thread(app);
         return;
     }
     let mut painted = app.state::<FirstPaint>().painted.subscribe();
     let app = app.clone();
     tauri::async_runtime::spawn(async move {
         let _ = tokio::time::timeout(FALLBACK, painted.wait_for(|painted| *painted)).await;
+        tasks(&app);
         let handle = app.clone();
-        if let Err(e) = app.run_on_main_thread(move || run(&handle)) {
+        if let Err(e) = app.run_on_main_thread(move || on_main_thread(&handle)) {
             tracing::warn!("the start-up work after the first frame could not run: {e}");
         }
     });

@@ -128,11 +128,9 @@ pub fn run() {
         Err(e) => tracing::warn!("no updater: {e}"),
     }
     let hidden = args.iter().any(|a| a == launch::HIDDEN_FLAG);
-    // The tray and the bus wait for the first frame (after_first_paint).
-    after_first_paint::run(app.handle(), hidden, |app| {
-        tray::install(app);
-        start_bus(app);
-    });
+    // The bus and the tray wait for the first frame (after_first_paint); the
+    // bus does not wait for the main thread as well.
+    after_first_paint::run(app.handle(), hidden, start_bus, tray::install);
     app.run(move |app, event| {
         if let tauri::RunEvent::Ready = event {
             window_ready(app, hidden);

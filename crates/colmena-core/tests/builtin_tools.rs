@@ -39,7 +39,9 @@ async fn web_server(body: Option<String>) -> String {
                         let _ = socket.write_all(head.as_bytes()).await;
                         let _ = socket.write_all(body.as_bytes()).await;
                     }
-                    None => tokio::time::sleep(Duration::from_secs(30)).await,
+                    // Holds the connection open, silent, for good: only
+                    // the tool's own time limit can end the fetch.
+                    None => std::future::pending::<()>().await,
                 }
             });
         }
@@ -189,20 +191,22 @@ async fn web_fetch_keeps_to_its_size_and_time_limits() {
         .await
         .unwrap();
     let id = trusted_agent(&ws.ctx, "Fetcher", "You fetch.", &["web_fetch"]).await;
-    let started = std::time::Instant::now();
-    let run = run_agent(
-        &ws.ctx,
-        &id,
-        "go",
-        AgentRunOptions::default(),
-        support::no_events(),
+    // A hang guard, not a timing claim: the silent server never answers,
+    // so the run ends only if the fetch gives up on it (checked below, by
+    // the error it gave).
+    let run = tokio::time::timeout(
+        Duration::from_secs(120),
+        run_agent(
+            &ws.ctx,
+            &id,
+            "go",
+            AgentRunOptions::default(),
+            support::no_events(),
+        ),
     )
     .await
+    .expect("the silent server was never given up on")
     .unwrap();
-    assert!(
-        started.elapsed() < Duration::from_secs(15),
-        "the silent server was given up on"
-    );
     assert_eq!(run.status, RunStatus::Completed, "{:?}", run.error);
     let results = results(&runs::get(&ws.ctx, &run.id).await.unwrap().steps);
 

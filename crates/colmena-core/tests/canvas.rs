@@ -473,7 +473,8 @@ async fn start_generating(
     let generating = tokio::spawn(async move {
         generate::generate_variant(&ctx, &Caller::ui(&ctx), &id, no_events()).await
     });
-    let deadline = Instant::now() + Duration::from_secs(10);
+    // A hang guard, not a timing claim.
+    let deadline = Instant::now() + Duration::from_secs(60);
     while lease_of(dir, variant).0 != "streaming" {
         assert!(
             Instant::now() < deadline,
@@ -861,8 +862,9 @@ async fn c10_a_feed_is_refreshed_and_its_items_selected_as_snapshots() {
             assert_eq!(listed[0].item_count, 1);
             break;
         }
+        // A hang guard, not a timing claim.
         assert!(
-            started.elapsed() < Duration::from_secs(20),
+            started.elapsed() < Duration::from_secs(60),
             "{:?}",
             listed[0]
         );

@@ -29,8 +29,10 @@ fn recorder() -> (ProgressSink, Arc<Mutex<Vec<Progress>>>) {
 
 #[tokio::test]
 async fn c5_a_generation_reports_progress_and_the_doors_cancel_stops_it() {
+    // About a minute of text (200 pieces, 300 ms apart): the cancel below
+    // comes long before its end on any machine.
     let (ws, _llm) = scripted_hive(vec![
-        Rule::text("una palabra tras otra sin prisa alguna")
+        Rule::text(&"una palabra tras otra sin prisa alguna ".repeat(20))
             .text_in_pieces(4)
             .slow(300)
             .when(Matcher {

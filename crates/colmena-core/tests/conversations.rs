@@ -17,13 +17,15 @@ use colmena_scripted_llm::Rule;
 use support::hive::{agent, hive, when};
 use support::workspace;
 
-/// Waits until `check` holds, polling; panics after a few seconds.
+/// Waits until `check` holds, polling; panics after a minute (a hang
+/// guard, not a timing claim).
 async fn eventually<F, Fut>(what: &str, mut check: F)
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = bool>,
 {
-    for _ in 0..200 {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while std::time::Instant::now() < deadline {
         if check().await {
             return;
         }

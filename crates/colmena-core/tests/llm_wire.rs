@@ -261,30 +261,25 @@ async fn h22_a_refused_key_is_named_as_such_and_not_retried() {
 #[tokio::test]
 async fn h22_cancelling_stops_the_http_stream() {
     for (kind, protocol) in KINDS {
-        let s = server(vec![
-            Rule::text("one two three four five six seven eight nine ten").slow(150),
-        ])
-        .await;
+        // A stream of at least 25 s (100 words, 250 ms apart): ending the
+        // call with the stream still unfinished on the server is what shows
+        // it did not wait for the end, however slow the machine.
+        let words: Vec<String> = (1..=100).map(|n| format!("w{n}")).collect();
+        let s = server(vec![Rule::text(&words.join(" ")).slow(250)]).await;
         let options = fast_options();
         let cancel = options.cancel.clone();
         let endpoint = endpoint(&s, kind, protocol);
         let req = request("hi");
-        let started = Instant::now();
-        let mut first_text_at = None;
         let result = llm::chat(&endpoint, &req, &options, &mut |e| {
-            if matches!(e, StreamEvent::Text(_)) && first_text_at.is_none() {
-                first_text_at = Some(started.elapsed());
+            if matches!(e, StreamEvent::Text(_)) {
                 cancel.cancel();
             }
         })
         .await;
         assert_eq!(result.unwrap_err().code, ErrorCode::Cancelled, "{kind:?}");
-        assert!(
-            started.elapsed() < Duration::from_millis(1200),
-            "{kind:?}: it did not wait for the stream to end"
-        );
-        let deadline = Instant::now() + Duration::from_secs(3);
-        while s.disconnects() == 0 && Instant::now() < deadline {
+        // A hang guard, not a timing claim.
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while s.disconnects() == 0 && s.completed() == 0 && Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         assert_eq!(
@@ -292,7 +287,7 @@ async fn h22_cancelling_stops_the_http_stream() {
             1,
             "{kind:?}: the server saw the connection close"
         );
-        assert_eq!(s.completed(), 0, "{kind:?}");
+        assert_eq!(s.completed(), 0, "{kind:?}: the stream was read to its end");
     }
 }
 

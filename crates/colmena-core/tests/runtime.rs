@@ -5,7 +5,7 @@
 mod support;
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use colmena_core::Caller;
 use colmena_core::agents;
@@ -678,10 +678,10 @@ async fn a_swarm_referring_to_a_deleted_agent_fails_with_a_clear_recorded_error(
 
 #[tokio::test]
 async fn cancelling_a_run_stops_it_and_its_stream() {
-    let (ws, server) = hive(vec![
-        Rule::text("one two three four five six seven eight nine ten eleven twelve").slow(200),
-    ])
-    .await;
+    // A stream of at least 25 s (100 words, 250 ms apart): cancelled well
+    // before its end on any machine.
+    let words: Vec<String> = (1..=100).map(|n| format!("w{n}")).collect();
+    let (ws, server) = hive(vec![Rule::text(&words.join(" ")).slow(250)]).await;
     let id = agent(&ws.ctx, "Slow", "x", &[]).await;
     let ctx = ws.ctx.clone();
     let started = Arc::new(tokio::sync::Notify::new());
@@ -694,9 +694,10 @@ async fn cancelling_a_run_stops_it_and_its_stream() {
     let handle = tokio::spawn(async move {
         run_agent(&ctx, &id, "talk", AgentRunOptions::default(), sink).await
     });
-    tokio::time::timeout(Duration::from_secs(5), started.notified())
+    // Hang guards, not timing claims.
+    tokio::time::timeout(Duration::from_secs(60), started.notified())
         .await
-        .unwrap();
+        .expect("the run never streamed");
     let running = runs::list(
         &ws.ctx,
         runs::RunFilter {
@@ -707,14 +708,19 @@ async fn cancelling_a_run_stops_it_and_its_stream() {
     .await
     .unwrap();
     runs::cancel(&ws.ctx, &running[0].id).await.unwrap();
-    let run = tokio::time::timeout(Duration::from_secs(5), handle)
+    let run = tokio::time::timeout(Duration::from_secs(60), handle)
         .await
-        .unwrap()
+        .expect("the cancelled run never ended")
         .unwrap()
         .unwrap();
     assert_eq!(run.status, RunStatus::Cancelled);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The server notices the dropped stream at its next write.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while server.disconnects() == 0 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     assert_eq!(server.disconnects(), 1);
+    assert_eq!(server.completed(), 0, "the stream was read to its end");
     assert_eq!(
         runs::cancel(&ws.ctx, &run.id).await.unwrap_err().code,
         ErrorCode::Precondition

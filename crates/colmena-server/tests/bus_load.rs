@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use common::{colmena, ok_json};
 use serde_json::{Value, json};
@@ -66,7 +66,9 @@ async fn serve(dir: &Path, port: u16) -> Child {
         .spawn()
         .unwrap();
     let http = reqwest::Client::new();
-    for _ in 0..200 {
+    // A hang guard, not a timing claim.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
         if http
             .get(format!("http://127.0.0.1:{port}/health"))
             .send()

@@ -189,10 +189,15 @@ fn a_hierarchical_swarm_runs_from_the_cli_with_every_step_streamed() {
 #[test]
 fn h42_a_swarm_run_killed_mid_stream_is_resumed_by_the_next_process_from_its_checkpoint() {
     let mut script = press_script();
-    // The writer answers slowly the first time: the process is killed then.
+    // The writer answers slowly the first time (a minute of words): the
+    // process is killed long before the end, however slow the machine.
+    let never_finished = format!(
+        "Bees dance to talk, and this answer never finishes because the process dies.{}",
+        " Buzz.".repeat(150)
+    );
     script.rules.insert(
         0,
-        Rule::text("Bees dance to talk, and this answer never finishes because the process dies.")
+        Rule::text(&never_finished)
             .when(colmena_scripted_llm::Matcher {
                 system_contains: Some("You write.".into()),
                 ..Default::default()
@@ -276,12 +281,9 @@ fn h42_a_swarm_run_killed_mid_stream_is_resumed_by_the_next_process_from_its_che
 
 #[test]
 fn ctrl_c_stops_the_run_which_ends_cancelled_with_its_exit_status() {
+    // A minute of words: the run is stopped long before their end.
     let script = Script {
-        rules: vec![
-            Rule::text("one two three four five six seven eight nine ten eleven twelve")
-                .slow(300)
-                .repeat(),
-        ],
+        rules: vec![Rule::text(&"word ".repeat(200)).slow(300).repeat()],
     };
     let provider = provider(script);
     let dir = tempfile::tempdir().unwrap();
@@ -300,7 +302,7 @@ fn ctrl_c_stops_the_run_which_ends_cancelled_with_its_exit_status() {
             .unwrap()
             .success()
     );
-    let status = wait_for(&mut child, Duration::from_secs(10));
+    let status = wait_for(&mut child, PATIENCE);
     assert_eq!(
         status.code(),
         Some(10),
@@ -308,16 +310,27 @@ fn ctrl_c_stops_the_run_which_ends_cancelled_with_its_exit_status() {
     );
     let detail = ok_json(colmena(dir.path()).args(["runs", "show", &run_id]));
     assert_eq!(detail["run"]["status"], "cancelled");
+    // The server notices the dropped stream at its next write.
+    let start = Instant::now();
+    while provider.llm.disconnects() == 0 && start.elapsed() < PATIENCE {
+        std::thread::sleep(Duration::from_millis(50));
+    }
     assert!(
         provider.llm.disconnects() >= 1,
         "the HTTP stream was dropped, not read to its end"
+    );
+    assert_eq!(
+        provider.llm.completed(),
+        0,
+        "the stream was read to its end"
     );
 }
 
 #[test]
 fn a_run_in_another_process_is_cancelled_from_the_cli() {
+    // A minute of words: the run is cancelled long before their end.
     let script = Script {
-        rules: vec![Rule::text(&"word ".repeat(200)).slow(100).repeat()],
+        rules: vec![Rule::text(&"word ".repeat(200)).slow(300).repeat()],
     };
     let provider = provider(script);
     let dir = tempfile::tempdir().unwrap();
@@ -330,7 +343,7 @@ fn a_run_in_another_process_is_cancelled_from_the_cli() {
     let run_id = seen[0]["runId"].as_str().unwrap().to_owned();
     let asked = ok_json(colmena(dir.path()).args(["runs", "cancel", &run_id]));
     assert_eq!(asked["ok"], true);
-    let status = wait_for(&mut child, Duration::from_secs(15));
+    let status = wait_for(&mut child, PATIENCE);
     assert_eq!(status.code(), Some(10));
     let detail = ok_json(colmena(dir.path()).args(["runs", "show", &run_id]));
     assert_eq!(detail["run"]["status"], "cancelled");
@@ -417,6 +430,10 @@ fn chat_keeps_one_conversation_and_lists_it() {
     let second = &provider.llm.requests()[1].body["messages"];
     assert_eq!(second.as_array().unwrap().len(), 4, "{second}");
 }
+
+/// A hang guard, not a timing claim: how long a test waits for something
+/// that must happen before it gives up.
+const PATIENCE: Duration = Duration::from_secs(60);
 
 fn wait_for(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
     let start = Instant::now();

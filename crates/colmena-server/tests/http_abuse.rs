@@ -15,6 +15,7 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
+use chrono::Timelike;
 use colmena_core::Ctx;
 use colmena_core::agents::{self, NewAgent};
 use colmena_core::inbox::{self, NewAuthor};
@@ -307,6 +308,8 @@ async fn scripted(ctx: &Ctx, rules: Vec<Rule>) -> ScriptedLlm {
 async fn safe_five_thousand_urgent_messages_are_rate_limited_and_wake_the_role_once_per_interval() {
     const URGENT: usize = 5_000;
     const INTERVAL: u64 = 3;
+    /// A hang guard, not a timing claim.
+    const PATIENCE: Duration = Duration::from_secs(120);
     let (dir, ctx) = common::workspace().await;
     let llm = scripted(
         &ctx,
@@ -353,8 +356,17 @@ async fn safe_five_thousand_urgent_messages_are_rate_limited_and_wake_the_role_o
         scheduler.clone(),
     ));
     let (ana, token) = s.author("Ana").await;
+    let urgent = |body: String| inbox::SendMessage {
+        body,
+        priority: Some("urgent".into()),
+        reply_to: None,
+        message_id: None,
+    };
 
-    let started = Instant::now();
+    // No wake-up can have been claimed before this: the role's first is an
+    // hour away and no mail has come yet. Whole seconds, rounded down: the
+    // store keeps microseconds.
+    let flood_began = chrono::Utc::now().with_nanosecond(0).unwrap();
     let statuses = futures_util::stream::iter(0..URGENT)
         .map(|n| {
             let request = s.send(
@@ -393,40 +405,89 @@ async fn safe_five_thousand_urgent_messages_are_rate_limited_and_wake_the_role_o
             &colmena_core::Caller::ui(&s.ctx),
             &ana,
             &role.id,
-            inbox::SendMessage {
-                body: format!("Urgente directo {n}"),
-                priority: Some("urgent".into()),
-                reply_to: None,
-                message_id: None,
-            },
+            urgent(format!("Urgente directo {n}")),
         )
         .await
         .unwrap();
     }
-    // Let every wake-up the flood made due happen.
-    tokio::time::sleep(Duration::from_secs(INTERVAL + 2)).await;
-    let elapsed = started.elapsed().as_secs();
-    let wakes = runs::list(
+
+    // What is checked is what the product recorded, not how long anything
+    // took: each wake-up's claim (`last_wake_at`, the time the rule is
+    // kept against) and each run's start. Deadlines are hang guards only.
+    let (ctx, target, role_id) = (&s.ctx, &agent.to_string(), &role.id);
+    let runs_of_agent = || async move {
+        let mut runs = runs::list(
+            ctx,
+            RunFilter {
+                target_id: Some(target.clone()),
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+        runs.sort_by_key(|r| r.started_at);
+        runs
+    };
+    let last_wake = || async move {
+        inbox::authors::get(ctx, role_id)
+            .await
+            .unwrap()
+            .last_wake_at
+    };
+    // The flood made the role due at once: it is woken.
+    let deadline = Instant::now() + PATIENCE;
+    while runs_of_agent().await.is_empty() {
+        assert!(Instant::now() < deadline, "the role was never woken");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let earlier = last_wake().await.expect("a run was started by a claim");
+    // One more urgent message, sent after that claim: it makes the role
+    // due again, but no sooner than the interval allows.
+    inbox::messages::send(
         &s.ctx,
-        RunFilter {
-            target_id: Some(agent.to_string()),
-            ..Default::default()
-        },
+        &colmena_core::Caller::ui(&s.ctx),
+        &ana,
+        &role.id,
+        urgent("Urgente tardío".into()),
     )
     .await
-    .unwrap()
-    .len();
+    .unwrap();
+    let later = loop {
+        if let Some(at) = last_wake().await.filter(|at| *at > earlier) {
+            break at;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the role was not woken again for the mail left unread"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let runs = runs_of_agent().await;
     scheduler.cancel();
-    let allowed = usize::try_from(elapsed / INTERVAL + 1).unwrap();
-    assert!(wakes >= 1, "the role was never woken");
+    let interval = chrono::Duration::seconds(INTERVAL as i64);
     assert!(
-        wakes <= allowed,
-        "{wakes} wake-ups in {elapsed} s with a {INTERVAL} s minimum interval"
+        later - earlier >= interval,
+        "two wake-ups claimed {} ms apart with a {INTERVAL} s minimum interval",
+        (later - earlier).num_milliseconds()
     );
+    // Every wake-up's claim is at least one interval after the one before,
+    // the first after the flood began, and a run starts after its claim:
+    // the k-th run cannot start sooner than k intervals into the flood.
+    for (k, run) in runs.iter().enumerate() {
+        let earliest = flood_began + interval * i32::try_from(k).unwrap();
+        assert!(
+            run.started_at >= earliest,
+            "wake-up run {k} started at {}, before {earliest} ({} runs: more than one per {INTERVAL} s)",
+            run.started_at,
+            runs.len()
+        );
+    }
     // Measured, not asserted beyond the rule itself.
     eprintln!(
-        "{counts:?}; {wakes} wake-ups ({} model calls) in {elapsed} s",
-        llm.requests().len()
+        "{counts:?}; {} wake-ups ({} model calls), claims {} ms apart",
+        runs.len(),
+        llm.requests().len(),
+        (later - earlier).num_milliseconds()
     );
 }
 

@@ -5,7 +5,9 @@
 //! types, missing and unknown fields, path ids with odd characters, bad
 //! query values, wrong methods, broken credentials. Every answer is a 4xx
 //! with a JSON error body `{code, message}`, none is a 5xx, the server is
-//! alive afterwards, and nothing was stored.
+//! alive afterwards, and nothing was stored. An answer given before its
+//! request's body was read leaves the connection usable, or says
+//! `Connection: close` (CI once saw a pooled connection closed silently).
 
 #![allow(clippy::unwrap_used)]
 
@@ -18,6 +20,8 @@ use colmena_server::http::ServerConfig;
 use futures_util::StreamExt;
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
 use tokio_util::sync::CancellationToken;
 
 struct Case {
@@ -515,8 +519,12 @@ async fn safe_two_hundred_malformed_requests_are_4xx_json_and_store_nothing() {
     let before = stored(&ctx).await;
     let cases = corpus(ctx.owner(), &beto, &mine.id, &ana.token);
     assert!(cases.len() >= 200, "only {} cases", cases.len());
+    // Connections are reused, as clients do; idle ones are let go before the
+    // server's 10 s keep-alive ends, as a well-behaved client does (a pooled
+    // connection the server is closing at that moment would be a race).
     let http = reqwest::Client::builder()
         .timeout(std::time::Duration::from_secs(60))
+        .pool_idle_timeout(std::time::Duration::from_secs(5))
         .build()
         .unwrap();
     let answers = futures_util::stream::iter(cases)
@@ -578,5 +586,188 @@ async fn safe_two_hundred_malformed_requests_are_4xx_json_and_store_nothing() {
     let alive = http.get(format!("{base}/health")).send().await.unwrap();
     assert_eq!(alive.status(), StatusCode::OK);
     assert_eq!(stored(&ctx).await, before, "something was stored");
+    stop.cancel();
+}
+
+/// A server on 127.0.0.1 for `ctx`, stopped when the token is cancelled.
+async fn serve_here(ctx: &Ctx) -> (std::net::SocketAddr, CancellationToken) {
+    let listener = colmena_server::http::bind("127.0.0.1:0".parse().unwrap(), false)
+        .await
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = CancellationToken::new();
+    let stopped = stop.clone();
+    tokio::spawn(colmena_server::http::serve_with(
+        ctx.clone(),
+        listener,
+        ServerConfig::default().unlimited_rate(),
+        async move { stopped.cancelled().await },
+    ));
+    (addr, stop)
+}
+
+/// One HTTP/1.1 answer read off `stream`: its head (lower case) and body;
+/// `None` when the connection closed first. A hang guard of 60 s.
+async fn answer(stream: &mut TcpStream) -> Option<(String, Vec<u8>)> {
+    tokio::time::timeout(std::time::Duration::from_secs(60), async {
+        let mut seen = Vec::new();
+        let mut buf = [0u8; 4096];
+        let head_end = loop {
+            if let Some(at) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
+                break at + 4;
+            }
+            let n = stream.read(&mut buf).await.ok()?;
+            if n == 0 {
+                return None;
+            }
+            seen.extend_from_slice(&buf[..n]);
+        };
+        let head = String::from_utf8_lossy(&seen[..head_end]).to_lowercase();
+        let length: usize = head
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length:"))
+            .map_or(0, |v| v.trim().parse().unwrap());
+        while seen.len() < head_end + length {
+            let n = stream.read(&mut buf).await.ok()?;
+            if n == 0 {
+                return None;
+            }
+            seen.extend_from_slice(&buf[..n]);
+        }
+        Some((head, seen[head_end..head_end + length].to_vec()))
+    })
+    .await
+    .expect("no answer within 60 s")
+}
+
+fn says_close(head: &str) -> bool {
+    head.lines().any(|l| l.trim() == "connection: close")
+}
+
+const HEALTH: &[u8] = b"GET /health HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n";
+
+/// Asks again on the same connection: answered 200, or the last answer had
+/// said it would close and the connection did close (never a connection
+/// closed without a word, which leaves a pooling client with no answer).
+async fn usable_or_said_close(stream: &mut TcpStream, head: &str, what: &str) {
+    if says_close(head) {
+        let mut rest = Vec::new();
+        let read = tokio::time::timeout(
+            std::time::Duration::from_secs(60),
+            stream.read_to_end(&mut rest),
+        )
+        .await
+        .expect("the server said close and kept the connection open");
+        assert!(read.is_err() || rest.is_empty(), "{what}: more after close");
+        return;
+    }
+    let closed =
+        || panic!("{what}: the connection was closed without Connection: close in {head:?}");
+    if stream.write_all(HEALTH).await.is_err() {
+        closed();
+    }
+    let (health, _) = answer(stream).await.unwrap_or_else(closed);
+    assert!(health.starts_with("http/1.1 200"), "{what}: {health}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn safe_an_answer_before_the_body_leaves_the_connection_usable_or_says_close() {
+    let (_dir, ctx) = common::workspace().await;
+    let token = inbox::authors::rotate_token(&ctx, ctx.owner())
+        .await
+        .unwrap()
+        .token;
+    let owner = ctx.owner().to_owned();
+    let (addr, stop) = serve_here(&ctx).await;
+    let body = br#"{"body": "hola"}"#;
+    let head = |method: &str, path: &str, length: usize| {
+        format!(
+            "{method} {path} HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer {token}\r\n\
+             content-type: application/json\r\ncontent-length: {length}\r\n\r\n"
+        )
+    };
+    let wrong_method = format!("/author/{owner}/inbox");
+
+    // A wrong method, head and body together: answered 405, and the same
+    // connection answers the next request.
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let mut request = head("POST", &wrong_method, body.len()).into_bytes();
+    request.extend_from_slice(body);
+    stream.write_all(&request).await.unwrap();
+    let (first, _) = answer(&mut stream).await.expect("no answer to the 405");
+    assert!(first.starts_with("http/1.1 405"), "{first}");
+    usable_or_said_close(&mut stream, &first, "body sent with the head").await;
+
+    // The head alone, its body not sent before the answer is read: what CI
+    // saw — the answer comes before the body, and the connection must not
+    // then close without a word.
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    stream
+        .write_all(head("POST", &wrong_method, body.len()).as_bytes())
+        .await
+        .unwrap();
+    let (first, _) = answer(&mut stream)
+        .await
+        .expect("no answer before the body");
+    assert!(first.starts_with("http/1.1 405"), "{first}");
+    if !says_close(&first) {
+        stream.write_all(body).await.unwrap();
+    }
+    usable_or_said_close(&mut stream, &first, "body not yet sent").await;
+
+    // A body far over what the server drains: answered at once, with
+    // Connection: close.
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    stream
+        .write_all(head("POST", &wrong_method, 100 << 20).as_bytes())
+        .await
+        .unwrap();
+    stream.write_all(&[b' '; 1024]).await.unwrap();
+    let (first, _) = answer(&mut stream).await.expect("no answer to a huge body");
+    assert!(says_close(&first), "{first}");
+
+    // A body a little over the limit: 413, and the connection stays usable.
+    let stream = TcpStream::connect(addr).await.unwrap();
+    let big = format!("{{\"body\": \"{}\"}}", "x".repeat(3 << 19));
+    let send = format!("/author/{owner}/message-to/{owner}");
+    let mut request = head("POST", &send, big.len()).into_bytes();
+    request.extend_from_slice(big.as_bytes());
+    let (mut read_half, mut write_half) = stream.into_split();
+    let writer = tokio::spawn(async move {
+        let _ = write_half.write_all(&request).await;
+        write_half
+    });
+    let mut whole = Vec::new();
+    let mut buf = [0u8; 4096];
+    let (first, rest) = loop {
+        let n = read_half.read(&mut buf).await.unwrap();
+        assert!(n > 0, "closed without an answer to an over-limit body");
+        whole.extend_from_slice(&buf[..n]);
+        if let Some(at) = whole.windows(4).position(|w| w == b"\r\n\r\n") {
+            break (
+                String::from_utf8_lossy(&whole[..at + 4]).to_lowercase(),
+                whole[at + 4..].to_vec(),
+            );
+        }
+    };
+    assert!(first.starts_with("http/1.1 413"), "{first}");
+    let write_half = writer.await.unwrap();
+    let mut stream = read_half.reunite(write_half).unwrap();
+    // What was read past the head is the 413's body; read the rest of it.
+    let length: usize = first
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .map_or(0, |v| v.trim().parse().unwrap());
+    let mut left = length.saturating_sub(rest.len());
+    while left > 0 {
+        let n = stream.read(&mut buf[..left.min(4096)]).await.unwrap();
+        assert!(n > 0, "the 413 was cut short");
+        left -= n;
+    }
+    assert!(
+        !says_close(&first),
+        "an over-limit body within the drain closed the connection: {first}"
+    );
+    usable_or_said_close(&mut stream, &first, "over-limit body").await;
     stop.cancel();
 }

@@ -9,7 +9,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use colmena_core::Caller;
 use colmena_core::Ctx;
@@ -261,13 +261,16 @@ async fn everything_over_streamable_http_with_a_secret_header() {
         .kill_on_drop(true)
         .spawn()
         .unwrap();
-    for _ in 0..100 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port))
-            .await
-            .is_ok()
-        {
-            break;
-        }
+    // A hang guard, not a timing claim: node may be slow to start.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        assert!(
+            Instant::now() < deadline,
+            "mcp-server-everything never listened on {port}"
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let steps = [(
@@ -447,8 +450,11 @@ fn alive(pid: i32) -> bool {
         .unwrap_or(false)
 }
 
+/// Waits until `done` holds (up to a minute: a hang guard, not a timing
+/// claim); whether it did.
 async fn wait_until(mut done: impl FnMut() -> bool) -> bool {
-    for _ in 0..200 {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
         if done() {
             return true;
         }
@@ -467,6 +473,8 @@ async fn a_server_killed_mid_call_is_a_clear_tool_error_and_restarts_for_the_nex
     let ui = Caller::ui(&ctx);
     let pid_file = tempfile::NamedTempFile::new().unwrap();
     let pid_path = pid_file.path().to_owned();
+    let slow_file = tempfile::NamedTempFile::new().unwrap();
+    let slow_path = slow_file.path().to_owned();
     mcp_servers::create(
         &ctx,
         &ui,
@@ -474,11 +482,18 @@ async fn a_server_killed_mid_call_is_a_clear_tool_error_and_restarts_for_the_nex
             "py",
             &python(),
             &[&python_server()],
-            vec![var(
-                "COLMENA_TEST_PID_FILE",
-                &pid_path.display().to_string(),
-                false,
-            )],
+            vec![
+                var(
+                    "COLMENA_TEST_PID_FILE",
+                    &pid_path.display().to_string(),
+                    false,
+                ),
+                var(
+                    "COLMENA_TEST_SLOW_FILE",
+                    &slow_path.display().to_string(),
+                    false,
+                ),
+            ],
         ),
     )
     .await
@@ -492,8 +507,11 @@ async fn a_server_killed_mid_call_is_a_clear_tool_error_and_restarts_for_the_nex
         wait_until(|| !pids(&pid_path).is_empty()).await,
         "the server started"
     );
-    // The slow call is in flight once the step is recorded; give it a moment.
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // Killed only once the slow call is in flight: the server said so.
+    assert!(
+        wait_until(|| !pids(&slow_path).is_empty()).await,
+        "the slow call never reached the server"
+    );
     let first = pids(&pid_path)[0];
     std::process::Command::new("kill")
         .args(["-9", &first.to_string()])
@@ -775,8 +793,10 @@ async fn a_server_that_says_its_tools_changed_is_listed_again() {
     let id = agent(&ctx, &["mcp__py__*"]).await;
     let results = run_results(&ctx, &id).await;
     assert!(results[0].1, "{results:?}");
+    // A hang guard, not a timing claim.
+    let deadline = Instant::now() + Duration::from_secs(60);
     let mut listed = false;
-    for _ in 0..100 {
+    while Instant::now() < deadline {
         if colmena_core::tools::get(&ctx, "mcp__py__extra")
             .await
             .is_ok()

@@ -18,12 +18,26 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use colmena_core::inbox::pg::BusStoreChoice;
+use colmena_core::inbox::pg::{BusStoreChoice, FALLBACK_TICK};
 use common::postgres::Postgres;
 use common::{colmena, ok_json};
 use serde_json::{Value, json};
 
 const SENDERS: usize = 8;
+/// A hang guard, not a timing claim: how long a test waits for something
+/// that must happen before it gives up.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+/// A client that opens a fresh connection for every request: these tests
+/// wait seconds between requests, and a pooled connection the server has
+/// just closed as idle (its keep-alive is 10 s) would fail the request
+/// ("error sending request"), not the bus.
+fn unpooled() -> reqwest::Client {
+    reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .build()
+        .unwrap()
+}
 
 /// One bus: the database and the schema both replicas share.
 struct Bus {
@@ -123,7 +137,13 @@ async fn send_once(
 ) -> String {
     let body =
         json!({ "body": format!("sender {s} message {n}"), "message_id": format!("s{s}-m{n}") });
-    for attempt in 0..200 {
+    // Retried for up to a minute (a hang guard, not a timing claim): the
+    // survivor may answer 5xx for a while under the load.
+    let deadline = Instant::now() + PATIENCE;
+    for attempt in 0.. {
+        if Instant::now() >= deadline {
+            break;
+        }
         let base = &bases[(first + attempt) % bases.len()];
         let answer = http
             .post(format!("{base}/author/{}/message-to/{to}", from.id))
@@ -276,13 +296,18 @@ async fn urgent_mail_through_replica_a_wakes_a_role_scheduled_by_replica_b_at_on
     );
     let ana = author(&bus, dir_a.path(), "Ana", &[]);
     let (mut a, base_a) = replica(&bus, dir_a.path(), false);
+    // B's first look is after it starts, and its next fallback look at
+    // least 30 s after that one: a wake-up claimed sooner than that after
+    // this moment was rung by the notification.
+    let before_b = chrono::Utc::now();
     let (mut b, _base_b) = replica(&bus, dir_b.path(), true);
     // B's scheduler has looked once (the role is not due for ten hours)
-    // and now waits for its bell or its fallback look, 30 s away.
+    // and now waits for its bell or its fallback look. Nothing must wake
+    // the role meanwhile (a slow machine only makes that likelier).
     tokio::time::sleep(Duration::from_secs(1)).await;
     assert!(!woken.exists(), "the role woke with nothing to read");
 
-    let http = reqwest::Client::new();
+    let http = unpooled();
     let sent = http
         .post(format!("{base_a}/author/{}/message-to/{}", ana.id, role.id))
         .bearer_auth(&ana.token)
@@ -293,9 +318,10 @@ async fn urgent_mail_through_replica_a_wakes_a_role_scheduled_by_replica_b_at_on
     assert_eq!(sent.status(), reqwest::StatusCode::CREATED);
     let started = Instant::now();
     while !woken.exists() {
-        // Well inside the fallback look: only the notification can do it.
+        // A hang guard past the fallback look; when the wake-up came is
+        // checked below on what B recorded.
         assert!(
-            started.elapsed() < Duration::from_secs(20),
+            started.elapsed() < PATIENCE + FALLBACK_TICK,
             "the role was not woken by the urgent message"
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -306,14 +332,18 @@ async fn urgent_mail_through_replica_a_wakes_a_role_scheduled_by_replica_b_at_on
         started.elapsed()
     );
     // Let the wake-up finish and be recorded, then look at what B recorded.
-    let mut history = Value::Null;
-    for _ in 0..200 {
-        history = ok_json(bus.cli(dir_b.path()).args(["author", "history", &role.id]));
+    let started = Instant::now();
+    let history = loop {
+        let history = ok_json(bus.cli(dir_b.path()).args(["author", "history", &role.id]));
         if history.as_array().is_some_and(|h| !h.is_empty()) {
-            break;
+            break history;
         }
+        assert!(
+            started.elapsed() < PATIENCE,
+            "the wake-up was never recorded"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    };
     let _ = a.kill();
     let _ = b.kill();
     let _ = (a.wait(), b.wait());
@@ -325,7 +355,19 @@ async fn urgent_mail_through_replica_a_wakes_a_role_scheduled_by_replica_b_at_on
     assert_eq!(history.as_array().map(Vec::len), Some(1), "{history}");
     // The wake is claimed in the database: its next one is ten hours off.
     let shown = ok_json(bus.cli(dir_a.path()).args(["author", "show", &role.id]));
-    assert!(shown["lastWakeAt"].is_string(), "{shown}");
+    let claimed: chrono::DateTime<chrono::Utc> = shown["lastWakeAt"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{shown}"))
+        .parse()
+        .unwrap();
+    // Before B's fallback look could have come: the notification rang it.
+    let fallback = chrono::Duration::from_std(FALLBACK_TICK).unwrap();
+    assert!(
+        claimed < before_b + fallback,
+        "the wake-up was claimed {} s after B started: by the fallback look, \
+         not by the urgent message's notification",
+        (claimed - before_b).num_seconds()
+    );
 }
 
 async fn send_urgent(http: &reqwest::Client, base: &str, from: &Author, to: &str, body: &str) {
@@ -391,20 +433,19 @@ async fn while_one_replica_runs_a_wake_up_no_other_replica_starts_a_second_one()
     // Both replicas schedule wake-ups.
     let (mut a, base_a) = replica(&bus, dir_a.path(), true);
     let (mut b, base_b) = replica(&bus, dir_b.path(), true);
-    let http = reqwest::Client::new();
+    let http = unpooled();
 
     send_urgent(&http, &base_a, &ana, &role.id, "Primero.").await;
     let clock = Instant::now();
     while lines(&started) == 0 {
-        assert!(
-            clock.elapsed() < Duration::from_secs(20),
-            "the role never woke"
-        );
+        assert!(clock.elapsed() < PATIENCE, "the role never woke");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     // More urgent mail through both replicas while the wake-up runs, each
     // past the minimum interval: without the claim's lease, either
     // replica would start a second run on the same unread mail.
+    // (The pauses are the scenario, and the last check an absence: a slow
+    // machine only makes each pause longer.)
     for (n, base) in [&base_a, &base_b, &base_a].into_iter().enumerate() {
         tokio::time::sleep(Duration::from_millis(1100)).await;
         send_urgent(&http, base, &ana, &role.id, &format!("Otro {n}.")).await;
@@ -421,7 +462,7 @@ async fn while_one_replica_runs_a_wake_up_no_other_replica_starts_a_second_one()
     let clock = Instant::now();
     while lines(&started) < 2 {
         assert!(
-            clock.elapsed() < Duration::from_secs(20),
+            clock.elapsed() < PATIENCE,
             "the mail that came during the wake-up never woke the role"
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -476,7 +517,7 @@ async fn a_long_wake_up_keeps_its_lease_and_a_replica_killed_mid_run_lets_the_ot
     let (b, base_b) = replica(&bus, dir_b.path(), true);
     let bases = [base_a.clone(), base_b.clone()];
     let mut replicas = vec![(a, base_a), (b, base_b)];
-    let http = reqwest::Client::new();
+    let http = unpooled();
     let runner = |path: &Path| -> Vec<String> {
         std::fs::read_to_string(path)
             .unwrap_or_default()
@@ -488,15 +529,13 @@ async fn a_long_wake_up_keeps_its_lease_and_a_replica_killed_mid_run_lets_the_ot
     send_urgent(&http, &bases[0], &ana, &role.id, "Empieza.").await;
     let clock = Instant::now();
     while runner(&started).is_empty() {
-        assert!(
-            clock.elapsed() < Duration::from_secs(20),
-            "the role never woke"
-        );
+        assert!(clock.elapsed() < PATIENCE, "the role never woke");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     // Past the first lease (90 s), urgent mail keeps coming through both
     // replicas: the running replica renews its lease, so nobody starts a
-    // second run.
+    // second run. (The pauses are the scenario: a slow machine only makes
+    // the wake-up outlast its first lease by more.)
     for n in 0..12 {
         tokio::time::sleep(Duration::from_secs(9)).await;
         send_urgent(&http, &bases[n % 2], &ana, &role.id, &format!("Más {n}.")).await;
@@ -517,9 +556,11 @@ async fn a_long_wake_up_keeps_its_lease_and_a_replica_killed_mid_run_lets_the_ot
     let (survivor, base) = &mut replicas[0];
     send_urgent(&http, base, &ana, &role.id, "¿Sigues?").await;
     let clock = Instant::now();
+    // The lease (90 s) lapses, then a look (30 s at most) finds it: a hang
+    // guard well past both.
     while runner(&started).len() < 2 {
         assert!(
-            clock.elapsed() < Duration::from_secs(180),
+            clock.elapsed() < Duration::from_secs(90) + FALLBACK_TICK + PATIENCE * 2,
             "the role stayed held by a dead replica's lease"
         );
         tokio::time::sleep(Duration::from_millis(100)).await;

@@ -44,8 +44,9 @@ fn x1_sigterm_stops_the_server_cleanly() {
         if let Some(status) = child.try_wait().unwrap() {
             break status;
         }
+        // A hang guard, not a timing claim.
         assert!(
-            started.elapsed() < Duration::from_secs(20),
+            started.elapsed() < Duration::from_secs(60),
             "serve did not stop on SIGTERM"
         );
         std::thread::sleep(Duration::from_millis(50));

@@ -77,8 +77,8 @@ before(async () => {
 
 after(async () => {
   await browser?.deleteSession().catch(() => {});
-  driver?.stop();
-  provider?.stop();
+  await driver?.stop();
+  await provider?.stop();
 });
 
 /** Opens a new chat with the engineer and sends `text`. */

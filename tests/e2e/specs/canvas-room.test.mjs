@@ -66,8 +66,8 @@ before(async () => {
 
 after(async () => {
   await browser?.deleteSession().catch(() => {});
-  driver?.stop();
-  provider?.stop();
+  await driver?.stop();
+  await provider?.stop();
 });
 
 /** The layout, measured in the page: what scrolls sideways, where the cards are. */

@@ -59,13 +59,13 @@ async function answerSaveDialog(title, path) {
   const deadline = Date.now() + 15_000;
   while (!window && Date.now() < deadline) {
     try {
-      window = xdotool("search", "--name", title).split("\n")[0];
+      // Shown (mapped), not only created: keys typed before would be lost.
+      window = xdotool("search", "--onlyvisible", "--name", title).split("\n")[0];
     } catch {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }
   assert.ok(window, `no save dialog titled "${title}" appeared`);
-  await new Promise((resolve) => setTimeout(resolve, 500));
   // No window manager under Xvfb: focus it directly, then type through XTEST.
   xdotool("windowfocus", "--sync", window);
   xdotool("key", "ctrl+a");
@@ -90,8 +90,8 @@ before(async () => {
 
 after(async () => {
   await browser?.deleteSession().catch(() => {});
-  driver?.stop();
-  provider?.stop();
+  await driver?.stop();
+  await provider?.stop();
 });
 
 test("a canvas: items (one dropped), two variants generated with the text streaming in", async () => {

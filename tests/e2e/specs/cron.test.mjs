@@ -50,8 +50,8 @@ before(async () => {
 
 after(async () => {
   await browser?.deleteSession().catch(() => {});
-  driver?.stop();
-  provider?.stop();
+  await driver?.stop();
+  await provider?.stop();
 });
 
 test("the Cron view starts empty, with the app's scheduler running", async () => {

@@ -9,17 +9,19 @@
 
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
 import {
   APP,
+  appPids as appPidsOf,
   byTestId,
   clickTestId,
   colmenaCli,
   completeFirstRun,
+  killApp,
   launchApp,
   repo,
   shot,
@@ -36,21 +38,9 @@ let canvasId;
 
 const colmena = (...args) => colmenaCli(driver.dataDir, ...args);
 const click = (id) => clickTestId(browser, id);
-const app = realpathSync(APP);
 
-/** The pids of every running copy of the app binary. */
-function appPids() {
-  const pids = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readlinkSync(`/proc/${entry}/exe`) === app) pids.push(Number(entry));
-    } catch {
-      // Gone, or not ours to read.
-    }
-  }
-  return pids;
-}
+/** The pids of the app running on this spec's workspace. */
+const appPids = () => appPidsOf(driver.dataDir);
 
 /** The app's visible top-level windows (X ids). */
 function visibleWindows() {
@@ -84,10 +74,10 @@ before(async () => {
 
 after(async () => {
   await browser?.deleteSession().catch(() => {});
+  await driver?.stop();
   // A second launch that failed to hand over would still be running.
-  for (const pid of appPids()) process.kill(pid, "SIGKILL");
-  provider?.stop();
-  driver?.stop();
+  if (driver) await killApp(driver.dataDir);
+  await provider?.stop();
 });
 
 test("Settings → Desktop says the app stays in the tray, in English and Spanish", async () => {
@@ -207,10 +197,10 @@ test("the window's size, position and last canvas survive a restart", async () =
     { timeout: 10_000, timeoutMsg: "the window's place was not saved" },
   );
   await browser.deleteSession();
-  // The session's end stops the app; wait until it is gone.
-  const deadline = Date.now() + 15_000;
-  while (appPids().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-  for (const pid of appPids()) process.kill(pid, "SIGTERM");
+  // The session's end stops the app; one still running is stopped. Either
+  // way it is gone before the next launch, which would otherwise hand over
+  // to it and exit.
+  await killApp(driver.dataDir, "SIGTERM");
   browser = await launchApp({ keepPlacement: true });
   const name = await browser.$(byTestId("canvas-name"));
   await name.waitForDisplayed({ timeout: 15_000 });

@@ -42,7 +42,7 @@ before(async () => {
 
 after(async () => {
   await browser?.deleteSession().catch(() => {});
-  driver?.stop();
+  await driver?.stop();
   api?.close();
 });
 

@@ -20,7 +20,7 @@ before(async () => {
 
 after(async () => {
   await browser?.deleteSession().catch(() => {});
-  driver?.stop();
+  await driver?.stop();
 });
 
 const el = (id) => browser.$(byTestId(id));

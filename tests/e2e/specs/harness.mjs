@@ -2,7 +2,7 @@
 // WebDriver sessions that each launch the real app binary.
 
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from "node:fs";
 import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -47,6 +47,17 @@ function waitForPort(port, timeoutMs) {
   });
 }
 
+/** Whether something accepts connections on 127.0.0.1:`port`. */
+function listening(port) {
+  return new Promise((resolveTaken) => {
+    const socket = createConnection({ host: "127.0.0.1", port }, () => {
+      socket.end();
+      resolveTaken(true);
+    });
+    socket.on("error", () => resolveTaken(false));
+  });
+}
+
 /** Starts tauri-driver with an environment that points the app at a fresh
  * workspace. Returns the workspace folder and a stop function. Each spec
  * file takes its own port (`portOffset`) so one file's driver shutting down
@@ -59,6 +70,13 @@ export async function startDriver({ portOffset = 0 } = {}) {
   // tauri-driver starts WebKitWebDriver on --native-port (4445 by default):
   // keep every port of every spec file apart.
   const args = ["--port", String(port), "--native-port", String(port + 100), "--native-driver", NATIVE_DRIVER];
+  // A driver left by an earlier run that was cut off would answer in place
+  // of this one, launching apps on its own (gone) workspace.
+  for (const taken of [port, port + 100]) {
+    if (await listening(taken)) {
+      throw new Error(`port ${taken} is taken (a tauri-driver or WebKitWebDriver left by an earlier run?): stop it, or set COLMENA_E2E_PORT to another base`);
+    }
+  }
   const driver = spawn(TAURI_DRIVER, args, {
     env: {
       ...process.env,
@@ -79,17 +97,94 @@ export async function startDriver({ portOffset = 0 } = {}) {
     // for ever (seen in CI).
     detached: true,
   });
+  const killGroup = () => {
+    try {
+      process.kill(-driver.pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  };
+  // Its own group outlives this process unless killed: also when this
+  // file ends without its after hook (an uncaught error, a signal), else
+  // its app would hold the local bus server's port for the next run.
+  const onSignal = (signal) => {
+    killGroup();
+    process.exit(128 + (signal === "SIGINT" ? 2 : signal === "SIGHUP" ? 1 : 15));
+  };
+  process.once("exit", killGroup);
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.once(signal, onSignal);
   await waitForPort(port, 15_000);
+  if (driver.exitCode !== null || driver.signalCode !== null) throw new Error(`tauri-driver exited at once (${driver.exitCode ?? driver.signalCode})`);
   return {
     dataDir,
-    stop: () => {
-      try {
-        process.kill(-driver.pid, "SIGKILL");
-      } catch {
-        // Already gone.
-      }
+    /** Kills tauri-driver, WebKitWebDriver and every app they launched, and
+     * waits until they are gone: the next spec file's app must not start
+     * while this one's still holds its ports (the local bus server's). */
+    stop: async () => {
+      killGroup();
+      process.off("exit", killGroup);
+      for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.off(signal, onSignal);
+      await waitUntilGone(() => liveProcesses((p) => p.pgrp === driver.pid), "this spec's driver and apps");
     },
   };
+}
+
+/** The processes alive now (zombies hold nothing and are not counted), as
+ * {pid, pgrp}, that `keep` keeps. */
+function liveProcesses(keep) {
+  const found = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      // pid (comm) state ppid pgrp …: comm may hold spaces and parentheses.
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const proc = { pid: Number(entry), pgrp: Number(pgrp) };
+      if (state !== "Z" && state !== "X" && keep(proc)) found.push(proc);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
+
+async function waitUntilGone(list, what, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (let left = list(); left.length > 0; left = list()) {
+    if (Date.now() > deadline) throw new Error(`${what} still run: ${left.map((p) => p.pid).join(", ")}`);
+    await new Promise((resolveWait) => setTimeout(resolveWait, 50));
+  }
+}
+
+const appBinary = realpathSync(APP);
+
+/** The pids of the app processes running on the workspace `dataDir` (the
+ * ones a spec launched, and nobody else's: other runs on this machine are
+ * left alone). */
+export function appPids(dataDir) {
+  const wanted = `COLMENA_DATA_DIR=${dataDir}`;
+  return liveProcesses(({ pid }) => {
+    try {
+      return readlinkSync(`/proc/${pid}/exe`) === appBinary && readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(wanted);
+    } catch {
+      return false;
+    }
+  }).map((p) => p.pid);
+}
+
+/** Kills the app running on `dataDir` with `signal` and waits until it is
+ * gone (its launch socket and its ports with it). */
+export async function killApp(dataDir, signal = "SIGKILL") {
+  const pids = appPids(dataDir);
+  for (const pid of pids) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // It ended meanwhile.
+    }
+  }
+  await waitUntilGone(() => liveProcesses(({ pid }) => pids.includes(pid)), `the app on ${dataDir}`);
+  return pids;
 }
 
 /** Runs the `colmena` CLI on the workspace in `dataDir`; returns its stdout. */
@@ -106,15 +201,33 @@ export function startScriptedProvider(dataDir, script, name = "script") {
   const file = join(dataDir, "..", `${name}-${process.pid}.json`);
   writeFileSync(file, JSON.stringify(script));
   const child = spawn(SCRIPTED, ["--port", "0", "--script", file], { stdio: ["ignore", "pipe", "inherit"] });
+  killOnExit(child);
   return new Promise((resolveProvider, reject) => {
     child.stdout.on("data", (chunk) => {
       const match = /listening on (http:\/\/[\d.:]+)/.exec(String(chunk));
-      if (match) resolveProvider({ url: match[1], stop: () => child.kill() });
+      if (match) resolveProvider({ url: match[1], stop: () => stopChild(child) });
     });
     child.on("exit", (code) => reject(new Error(`the scripted provider exited (${code})`)));
     // A binary that is not there is an "error" event, never an "exit": without
     // this the spec would wait forever.
     child.on("error", (error) => reject(new Error(`the scripted provider did not start (${SCRIPTED}): ${error.message}`)));
+  });
+}
+
+/** Kills `child` when this file's process ends, however it ends short of
+ * SIGKILL (its after hook may not run). */
+export function killOnExit(child) {
+  const kill = () => child.kill("SIGKILL");
+  process.once("exit", kill);
+  child.once("exit", () => process.off("exit", kill));
+}
+
+/** Stops a process the spec started and waits for it to be gone. */
+export function stopChild(child, signal = "SIGTERM") {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolveStop) => {
+    child.once("exit", () => resolveStop());
+    child.kill(signal);
   });
 }
 
@@ -139,17 +252,52 @@ export const byTestId = (id) => `[data-testid="${id}"]`;
 
 const warmedUp = new WeakSet();
 
+/**
+ * Waits, in the page, until what the DOM holds now is on screen: the
+ * finite CSS animations and transitions running now have finished, then two
+ * animation frames have run (the first paints the DOM as the spec just saw
+ * it, the second starts only once that one was presented). A hidden window
+ * runs no animation frames: it answers at once, and a guard ends the wait
+ * should frames stop coming while it waits — it can never hang a spec.
+ */
+export async function waitForRepaint(browser) {
+  const how = await browser.executeAsync((done) => {
+    let answered = false;
+    const answer = (how) => {
+      if (answered) return;
+      answered = true;
+      done(how);
+    };
+    if (document.visibilityState === "hidden") return answer("hidden");
+    const guard = setTimeout(() => answer("no frames"), 15_000);
+    const finite = (document.getAnimations?.() ?? []).filter(
+      (a) => a.playState === "running" && Number.isFinite(a.effect?.getComputedTiming?.().endTime ?? Infinity),
+    );
+    Promise.all(finite.map((a) => a.finished.catch(() => {}))).then(() =>
+      requestAnimationFrame(() =>
+        requestAnimationFrame(() => {
+          clearTimeout(guard);
+          answer("painted");
+        }),
+      ),
+    );
+  });
+  if (how === "no frames") console.warn("the window ran no animation frames for 15 s: screenshot taken without waiting for a repaint");
+}
+
+/** Saves a screenshot of the window as `name`.png, once the state the spec
+ * has just asserted has been painted (`waitForRepaint`). */
 export async function shot(browser, name) {
   const path = join(SCREENSHOTS, `${name}.png`);
-  await browser.pause(250); // let transitions settle
   // WebKitWebDriver's first screenshot of a session can hold the window's
   // first paint (seen: the first-run screen long after it was left); take
   // one to throw away before the first that counts.
   if (!warmedUp.has(browser)) {
     warmedUp.add(browser);
+    await waitForRepaint(browser);
     await browser.takeScreenshot();
-    await browser.pause(250);
   }
+  await waitForRepaint(browser);
   await browser.saveScreenshot(path);
   return path;
 }

@@ -42,7 +42,7 @@ before(async () => {
 
 after(async () => {
   await browser?.deleteSession().catch(() => {});
-  driver?.stop();
+  await driver?.stop();
 });
 
 test("the person answers a role in its thread, and marks a message unread", async () => {

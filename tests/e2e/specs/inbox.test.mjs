@@ -24,6 +24,7 @@ const el = (id) => browser.$(byTestId(id));
 const click = (id) => clickTestId(browser, id);
 
 async function rest(method, path, token, body) {
+  assert.ok(api, "the local server's address is not known (the first test did not find it)");
   const response = await fetch(`${api}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
@@ -50,15 +51,29 @@ before(async () => {
 
 after(async () => {
   await browser?.deleteSession().catch(() => {});
-  driver?.stop();
+  await driver?.stop();
 });
 
 test("Settings shows where the local bus server listens", async () => {
   await click("nav-settings");
   await click("settings-server");
-  const url = await el("server-url");
-  await url.waitForDisplayed({ timeout: 10_000 });
-  api = await url.getText();
+  // The server starts just after the app's first frame; Settings shows the
+  // backend's answer once that start was tried: its address, or why not.
+  const answer = () =>
+    browser.execute(() => {
+      const section = document.querySelector('[data-testid="section-server"]');
+      return {
+        url: section?.querySelector('[data-testid="server-url"]')?.textContent ?? null,
+        problem: section?.querySelector(".banner-danger")?.textContent ?? null,
+      };
+    });
+  await browser.waitUntil(async () => {
+    const { url, problem } = await answer();
+    return url !== null || problem !== null;
+  }, { timeout: 30_000, timeoutMsg: "Settings never said where the local server listens, nor why it does not" });
+  const { url, problem } = await answer();
+  assert.equal(problem, null, `the local server is not serving: ${problem}`);
+  api = url;
   assert.match(api, /^http:\/\/127\.0\.0\.1:\d+$/);
   const health = await fetch(`${api}/health`);
   assert.equal(health.status, 200);

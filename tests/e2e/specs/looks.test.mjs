@@ -112,8 +112,8 @@ async function interruptedRun() {
 
 after(async () => {
   await browser?.deleteSession().catch(() => {});
-  provider?.stop();
-  driver?.stop();
+  await provider?.stop();
+  await driver?.stop();
 });
 
 /** Goes to `#/view/section` the way the app's own links do. */
@@ -126,7 +126,17 @@ async function go(view, section = null) {
     async () => (await browser.$(byTestId(`nav-${view}`)).getAttribute("aria-current")) === "page",
     { timeout: 10_000, timeoutMsg: `${view} did not open` },
   );
-  await browser.pause(300); // queries answer, lists render
+  // Its queries have answered and its lists rendered: nothing in the view
+  // is loading any more (a busy button's spinner is not the view loading).
+  await browser.waitUntil(
+    () =>
+      browser.execute(
+        () =>
+          !document.querySelector("main .view-loading") &&
+          ![...document.querySelectorAll("main .spinner")].some((s) => !s.closest("button") && s.getClientRects().length > 0),
+      ),
+    { timeout: 15_000, timeoutMsg: `${view}${section ? `/${section}` : ""} is still loading` },
+  );
 }
 
 async function setLook(lang, theme) {

@@ -27,7 +27,7 @@ before(async () => {
 
 after(async () => {
   await browser?.deleteSession().catch(() => {});
-  driver?.stop();
+  await driver?.stop();
 });
 
 const el = (id) => browser.$(byTestId(id));
@@ -56,9 +56,13 @@ const content = (element) => browser.execute((node) => node.textContent, element
 
 /** Closes what an earlier failed test left open, so each test starts on the window. */
 async function closeDialogs() {
-  for (let i = 0; i < 3 && (await browser.$('[role="dialog"]').isDisplayed().catch(() => false)); i++) {
+  const open = () => browser.execute(() => [...document.querySelectorAll('[role="dialog"]')].filter((d) => d.getClientRects().length > 0).length);
+  for (let i = 0; i < 3; i++) {
+    const before = await open();
+    if (before === 0) return;
     await browser.keys("Escape");
-    await browser.pause(200);
+    // Escape closes the top one; one that will not close gets another Escape.
+    await browser.waitUntil(async () => (await open()) < before, { timeout: 5_000 }).catch(() => {});
   }
 }
 

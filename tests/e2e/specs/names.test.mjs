@@ -56,8 +56,8 @@ before(async () => {
 
 after(async () => {
   await browser?.deleteSession().catch(() => {});
-  driver?.stop();
-  provider?.stop();
+  await driver?.stop();
+  await provider?.stop();
 });
 
 async function setLook(lang, theme) {

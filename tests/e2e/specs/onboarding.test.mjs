@@ -12,7 +12,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import { byTestId, clickTestId, colmenaCli, launchApp, repo, SCREENSHOTS, shot, startDriver, waitGone } from "./harness.mjs";
+import { byTestId, clickTestId, colmenaCli, launchApp, repo, killOnExit, SCREENSHOTS, shot, startDriver, stopChild, waitGone } from "./harness.mjs";
 
 const SCRIPTED =
   process.env.COLMENA_SCRIPTED_LLM ?? join(process.env.CARGO_TARGET_DIR ?? join(repo, "target"), "debug/colmena-scripted-llm");
@@ -40,9 +40,10 @@ function startLocalServer(dir) {
   const file = join(dir, "..", `onboarding-lmstudio-${process.pid}.json`);
   writeFileSync(file, JSON.stringify(script));
   const child = spawn(SCRIPTED, ["--port", String(LM_STUDIO_PORT), "--script", file], { stdio: ["ignore", "pipe", "inherit"] });
+  killOnExit(child);
   return new Promise((resolve, reject) => {
     child.stdout.on("data", (chunk) => {
-      if (/listening on/.test(String(chunk))) resolve({ stop: () => child.kill() });
+      if (/listening on/.test(String(chunk))) resolve({ stop: () => stopChild(child) });
     });
     child.on("exit", (code) => reject(new Error(`the scripted provider could not listen on ${LM_STUDIO_PORT} (${code})`)));
     child.on("error", (error) => reject(new Error(`the scripted provider did not start (${SCRIPTED}): ${error.message}`)));
@@ -57,8 +58,8 @@ before(async () => {
 
 after(async () => {
   await browser?.deleteSession().catch(() => {});
-  driver?.stop();
-  llm?.stop();
+  await driver?.stop();
+  await llm?.stop();
 });
 
 const click = (id) => clickTestId(browser, id);

@@ -30,7 +30,7 @@ before(async () => {
 
 after(async () => {
   await browser?.deleteSession().catch(() => {});
-  driver?.stop();
+  await driver?.stop();
 });
 
 test("a command role is made in the dialog, woken now, and its wake-up recorded", async () => {

@@ -63,8 +63,8 @@ before(async () => {
 
 after(async () => {
   await browser?.deleteSession().catch(() => {});
-  provider?.stop();
-  driver?.stop();
+  await provider?.stop();
+  await driver?.stop();
 });
 
 test("a role made with instructions and a skill wakes, and its page shows the wake-up and its memory", async () => {

@@ -8,12 +8,11 @@
 // arguments that break the schema.
 
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import { APP, byTestId, clickTestId, chooseOption, colmenaCli, completeFirstRun, fillField, launchApp, repo, shot, startDriver, startScriptedProvider, waitGone } from "./harness.mjs";
+import { byTestId, clickTestId, chooseOption, colmenaCli, completeFirstRun, fillField, killApp, launchApp, repo, shot, startDriver, startScriptedProvider, waitGone } from "./harness.mjs";
 
 
 let driver;
@@ -66,8 +65,8 @@ before(async () => {
 
 after(async () => {
   await browser?.deleteSession().catch(() => {});
-  driver?.stop();
-  provider?.stop();
+  await driver?.stop();
+  await provider?.stop();
 });
 
 const el = (id) => browser.$(byTestId(id));
@@ -260,8 +259,10 @@ test("killed with SIGKILL in the middle of a run, the app offers the run on its 
     timeoutMsg: "the writer never started",
   });
   await shot(browser, "swarm-run-graph-lit-dark");
-  const pid = execFileSync("pgrep", ["-f", "-n", APP], { encoding: "utf8" }).trim();
-  process.kill(Number(pid), "SIGKILL");
+  // This spec's app, by its workspace, and gone before the next launch: a
+  // launch while it still runs hands over to it and exits.
+  const killed = await killApp(driver.dataDir);
+  assert.equal(killed.length, 1, `one app ran on the workspace: ${killed}`);
   await browser.deleteSession().catch(() => {});
 
   browser = await launchApp();

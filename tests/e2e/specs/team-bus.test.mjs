@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import { CLI, byTestId, clickTestId, colmenaCli, completeFirstRun, fillField, launchApp, shot, startDriver } from "./harness.mjs";
+import { CLI, byTestId, clickTestId, colmenaCli, completeFirstRun, fillField, launchApp, shot, startDriver, stopChild } from "./harness.mjs";
 
 let driver;
 let browser;
@@ -79,8 +79,8 @@ before(async () => {
 
 after(async () => {
   await browser?.deleteSession().catch(() => {});
-  driver?.stop();
-  server?.kill();
+  await driver?.stop();
+  if (server) await stopChild(server);
   if (teamDir) rmSync(teamDir, { recursive: true, force: true });
 });
 

@@ -11,7 +11,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import { CLI, byTestId, clickTestId, completeFirstRun, launchApp, repo, shot, startDriver } from "./harness.mjs";
+import { CLI, byTestId, clickTestId, completeFirstRun, launchApp, repo, shot, startDriver, stopChild } from "./harness.mjs";
 
 const FIRST_RELEASE = join(repo, "crates/colmena-core/src/store/migrations/0001_foundation.sql");
 
@@ -49,8 +49,8 @@ before(async () => {
 
 after(async () => {
   await browser?.deleteSession().catch(() => {});
-  serve?.kill();
-  driver?.stop();
+  if (serve) await stopChild(serve);
+  await driver?.stop();
 });
 
 test("the app and colmena serve started together on a first-release store both come up", async () => {

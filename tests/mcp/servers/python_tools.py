@@ -38,9 +38,16 @@ def whoami() -> str:
     return f"pid {os.getpid()} secret-reversed={os.environ.get('COLMENA_TEST_SECRET', '')[::-1]}"
 
 
+# Where `slow` says it has begun (a test kills the server only then).
+SLOW_FILE = os.environ.get("COLMENA_TEST_SLOW_FILE")
+
+
 @server.tool()
 def slow(seconds: float) -> str:
     """Sleeps, then answers."""
+    if SLOW_FILE:
+        with open(SLOW_FILE, "a", encoding="utf-8") as f:
+            f.write(f"{os.getpid()}\n")
     time.sleep(seconds)
     return f"slept {seconds}"
 

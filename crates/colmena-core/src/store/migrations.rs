@@ -293,7 +293,8 @@ mod tests {
                     let (path, barrier) = (path.clone(), barrier.clone());
                     std::thread::spawn(move || {
                         let mut conn = Connection::open(&path).unwrap();
-                        conn.busy_timeout(Duration::from_secs(10)).unwrap();
+                        // A hang guard: the other one migrates meanwhile.
+                        conn.busy_timeout(Duration::from_secs(60)).unwrap();
                         barrier.wait();
                         apply_pending(&mut conn, |_| {
                             // A slow backup widens the window.

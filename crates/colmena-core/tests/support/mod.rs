@@ -67,7 +67,8 @@ pub fn no_events() -> colmena_core::runtime::EventSink {
 /// process would), for what the API does not show: leases, raw statuses.
 pub fn db(dir: &Path) -> rusqlite::Connection {
     let db = rusqlite::Connection::open(dir.join(colmena_core::store::DB_FILE)).unwrap();
-    db.busy_timeout(std::time::Duration::from_secs(5)).unwrap();
+    // A hang guard, not a timing claim: the app's own writes come first.
+    db.busy_timeout(std::time::Duration::from_secs(60)).unwrap();
     db
 }
 

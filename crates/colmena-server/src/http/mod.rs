@@ -16,7 +16,8 @@
 //!
 //! Safe by default (the issue "Safe by default", item 4). Outermost first:
 //! [`listener`] (header timeout, connection cap, TLS), then for every
-//! request [`errors::json_errors`] (JSON error bodies, nothing internal in a
+//! request [`unread_body`] (what a handler left unread of a body is drained,
+//! or the answer says `Connection: close`), [`errors::json_errors`] (JSON error bodies, nothing internal in a
 //! 5xx), a panic caught as a 500, [`guard`] (`Host`, `Origin`, requests in
 //! flight, request timeout), then per route [`auth`] (token, then the
 //! token's rate limit) before any body is read. Limits and defaults are in
@@ -33,6 +34,7 @@ mod openapi;
 mod ratelimit;
 mod routes;
 mod tls;
+mod unread_body;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -89,6 +91,7 @@ pub fn router(ctx: Ctx, stop: CancellationToken, config: &ServerConfig) -> Route
         .layer(axum::middleware::from_fn_with_state(guard, guard::check))
         .layer(CatchPanicLayer::new())
         .layer(axum::middleware::from_fn(errors::json_errors))
+        .layer(axum::middleware::from_fn(unread_body::drain))
 }
 
 /// Binds `addr`; an address other than loopback needs `allow_remote` (the

@@ -4,11 +4,12 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { Server } from "lucide-react";
 
-import { inboxApi, type ApiError, type ServerStatus } from "../../api";
+import { inboxApi, toApiError, type ApiError, type ServerStatus } from "../../api";
 import { Banner } from "../../components/Banner";
 import { Button } from "../../components/Button";
 import { Field } from "../../components/Field";
-import { fieldErrorText } from "../../app/errorText";
+import { Spinner } from "../../components/Spinner";
+import { errorText, fieldErrorText } from "../../app/errorText";
 import { inboxKeys, serverQuery } from "../inbox/queries";
 
 /** The bus server the app runs on 127.0.0.1, for local sessions (SPEC B3). */
@@ -40,15 +41,22 @@ export function ServerSection() {
       <div className="card settings-card server-card">
         <div className="card-title server-state" data-testid="server-state">
           <Server size={18} aria-hidden="true" />
+          {/* The server starts just after the first frame: until its
+              answer comes, it is not known to be stopped. */}
           {data?.url ? (
             <span>
               {t("server.running")} <code data-testid="server-url">{data.url}</code>
+            </span>
+          ) : status.isPending ? (
+            <span>
+              <Spinner size={14} /> {t("common.loading")}
             </span>
           ) : (
             <span>{t("server.stopped")}</span>
           )}
         </div>
         {data?.error && <Banner tone="danger">{t("server.failed", { message: data.error })}</Banner>}
+        {status.error && <Banner tone="danger">{errorText(t, toApiError(status.error))}</Banner>}
         <form className="form form-inline" onSubmit={submit}>
           <Field id="server-port" label={t("server.port")} hint={t("server.portHint")} error={fieldErrorText(t, problems.port, save.error)}>
             <input id="server-port" className="input" inputMode="numeric" value={port} onChange={(e) => setPort(e.target.value)} data-testid="server-port" />
