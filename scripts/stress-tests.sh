@@ -31,6 +31,8 @@ wants() { [[ $groups == *",$1,"* ]]; }
 # streaming, the team bus's outbox).
 E2E_SPECS=(swarms desktop-shell looks cron inbox chat-images canvas team-bus upgrade)
 HTTP_TESTS=(--test http_abuse --test http_malformed)
+# A busy store is SQLite's write lock held by another process: one machine's.
+SQLITE_ONLY='test(safe_a_busy_store_is_503_with_retry_after_and_no_internal_detail)'
 
 export COLMENA_APP="$CARGO_TARGET_DIR/debug/colmena-desktop"
 export COLMENA_CLI="$CARGO_TARGET_DIR/debug/colmena"
@@ -87,7 +89,8 @@ for round in $(seq "$rounds"); do
   if wants http-pg; then
     log="$logs/http-pg-$round.log"
     (cd "$REPO" && COLMENA_BUS_STORE=$pg_url COLMENA_BUS_SCHEMA=@workspace \
-      cargo nextest run --locked -p colmena-server --no-fail-fast "${HTTP_TESTS[@]}") >"$log" 2>&1 || true
+      cargo nextest run --locked -p colmena-server --no-fail-fast "${HTTP_TESTS[@]}" -E "not ($SQLITE_ONLY)") \
+      >"$log" 2>&1 || true
     record_nextest "$round" "postgres: " "$log"
   fi
   if wants e2e; then

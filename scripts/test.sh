@@ -144,9 +144,12 @@ with_postgres() { # the steps below run with the cluster's URL and CA
 pg_contract() {
   with_postgres
   cd "$REPO"
+  # http_abuse's busy store is SQLite's write lock held by another process:
+  # one machine's, SQLite only.
   cargo nextest run --locked -p colmena-server --no-fail-fast \
     --test http_bus --test http_mcp --test mcp_python --test bus_search_doors \
-    --test http_wake_token --test http_malformed --test cli
+    --test http_wake_token --test http_malformed --test http_abuse --test cli \
+    -E 'not test(safe_a_busy_store_is_503_with_retry_after_and_no_internal_detail)'
 }
 
 pg_core_rules() {

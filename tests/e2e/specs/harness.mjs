@@ -77,7 +77,12 @@ export async function startDriver({ portOffset = 0 } = {}) {
       throw new Error(`port ${taken} is taken (a tauri-driver or WebKitWebDriver left by an earlier run?): stop it, or set COLMENA_E2E_PORT to another base`);
     }
   }
-  const driver = spawn(TAURI_DRIVER, args, {
+  // Under a D-Bus session bus of its own, in its process group: without
+  // one, every app autolaunches a session bus (dbus-launch) that leaves the
+  // group and outlives the run, holding an inotify instance; after about
+  // 128 of them the machine's limit is reached and whatever starts next
+  // fails (seen: the next run's `tauri build`, "Too many open files").
+  const driver = spawn("dbus-run-session", ["--", TAURI_DRIVER, ...args], {
     env: {
       ...process.env,
       COLMENA_DATA_DIR: dataDir,
