@@ -502,19 +502,8 @@ async fn safe_two_hundred_malformed_requests_are_4xx_json_and_store_nothing() {
         .unwrap();
     let mine = canvas::create(&ctx, &me, Some("Mío".into())).await.unwrap();
 
-    let listener = colmena_server::http::bind("127.0.0.1:0".parse().unwrap(), false)
-        .await
-        .unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let stop = CancellationToken::new();
-    let stopped = stop.clone();
-    // Abuse of shape, not of rate: the rate limit would answer first.
-    tokio::spawn(colmena_server::http::serve_with(
-        ctx.clone(),
-        listener,
-        ServerConfig::default().unlimited_rate(),
-        async move { stopped.cancelled().await },
-    ));
+    let (addr, stop) = serve_here(&ctx).await;
+    let base = format!("http://{addr}");
 
     let before = stored(&ctx).await;
     let cases = corpus(ctx.owner(), &beto, &mine.id, &ana.token);
@@ -590,6 +579,8 @@ async fn safe_two_hundred_malformed_requests_are_4xx_json_and_store_nothing() {
 }
 
 /// A server on 127.0.0.1 for `ctx`, stopped when the token is cancelled.
+/// Abuse of shape, not of rate: without a rate limit, which would answer
+/// first.
 async fn serve_here(ctx: &Ctx) -> (std::net::SocketAddr, CancellationToken) {
     let listener = colmena_server::http::bind("127.0.0.1:0".parse().unwrap(), false)
         .await
