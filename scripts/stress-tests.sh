@@ -4,6 +4,7 @@
 #
 #   ./scripts/stress-tests.sh [N]                 # N = 10 by default
 #   STRESS_GROUPS=netns,http ./scripts/stress-tests.sh 20
+#   STRESS_NO_BUILD=1 …   # use the binaries the target dir holds as they are
 #
 # Groups (all by default):
 #   netns     tests/netns/team-bus.sh: links cut mid-traffic across namespaces
@@ -40,12 +41,18 @@ export COLMENA_SCRIPTED_LLM="$CARGO_TARGET_DIR/debug/colmena-scripted-llm"
 export COLMENA_MCP_PYTHON="$TOOLS/mcp-venv/bin/python"
 export COLMENA_E2E_SCREENSHOTS="$logs/screenshots"
 
-step "Building once"
 cd "$REPO"
-if wants e2e; then tauri_cli build --debug --no-bundle; fi
-cargo build --locked -p colmena-server -p colmena-scripted-llm -p colmena-core --bins
-if wants http || wants http-pg; then
-  cargo nextest run --locked -p colmena-server --no-run "${HTTP_TESTS[@]}"
+if [[ -n ${STRESS_NO_BUILD:-} ]]; then
+  # The binaries as the target dir holds them (another checkout is using
+  # them: rebuilding would swap them under its feet).
+  step "Not building (STRESS_NO_BUILD)"
+else
+  step "Building once"
+  if wants e2e; then tauri_cli build --debug --no-bundle; fi
+  cargo build --locked -p colmena-server -p colmena-scripted-llm -p colmena-core --bins
+  if wants http || wants http-pg; then
+    cargo nextest run --locked -p colmena-server --no-run "${HTTP_TESTS[@]}"
+  fi
 fi
 
 pg_dir=""

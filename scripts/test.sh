@@ -197,10 +197,11 @@ for i in "${!step_names[@]}"; do
   printf '%-7s %6s s  %s\n' "${step_status[$i]}" "${step_seconds[$i]}" "${step_names[$i]}"
 done
 printf 'steps: %s passed, %s failed\n' "$((${#step_names[@]} - failed))" "$failed"
-if [[ -s $rust_log ]] && grep -q 'Summary \[' "$rust_log"; then
+# nextest colours its lines (CARGO_TERM_COLOR): read them without.
+plain=$([[ -s $rust_log ]] && sed -e 's/\x1b\[[0-9;]*m//g' "$rust_log" | sed -n '/^ *Summary \[/,$p' || true)
+if [[ -n $plain ]]; then
   echo "Rust tests (cargo nextest):"
   # Its failures first, its closing "N tests run: … passed …" line last.
-  plain=$(sed -e 's/\x1b\[[0-9;]*m//g' "$rust_log" | sed -n '/^ *Summary \[/,$p')
   grep -E '^ +(FAIL|SIGSEGV|SIGABRT|TIMEOUT|LEAK)' <<<"$plain" || true
   grep -E '^ *Summary \[' <<<"$plain" | tail -1
 fi
