@@ -341,6 +341,16 @@ export async function completeFirstRun(browser, keep = null) {
   await waitGone(browser, byTestId("first-run"), 15_000);
 }
 
+/** Waits until the window shows `lang`: the app sets `<html lang>` in the
+ * commit that re-renders the views in that language (its catalog loads
+ * first), so text read after this is in it. Generous: a loaded machine. */
+export async function languageShown(browser, lang) {
+  await browser.waitUntil(async () => (await browser.execute(() => document.documentElement.lang)) === lang, {
+    timeout: 30_000,
+    timeoutMsg: `the window never showed ${lang}`,
+  });
+}
+
 /**
  * Waits until nothing matching `selector` is shown. An element that vanishes
  * between being found and being checked is gone, not an error.

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 
-import { byTestId, clickTestId, colmenaCli, completeFirstRun, fillField, launchApp, shot, startDriver } from "./harness.mjs";
+import { byTestId, clickTestId, colmenaCli, completeFirstRun, fillField, launchApp, shot, startDriver, languageShown } from "./harness.mjs";
 
 let driver;
 let browser;
@@ -108,7 +108,7 @@ test("the person searches their mail, and sees none of the roles' own", async ()
 
 test("threads and search read in Spanish", async () => {
   await click("quick-lang-es");
-  await browser.waitUntil(async () => (await browser.execute(() => document.documentElement.lang)) === "es");
+  await languageShown(browser, "es");
   await click(`open-thread-${question.id}`);
   await (await el("thread-view")).waitForDisplayed({ timeout: 10_000 });
   assert.match(await (await el("thread-title")).getText(), /2 mensajes/);

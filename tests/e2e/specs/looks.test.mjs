@@ -27,6 +27,7 @@ import {
   startDriver,
   startScriptedProvider,
   waitGone,
+  languageShown,
 } from "./harness.mjs";
 
 const HERALD = "You tell the person when something needs them.";
@@ -144,7 +145,7 @@ async function setLook(lang, theme) {
   const current = await browser.execute(() => document.documentElement.dataset.theme);
   if (current !== theme) await click("quick-theme");
   await browser.waitUntil(async () => (await browser.execute(() => document.documentElement.dataset.theme)) === theme);
-  await browser.waitUntil(async () => (await browser.execute(() => document.documentElement.lang)) === lang);
+  await languageShown(browser, lang);
 }
 
 const VIEWS = [

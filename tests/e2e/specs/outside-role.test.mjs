@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import { byTestId, clickTestId, colmenaCli, completeFirstRun, launchApp, shot, startDriver, waitGone } from "./harness.mjs";
+import { byTestId, clickTestId, colmenaCli, completeFirstRun, launchApp, shot, startDriver, waitGone, languageShown } from "./harness.mjs";
 
 let driver;
 let browser;
@@ -98,7 +98,7 @@ test("a command role is made in the dialog, woken now, and its wake-up recorded"
 
 test("the command section reads in Spanish too", async () => {
   await click("quick-lang-es");
-  await browser.waitUntil(async () => (await browser.execute(() => document.documentElement.lang)) === "es");
+  await languageShown(browser, "es");
   await click("edit-role");
   const fields = await el("wake-command-fields");
   await fields.waitForDisplayed({ timeout: 10_000 });

@@ -20,6 +20,7 @@ import {
   startDriver,
   startScriptedProvider,
   waitGone,
+  languageShown,
 } from "./harness.mjs";
 
 const PROMPT = "You are Ambrosio, the coordinator.";
@@ -122,7 +123,7 @@ test("a role made with instructions and a skill wakes, and its page shows the wa
 
 test("the role's page reads in Spanish", async () => {
   await click("quick-lang-es");
-  await browser.waitUntil(async () => (await browser.execute(() => document.documentElement.lang)) === "es");
+  await languageShown(browser, "es");
   await shot(browser, "role-memory-view-es");
   await click("nav-inbox");
   await click("author-coordinador");

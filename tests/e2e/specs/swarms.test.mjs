@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import { byTestId, clickTestId, chooseOption, colmenaCli, completeFirstRun, fillField, killApp, launchApp, repo, shot, startDriver, startScriptedProvider, waitGone } from "./harness.mjs";
+import { byTestId, clickTestId, chooseOption, colmenaCli, completeFirstRun, fillField, killApp, launchApp, repo, shot, startDriver, startScriptedProvider, waitGone, languageShown } from "./harness.mjs";
 
 
 let driver;
@@ -142,9 +142,12 @@ async function setTheme(theme) {
   await browser.waitUntil(async () => (await browser.execute(() => document.documentElement.dataset.theme)) === theme);
 }
 
+/** Switches the language and waits for the window to show it: the app sets
+ * `<html lang>` in the commit that re-renders the views in the language
+ * (not when the button is pressed — its catalog loads first). */
 async function setLanguage(lang) {
   await click(`quick-lang-${lang}`);
-  await browser.waitUntil(async () => (await browser.execute(() => document.documentElement.lang)) === lang);
+  await languageShown(browser, lang);
 }
 
 test("the palette wraps agent names only between words", async () => {

@@ -3,6 +3,7 @@
 
 import { createContext, useCallback, useContext, useEffect, useLayoutEffect, useMemo, useState } from "react";
 import type { ReactNode } from "react";
+import { useTranslation } from "react-i18next";
 
 import type { Language, Prefs, PrefsStore, ThemeChoice } from "../api/prefs";
 import { loadLanguage } from "../i18n";
@@ -45,9 +46,18 @@ export function PreferencesProvider({ store, children }: { store: PrefsStore; ch
   }, [resolvedTheme]);
 
   useEffect(() => {
-    document.documentElement.lang = prefs.language;
     loadLanguage(prefs.language).catch((error: unknown) => console.error("could not change the language", error));
   }, [prefs.language]);
+
+  // The document says the language its text is in — set in the commit that
+  // re-renders the views in it (every `useTranslation` re-renders on the
+  // same change), not when the person picks it: the catalog loads first.
+  // Screen readers, and anything that waits for the switch, read this.
+  const { i18n } = useTranslation();
+  const shownLanguage = i18n.resolvedLanguage ?? i18n.language;
+  useLayoutEffect(() => {
+    document.documentElement.lang = shownLanguage;
+  }, [shownLanguage]);
 
   const update = useCallback(
     (next: Prefs) => {
