@@ -166,7 +166,10 @@ rust_tests() {
   # The rest of the Rust tests need the cluster's URL too (pg_replicas, pg_tls).
   [[ -s $pg_env ]] && with_postgres && unset COLMENA_BUS_STORE COLMENA_BUS_SCHEMA
   cd "$REPO"
-  COLMENA_REQUIRE_KEYCHAIN_TEST=1 cargo nextest run --workspace --locked --no-fail-fast 2>&1 | tee "$rust_log"
+  # This command runs as root: the sandbox's root cases (capabilities
+  # dropped, another user, a private /proc) must run, not skip.
+  COLMENA_REQUIRE_KEYCHAIN_TEST=1 COLMENA_REQUIRE_ROOT_TESTS=1 \
+    cargo nextest run --workspace --locked --no-fail-fast 2>&1 | tee "$rust_log"
 }
 
 run_step setup "Set-up: system packages, toolchains, npm packages, the MCP SDK venv" setup

@@ -12,8 +12,8 @@ use crate::commands::cron;
 use crate::commands::endpoints;
 use crate::commands::web_search;
 use crate::commands::{
-    canvas, catalog, conversations, desktop, inbox, mcp_servers, memory, providers, runs, shell,
-    swarms, team_bus, workspace,
+    backups, canvas, catalog, conversations, desktop, inbox, mcp_servers, memory, providers, runs,
+    shell, swarms, team_bus, workspace,
 };
 
 /// Sent after a change is committed, so that open views refresh.
@@ -60,6 +60,9 @@ pub fn builder<R: Runtime>() -> Builder<R> {
         .dangerously_cast_bigints_to_number()
         .commands(collect_commands![
             workspace::workspace_info,
+            backups::list_backups,
+            backups::make_backup,
+            backups::keep_backup_key,
             providers::provider_kinds,
             providers::list_providers,
             providers::create_provider,

@@ -3,13 +3,13 @@
 //! ([`NoticeTopic`]); the desktop notification is worded here from the very
 //! catalog the window uses (`ui/src/i18n/locales/<lang>/noticeTopics.json`,
 //! compiled in), so the toast and the OS notification always say the same.
-//! A notice without a topic (an agent's own `notify_user`) is shown as its
-//! agent wrote it.
+//! An agent's own notice (`notify_user`) keeps its words but is titled as
+//! a message from an agent, naming the role or agent: its text may be an
+//! outsider's, and must not pass for Colmena's.
 
 use std::path::Path;
 use std::sync::OnceLock;
 
-use colmena_core::permissions::Risk;
 use colmena_core::{Notice, NoticeTopic};
 use serde_json::Value;
 
@@ -45,23 +45,43 @@ pub fn worded(notice: &Notice, lang: &str) -> (String, String) {
             (say("jobFailed.title", &[("job", job)]), notice.body.clone())
         }
         NoticeTopic::Approval { agent, tool, risk } => {
-            let risk = say(&format!("approval.risk.{}", risk_key(*risk)), &[]);
+            let risk = say(&format!("approval.risk.{}", risk.as_str()), &[]);
             (
                 say("approval.title", &[("agent", agent), ("tool", tool)]),
                 say("approval.body", &[("risk", &risk)]),
             )
         }
+        NoticeTopic::AgentMessage { from, .. } => (
+            say("agentMessage.title", &[("from", from)]),
+            say(
+                "agentMessage.body",
+                &[("title", &notice.title), ("body", &notice.body)],
+            ),
+        ),
+        NoticeTopic::WakeBudget {
+            role,
+            until,
+            per_hour,
+            per_day,
+        } => (
+            say("wakeBudget.title", &[("role", role)]),
+            say(
+                "wakeBudget.body",
+                &[
+                    ("until", &local_time(until)),
+                    ("perHour", &per_hour.to_string()),
+                    ("perDay", &per_day.to_string()),
+                ],
+            ),
+        ),
     }
 }
 
-fn risk_key(risk: Risk) -> &'static str {
-    match risk {
-        Risk::Read => "read",
-        Risk::Write => "write",
-        Risk::Run => "run",
-        Risk::Network => "network",
-        Risk::Send => "send",
-    }
+/// An RFC 3339 time as the person's clock shows it (hours and minutes).
+fn local_time(rfc3339: &str) -> String {
+    chrono::DateTime::parse_from_rfc3339(rfc3339)
+        .map(|t| t.with_timezone(&chrono::Local).format("%H:%M").to_string())
+        .unwrap_or_else(|_| rfc3339.to_owned())
 }
 
 fn catalog(lang: &str) -> &'static Value {
@@ -97,6 +117,7 @@ fn text(lang: &str, key: &str, vars: &[(&str, &str)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use colmena_core::permissions::Risk;
 
     fn notice(topic: Option<NoticeTopic>) -> Notice {
         Notice {
@@ -150,16 +171,25 @@ mod tests {
     }
 
     #[test]
+    fn an_agents_notice_is_labelled_as_an_agents_message() {
+        let n = notice(Some(NoticeTopic::AgentMessage {
+            from: "builder".into(),
+            unattended: true,
+        }));
+        let (title, body) = worded(&n, "en");
+        assert_eq!(title, "Message from an agent: builder");
+        assert!(
+            body.contains("Urgent: Ana") && body.contains("the body"),
+            "{body}"
+        );
+        assert_eq!(worded(&n, "es").0, "Mensaje de un agente: builder");
+    }
+
+    #[test]
     fn every_risk_is_worded_in_both_catalogs() {
-        for risk in [
-            Risk::Read,
-            Risk::Write,
-            Risk::Run,
-            Risk::Network,
-            Risk::Send,
-        ] {
+        for risk in Risk::ALL {
             for lang in ["en", "es"] {
-                let key = format!("approval.risk.{}", risk_key(risk));
+                let key = format!("approval.risk.{}", risk.as_str());
                 assert_ne!(text(lang, &key, &[]), key, "{lang} lacks {key}");
             }
         }

@@ -10,6 +10,18 @@ import * as __TAURI_EVENT from "@tauri-apps/api/event";
 export const commands = {
 	/**  Where the workspace lives and which secret backend holds its master key. */
 	workspaceInfo: () => __TAURI_INVOKE<WorkspaceInfo_Serialize>("workspace_info"),
+	/**  The workspace's copies, newest first, and whether automatic ones carry the key. */
+	listBackups: () => __TAURI_INVOKE<BackupsOverview_Serialize>("list_backups"),
+	/**
+	 *  Copies the store now into the backups folder; with `key_passphrase`, the
+	 *  master key is sealed beside the copy.
+	 */
+	makeBackup: (keyPassphrase: string | null) => __TAURI_INVOKE<BackupReport>("make_backup", { keyPassphrase }),
+	/**
+	 *  With `key_passphrase`, seals the master key for every copy made without
+	 *  one (before migrations, upgrades and updates); without it, stops.
+	 */
+	keepBackupKey: (keyPassphrase: string | null) => __TAURI_INVOKE<BackupsOverview_Serialize>("keep_backup_key", { keyPassphrase }),
 	providerKinds: () => __TAURI_INVOKE<ProviderKindInfo[]>("provider_kinds"),
 	listProviders: () => __TAURI_INVOKE<Provider_Serialize[]>("list_providers"),
 	createProvider: (input: NewProvider_Deserialize) => __TAURI_INVOKE<Provider_Serialize>("create_provider", { input }),
@@ -390,6 +402,7 @@ export type AgentUpdate_Deserialize = {
 	tools?: string[] | null,
 	skills?: string[] | null,
 	mcpServers?: string[] | null,
+	delegates?: string[] | null,
 	permissions?: Permissions_Deserialize | null,
 };
 
@@ -404,6 +417,7 @@ export type AgentUpdate_Serialize = {
 	tools: string[] | null,
 	skills: string[] | null,
 	mcpServers: string[] | null,
+	delegates: string[] | null,
 	permissions: Permissions_Serialize | null,
 };
 
@@ -422,6 +436,11 @@ export type Agent_Deserialize = {
 	tools: string[],
 	skills: string[],
 	mcpServers: string[],
+	/**
+	 *  The agents it may hand work to with `delegate_task` outside a swarm
+	 *  (in a swarm it is the members); none by default.
+	 */
+	delegates: string[],
 	/**  What the permission gate does with each risk class of its tools. */
 	permissions: Permissions_Deserialize,
 	createdAt: string,
@@ -443,6 +462,11 @@ export type Agent_Serialize = {
 	tools: string[],
 	skills: string[],
 	mcpServers: string[],
+	/**
+	 *  The agents it may hand work to with `delegate_task` outside a swarm
+	 *  (in a swarm it is the members); none by default.
+	 */
+	delegates: string[],
 	/**  What the permission gate does with each risk class of its tools. */
 	permissions: Permissions_Serialize,
 	createdAt: string,
@@ -646,7 +670,7 @@ export type Author_Deserialize = {
 	isOwner: boolean,
 	/**
 	 *  Roles: the risk classes their unattended wake-ups may use where the
-	 *  agent's rule says "ask" (new roles: sending on the bus).
+	 *  agent's rule says "ask" (new roles: replying to their mail).
 	 */
 	unattended: Risk[],
 	/**  Roles: standing instructions, read at every wake-up (issue 15). */
@@ -682,7 +706,7 @@ export type Author_Serialize = {
 	isOwner: boolean,
 	/**
 	 *  Roles: the risk classes their unattended wake-ups may use where the
-	 *  agent's rule says "ask" (new roles: sending on the bus).
+	 *  agent's rule says "ask" (new roles: replying to their mail).
 	 */
 	unattended: Risk[],
 	/**  Roles: standing instructions, read at every wake-up (issue 15). */
@@ -697,6 +721,80 @@ export type Author_Serialize = {
 	/**  The wake command's time limit, in seconds (default 600). */
 	wakeTimeoutSeconds: number | null,
 	createdAt: string,
+};
+
+/**  One copy of the store. */
+export type BackupFile = BackupFile_Serialize | BackupFile_Deserialize;
+
+/**  One copy of the store. */
+export type BackupFile_Deserialize = {
+	path: string,
+	/**
+	 *  The file name: its prefix says why it was made (`colmena-`,
+	 *  `pre-upgrade-`, `pre-migration-`, `pre-restore-`).
+	 */
+	name: string,
+	bytes: number,
+	modified?: string | null,
+	/**  A key bundle lies beside it (`<name>.colmena-key`). */
+	keyIncluded: boolean,
+};
+
+/**  One copy of the store. */
+export type BackupFile_Serialize = {
+	path: string,
+	/**
+	 *  The file name: its prefix says why it was made (`colmena-`,
+	 *  `pre-upgrade-`, `pre-migration-`, `pre-restore-`).
+	 */
+	name: string,
+	bytes: number,
+	modified: string | null,
+	/**  A key bundle lies beside it (`<name>.colmena-key`). */
+	keyIncluded: boolean,
+};
+
+/**  What a backup holds of the master key. */
+export type BackupKey = 
+/**  The key, sealed with a passphrase, is in `bundle` beside the copy. */
+{ kind: "sealed"; bundle: string } | 
+/**  Not included: the copy's secrets open only with this workspace's key. */
+{ kind: "not_included" } | 
+/**  The store has no master key yet: nothing in it is sealed. */
+{ kind: "no_key" };
+
+/**  A backup written. */
+export type BackupReport = {
+	path: string,
+	schemaVersion: number,
+	bytes: number,
+	/**  Whether the master key went with it, sealed with a passphrase. */
+	key: BackupKey,
+};
+
+/**  The backups folder and what it holds, newest first. */
+export type BackupsOverview = BackupsOverview_Serialize | BackupsOverview_Deserialize;
+
+/**  The backups folder and what it holds, newest first. */
+export type BackupsOverview_Deserialize = {
+	folder: string,
+	backups: BackupFile_Deserialize[],
+	/**
+	 *  Copies made without a passphrase carry the key (the person sealed
+	 *  one for them).
+	 */
+	automaticKey: boolean,
+};
+
+/**  The backups folder and what it holds, newest first. */
+export type BackupsOverview_Serialize = {
+	folder: string,
+	backups: BackupFile_Serialize[],
+	/**
+	 *  Copies made without a passphrase carry the key (the person sealed
+	 *  one for them).
+	 */
+	automaticKey: boolean,
 };
 
 export type Canvas = Canvas_Serialize | Canvas_Deserialize;
@@ -1605,7 +1703,11 @@ export type ImportEntry_Deserialize = {
 	timeoutSeconds?: number | null,
 	/**  Environment variables or headers sealed as secrets. */
 	secrets: string[],
-	references: ImportReference[],
+	/**  The other variables or headers, in plain text, with their values. */
+	plainVars: ImportVar[],
+	/**  A program's working folder, when the configuration sets one. */
+	cwd?: string | null,
+	references: ImportReference_Deserialize[],
 	/**  Fields of the other client's format that Colmena does not use. */
 	ignored: string[],
 	/**  What the import changed or could not carry over. */
@@ -1629,7 +1731,11 @@ export type ImportEntry_Serialize = {
 	timeoutSeconds: number | null,
 	/**  Environment variables or headers sealed as secrets. */
 	secrets: string[],
-	references: ImportReference[],
+	/**  The other variables or headers, in plain text, with their values. */
+	plainVars: ImportVar[],
+	/**  A program's working folder, when the configuration sets one. */
+	cwd: string | null,
+	references: ImportReference_Serialize[],
 	/**  Fields of the other client's format that Colmena does not use. */
 	ignored: string[],
 	/**  What the import changed or could not carry over. */
@@ -1743,6 +1849,7 @@ export type ImportProblem = {
 	/**
 	 *  A stable word: `no_transport`, `sse_unsupported`, `unknown_transport`,
 	 *  `ambiguous_transport`, `bad_shape`, `needs_input`, `unset_reference`,
+	 *  `colmena_reference` (it refers to a `COLMENA_*` variable),
 	 *  `duplicate_in_file`, `invalid_config` (the configuration checks).
 	 */
 	reason: string,
@@ -1750,12 +1857,38 @@ export type ImportProblem = {
 };
 
 /**  A `${VAR}` reference an entry holds. */
-export type ImportReference = {
+export type ImportReference = ImportReference_Serialize | ImportReference_Deserialize;
+
+/**  A `${VAR}` reference an entry holds. */
+export type ImportReference_Deserialize = {
 	name: string,
 	/**  Set in Colmena's environment now. */
 	set: boolean,
 	/**  Every use of it has a `:-default`. */
 	hasDefault: boolean,
+	/**
+	 *  The origin (`https://x.example`) its value would be sent to: set for
+	 *  every reference of a URL server (in its URL or its headers), `None`
+	 *  for a program's, whose values stay on this computer. The URL as
+	 *  written when its own references are not set yet.
+	 */
+	sentTo?: string | null,
+};
+
+/**  A `${VAR}` reference an entry holds. */
+export type ImportReference_Serialize = {
+	name: string,
+	/**  Set in Colmena's environment now. */
+	set: boolean,
+	/**  Every use of it has a `:-default`. */
+	hasDefault: boolean,
+	/**
+	 *  The origin (`https://x.example`) its value would be sent to: set for
+	 *  every reference of a URL server (in its URL or its headers), `None`
+	 *  for a program's, whose values stay on this computer. The URL as
+	 *  written when its own references are not set yet.
+	 */
+	sentTo: string | null,
 };
 
 /**  Which object of the text held the servers. */
@@ -1778,6 +1911,13 @@ export type ImportStatus =
 "invalid" | 
 /**  Left out by `only`. */
 "not_selected";
+
+/**  A variable (a program) or a header (a URL server) stored in plain text. */
+export type ImportVar = {
+	name: string,
+	/**  The value as it would be stored (references kept unless resolved). */
+	value: string,
+};
 
 /**  How to read an inbox. Defaults: unread only, marking read, 100 at most. */
 export type InboxQuery = InboxQuery_Serialize | InboxQuery_Deserialize;
@@ -2292,6 +2432,8 @@ export type NewAgent_Deserialize = {
 	/**  Skills written with the agent: created or updated, then given to it. */
 	declaredSkills?: SkillDraft_Deserialize[],
 	mcpServers?: string[],
+	/**  The agents it may hand work to outside a swarm (ids). */
+	delegates?: string[],
 	/**  The permission gate's rules; default: read allowed, the rest asks. */
 	permissions?: Permissions_Deserialize | null,
 	/**  Defaults to enabled. */
@@ -2310,6 +2452,8 @@ export type NewAgent_Serialize = {
 	/**  Skills written with the agent: created or updated, then given to it. */
 	declaredSkills: SkillDraft_Serialize[],
 	mcpServers: string[],
+	/**  The agents it may hand work to outside a swarm (ids). */
+	delegates: string[],
 	/**  The permission gate's rules; default: read allowed, the rest asks. */
 	permissions: Permissions_Serialize | null,
 	/**  Defaults to enabled. */
@@ -2324,7 +2468,7 @@ export type NewAuthor_Deserialize = {
 	agentId?: string | null,
 	/**  Minutes between wake-ups (default 30 when an agent is set). */
 	wakeIntervalMinutes?: number | null,
-	/**  What unattended wake-ups may do where the agent asks (default: send). */
+	/**  What unattended wake-ups may do where the agent asks (default: reply). */
 	unattended?: Risk[] | null,
 	/**  Standing instructions (default none). */
 	instructions?: string | null,
@@ -2344,7 +2488,7 @@ export type NewAuthor_Serialize = {
 	agentId: string | null,
 	/**  Minutes between wake-ups (default 30 when an agent is set). */
 	wakeIntervalMinutes: number | null,
-	/**  What unattended wake-ups may do where the agent asks (default: send). */
+	/**  What unattended wake-ups may do where the agent asks (default: reply). */
 	unattended: Risk[] | null,
 	/**  Standing instructions (default none). */
 	instructions: string | null,
@@ -2579,7 +2723,18 @@ export type NoticeTopic =
 /**  A scheduled job's run failed. */
 { type: "jobFailed"; job: string } | 
 /**  An agent waits for the person to allow or deny a tool of that risk. */
-{ type: "approval"; agent: string; tool: string; risk: Risk };
+{ type: "approval"; agent: string; tool: string; risk: Risk } | 
+/**
+ *  An agent's own notice (`notify_user`): the title and body are its
+ *  words, shown as a message from an agent — `from` is the role whose
+ *  wake-up sent it, else the agent — never as Colmena's.
+ */
+{ type: "agentMessage"; from: string; unattended: boolean } | 
+/**
+ *  A role reached its wake-up budget; its mail waits until `until`
+ *  (RFC 3339) unless a person wakes it.
+ */
+{ type: "wakeBudget"; role: string; until: string; perHour: number; perDay: number };
 
 /**
  *  Something to tell the person at once (a desktop notification).
@@ -2699,6 +2854,11 @@ export type Permissions_Deserialize = {
 	run: Rule,
 	network: Rule,
 	send: Rule,
+	/**
+	 *  Tools that change other systems (an agent stored before the class
+	 *  existed reads as "ask").
+	 */
+	act?: Rule,
 	/**  Network tools may reach loopback, private and link-local addresses. */
 	localNetwork?: boolean,
 };
@@ -2710,6 +2870,11 @@ export type Permissions_Serialize = {
 	run: Rule,
 	network: Rule,
 	send: Rule,
+	/**
+	 *  Tools that change other systems (an agent stored before the class
+	 *  existed reads as "ask").
+	 */
+	act: Rule,
 	/**  Network tools may reach loopback, private and link-local addresses. */
 	localNetwork: boolean,
 };
@@ -2846,7 +3011,21 @@ export type Risk =
 /**  Reaches the network. */
 "network" | 
 /**  Sends messages to others. */
-"send";
+"send" | 
+/**
+ *  Changes other systems on the person's behalf: an HTTP endpoint
+ *  declared with POST, PUT, PATCH or DELETE (files a ticket, deletes a
+ *  record), an MCP tool of a remote server that is not marked
+ *  read-only. Never in a default grant: what a role may do to answer
+ *  its mail is not what it may do to the person's other systems.
+ */
+"act" | 
+/**
+ *  A grant only, no tool has this class: a role's wake-up may answer
+ *  the authors whose mail it was handed (`send_message` to them, and to
+ *  nobody else). The default grant of a new role.
+ */
+"reply";
 
 export type Round = Round_Serialize | Round_Deserialize;
 

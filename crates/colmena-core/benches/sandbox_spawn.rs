@@ -1,9 +1,11 @@
 //! What the sandbox costs each program an agent runs (BENCHMARKS.md): the
 //! wall time from spawn to exit of `/bin/true`, started the plain way
 //! (the floor) and through `colmena-sandbox` as `cli_exec` starts it —
-//! cleared environment, own process group, resource limits, syscall filter,
-//! and Landlock (or bubblewrap, where the machine has it) — alternating, so
-//! both see the same machine.
+//! cleared environment, own process group, resource limits, dropped
+//! privileges, syscall filter, and Landlock with a private /proc (the
+//! launcher runs twice: outside and inside its namespaces), or bubblewrap,
+//! where the machine has it — alternating, so both see the same machine.
+//! As root, the program runs as `nobody`, as the app would run it.
 //!
 //! Run: `cargo bench -p colmena-core --bench sandbox_spawn`
 //! (`-- --runs N`, default 300 per variant).
@@ -27,8 +29,20 @@ const LIMITS: [&str; 5] = [
     "nofile=1024",
 ];
 
+/// As root, the user the program runs as (the launcher refuses root).
+fn as_user() -> Vec<String> {
+    if rustix::process::geteuid().is_root() {
+        ["--uid", "65534", "--gid", "65534"]
+            .map(String::from)
+            .to_vec()
+    } else {
+        Vec::new()
+    }
+}
+
 fn landlock_args(workspace: &Path) -> Vec<String> {
-    let mut args = vec!["--landlock".to_owned()];
+    let mut args = vec!["--landlock".to_owned(), "--private-proc".to_owned()];
+    args.extend(as_user());
     for dir in SYSTEM_READ.iter().filter(|d| Path::new(d).exists()) {
         args.extend(["--ro".to_owned(), (*dir).to_owned()]);
     }
@@ -103,7 +117,8 @@ fn main() {
             "launcher: limits + syscall filter".into(),
             LAUNCHER.into(),
             {
-                let mut args = limits();
+                let mut args = as_user();
+                args.extend(limits());
                 args.extend(["--".to_owned(), "/bin/true".to_owned()]);
                 args
             },
@@ -118,15 +133,23 @@ fn main() {
         ));
     }
     if Path::new("/usr/bin/bwrap").exists() {
-        let mut args: Vec<String> = [
-            "--die-with-parent",
-            "--new-session",
-            "--unshare-all",
-            "--share-net",
-        ]
-        .iter()
-        .map(|s| (*s).to_owned())
-        .collect();
+        // As root without a user namespace (it would map root alone), as
+        // the app starts it (runtime/sandbox/command.rs).
+        let namespaces: &[&str] = if as_user().is_empty() {
+            &["--unshare-all", "--share-net"]
+        } else {
+            &[
+                "--unshare-ipc",
+                "--unshare-pid",
+                "--unshare-uts",
+                "--unshare-cgroup-try",
+            ]
+        };
+        let mut args: Vec<String> = ["--die-with-parent", "--new-session"]
+            .iter()
+            .chain(namespaces)
+            .map(|s| (*s).to_owned())
+            .collect();
         for dir in SYSTEM_READ.iter().filter(|d| **d != "/proc") {
             args.extend(["--ro-bind-try".into(), (*dir).into(), (*dir).into()]);
         }
@@ -141,6 +164,7 @@ fn main() {
         ]);
         args.extend(["--ro-bind".into(), LAUNCHER.into(), LAUNCHER.into()]);
         args.extend(["--".into(), LAUNCHER.into()]);
+        args.extend(as_user());
         args.extend(limits());
         args.extend(["--".to_owned(), "/bin/true".to_owned()]);
         variants.push((

@@ -49,6 +49,9 @@ pub struct Agent {
     pub tools: Vec<String>,
     pub skills: Vec<String>,
     pub mcp_servers: Vec<String>,
+    /// The agents it may hand work to with `delegate_task` outside a swarm
+    /// (in a swarm it is the members); none by default.
+    pub delegates: Vec<String>,
     /// What the permission gate does with each risk class of its tools.
     pub permissions: Permissions,
     pub created_at: DateTime<Utc>,
@@ -76,6 +79,9 @@ pub struct NewAgent {
     pub declared_skills: Vec<SkillDraft>,
     #[serde(default)]
     pub mcp_servers: Vec<String>,
+    /// The agents it may hand work to outside a swarm (ids).
+    #[serde(default)]
+    pub delegates: Vec<String>,
     /// The permission gate's rules; default: read allowed, the rest asks.
     #[serde(default)]
     pub permissions: Option<Permissions>,
@@ -105,6 +111,8 @@ pub struct AgentUpdate {
     pub skills: Option<Vec<String>>,
     #[serde(default)]
     pub mcp_servers: Option<Vec<String>>,
+    #[serde(default)]
+    pub delegates: Option<Vec<String>>,
     #[serde(default)]
     pub permissions: Option<Permissions>,
 }
@@ -173,6 +181,11 @@ fn complete(conn: &Connection, row: AgentRow, tool_names: &[String]) -> Result<A
         mcp_servers: strings(
             conn,
             "SELECT server_id FROM agent_mcp_servers WHERE agent_id = ?1 ORDER BY server_id",
+            &row.id,
+        )?,
+        delegates: strings(
+            conn,
+            "SELECT delegate_id FROM agent_delegates WHERE agent_id = ?1 ORDER BY delegate_id",
             &row.id,
         )?,
         tools: tools.into_iter().collect(),
@@ -318,6 +331,34 @@ fn write_servers(tx: &Transaction<'_>, id: &AgentId, servers: &[String]) -> Resu
     Ok(())
 }
 
+/// Sets whom `id` may hand work to: existing agents other than itself.
+fn write_delegates(tx: &Transaction<'_>, id: &AgentId, delegates: &[String]) -> Result<()> {
+    for delegate in delegates {
+        if delegate == id.as_str() {
+            return Err(AppError::invalid_field(
+                "delegates",
+                "self_delegation",
+                "an agent cannot hand work to itself",
+            ));
+        }
+        if find(tx, &AgentId::from(delegate.as_str()))?.is_none() {
+            return Err(AppError::invalid_field(
+                "delegates",
+                "unknown_agent",
+                format!("there is no agent '{delegate}' to hand work to"),
+            ));
+        }
+    }
+    tx.execute("DELETE FROM agent_delegates WHERE agent_id = ?1", [id])?;
+    for delegate in delegates {
+        tx.execute(
+            "INSERT INTO agent_delegates (agent_id, delegate_id) VALUES (?1, ?2)",
+            params![id, delegate],
+        )?;
+    }
+    Ok(())
+}
+
 fn require_model(conn: &Connection, id: &ModelId) -> Result<()> {
     models::find(conn, id)?.map(|_| ()).ok_or_else(|| {
         AppError::not_found("model", id.as_str())
@@ -392,6 +433,7 @@ pub(crate) fn insert(
     write_patterns(tx, &id, &patterns)?;
     write_skills(tx, &id, &skill_ids)?;
     write_servers(tx, &id, &servers)?;
+    write_delegates(tx, &id, &clean(&input.delegates))?;
     if let Some(rules) = &input.permissions {
         permissions::write_permissions(tx, id.as_str(), rules)?;
     }
@@ -463,6 +505,9 @@ pub async fn update(ctx: &Ctx, id: &AgentId, input: AgentUpdate) -> Result<Agent
             }
             if let Some(servers) = &servers {
                 write_servers(tx, &id, servers)?;
+            }
+            if let Some(delegates) = input.delegates.as_deref().map(clean) {
+                write_delegates(tx, &id, &delegates)?;
             }
             if let Some(rules) = &input.permissions {
                 permissions::write_permissions(tx, id.as_str(), rules)?;

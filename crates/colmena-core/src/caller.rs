@@ -48,6 +48,16 @@ const RUN_SCOPE: &str = "run:";
 /// Joins a delegated run's id to the role whose wake-up it serves.
 const OF_ROLE: char = '@';
 
+/// The operations a role's token may use: the bus, nothing else.
+pub const BUS_OPERATIONS: [&str; 6] = [
+    "send_message",
+    "read_inbox",
+    "list_sent",
+    "search_messages",
+    "read_thread",
+    "mark_unread",
+];
+
 /// Who is asking, for whom, and through which client.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Caller {
@@ -145,6 +155,18 @@ impl Caller {
         }
     }
 
+    /// May this caller use the operation `operation` (an MCP tool's name)?
+    /// A role's token is for the bus ([`BUS_OPERATIONS`]); everything else
+    /// — agents, swarms, canvases, memories, runs, the catalog — belongs to
+    /// people and answers it `forbidden`, whichever tool it is, one check
+    /// for every tool there is or will be.
+    pub fn may_use(&self, operation: &str) -> Result<()> {
+        if BUS_OPERATIONS.contains(&operation) {
+            return Ok(());
+        }
+        self.person().map(drop)
+    }
+
     /// Whose memories this caller reads and writes (issue 15): for a woken
     /// role's run and the runs it delegates to, the role's own scope
     /// (`@<author id>`); for every other caller its user. Only the caller
@@ -178,7 +200,10 @@ impl Caller {
         self.author.as_deref().unwrap_or(ctx.owner())
     }
 
-    /// May this caller act as `author` (send as, read the inbox of)?
+    /// May this caller act as `author` (send as, read the inbox of)? Asked
+    /// before whether `author` exists: to a token, an author that is not
+    /// its own answers the same whether it exists or not, so no token
+    /// holder can list who is on the bus by trying names.
     pub(crate) fn may_act_as(&self, author: &str) -> Result<()> {
         match &self.author {
             None => Ok(()),
@@ -186,7 +211,8 @@ impl Caller {
             Some(me) => Err(AppError::new(
                 ErrorCode::Forbidden,
                 format!("the token belongs to '{me}', not to '{author}'"),
-            )),
+            )
+            .with_details(serde_json::json!({ "reason": "not_your_author", "field": "id" }))),
         }
     }
 }

@@ -176,6 +176,19 @@ pub enum NoticeTopic {
         tool: String,
         risk: crate::permissions::Risk,
     },
+    /// An agent's own notice (`notify_user`): the title and body are its
+    /// words, shown as a message from an agent — `from` is the role whose
+    /// wake-up sent it, else the agent — never as Colmena's.
+    AgentMessage { from: String, unattended: bool },
+    /// A role reached its wake-up budget; its mail waits until `until`
+    /// (RFC 3339) unless a person wakes it.
+    #[serde(rename_all = "camelCase")]
+    WakeBudget {
+        role: String,
+        until: String,
+        per_hour: u32,
+        per_day: u32,
+    },
 }
 
 /// Another process (the CLI, a server) committed to the store: what it

@@ -36,7 +36,37 @@ pub fn default_dir() -> Result<PathBuf> {
 }
 
 /// Creates the data dir (owner-only on Unix) and returns its absolute path.
+/// An existing one is made owner-only too, at every open: a folder made
+/// readable by others (a copy, a restore, an older Colmena, a shared
+/// parent's umask) would show them the store, the runs and the logs.
 pub fn prepare(dir: &Path) -> Result<PathBuf> {
+    let prepared = create(dir)?;
+    #[cfg(unix)]
+    make_private(&prepared);
+    Ok(prepared)
+}
+
+/// Removes every permission but the owner's from `dir`, if it has any.
+#[cfg(unix)]
+fn make_private(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(meta) = std::fs::metadata(dir) else {
+        return;
+    };
+    let mode = meta.permissions().mode();
+    if mode & 0o077 == 0 {
+        return;
+    }
+    let private = std::fs::Permissions::from_mode(mode & 0o700);
+    if let Err(e) = std::fs::set_permissions(dir, private) {
+        tracing::warn!(
+            "the data dir {} is readable by others and could not be made private: {e}",
+            dir.display()
+        );
+    }
+}
+
+fn create(dir: &Path) -> Result<PathBuf> {
     if !dir.exists() {
         let mut builder = std::fs::DirBuilder::new();
         builder.recursive(true);
@@ -79,6 +109,19 @@ mod tests {
             let mode = std::fs::metadata(&dir).unwrap().permissions().mode();
             assert_eq!(mode & 0o777, 0o700);
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_existing_data_dir_open_to_others_is_made_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("shared");
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        prepare(&dir).unwrap();
+        let mode = std::fs::metadata(&dir).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
     }
 
     #[test]

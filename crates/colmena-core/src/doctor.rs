@@ -26,6 +26,10 @@ pub struct WorkspaceInfo {
 pub struct Check {
     pub name: String,
     pub ok: bool,
+    /// Worth knowing, not a failure: `ok` stays true and the report
+    /// healthy (Colmena running as root).
+    #[serde(default)]
+    pub warning: bool,
     pub detail: String,
 }
 
@@ -59,6 +63,7 @@ fn sandbox_check() -> Check {
         Ok((mechanism, launcher)) => Check {
             name: "sandbox".into(),
             ok: true,
+            warning: false,
             detail: format!(
                 "programs run by agents are confined with {} (launcher {})",
                 mechanism.describe(),
@@ -68,9 +73,28 @@ fn sandbox_check() -> Check {
         Err(e) => Check {
             name: "sandbox".into(),
             ok: false,
+            warning: false,
             detail: e.message,
         },
     }
+}
+
+/// Running as root is allowed (containers, servers) but worth a warning:
+/// programs agents run are moved to another user, everything else Colmena
+/// does keeps root's powers. `None` when not root.
+fn root_check() -> Option<Check> {
+    let user = crate::runtime::sandbox::program_user()?;
+    Some(Check {
+        name: "user".into(),
+        ok: true,
+        warning: true,
+        detail: format!(
+            "Colmena runs as root; programs agents run are started as {} (uid {}) without \
+             capabilities, but the rest of Colmena keeps root's powers: run it as an ordinary \
+             user where you can",
+            user.name, user.uid
+        ),
+    })
 }
 
 /// Runs every check; a failing check is reported, not returned as an error.
@@ -86,11 +110,13 @@ pub async fn run(ctx: &Ctx) -> Result<DoctorReport> {
         Ok(result) => Check {
             name: "store integrity".into(),
             ok: result == "ok",
+            warning: false,
             detail: result,
         },
         Err(e) => Check {
             name: "store integrity".into(),
             ok: false,
+            warning: false,
             detail: e.message,
         },
     });
@@ -102,6 +128,7 @@ pub async fn run(ctx: &Ctx) -> Result<DoctorReport> {
     checks.push(Check {
         name: "schema".into(),
         ok: pending == 0,
+        warning: false,
         detail: format!(
             "version {}, {pending} migrations pending",
             info.schema_version
@@ -112,6 +139,7 @@ pub async fn run(ctx: &Ctx) -> Result<DoctorReport> {
     checks.push(Check {
         name: "secrets".into(),
         ok: secrets.ready,
+        warning: false,
         detail: format!(
             "{} at {}{}",
             secrets.backend.as_str(),
@@ -125,7 +153,9 @@ pub async fn run(ctx: &Ctx) -> Result<DoctorReport> {
     });
 
     checks.push(sandbox_check());
+    checks.extend(root_check());
 
+    // Warnings are `ok`: they never make the report unhealthy.
     let healthy = checks.iter().all(|c| c.ok);
     Ok(DoctorReport {
         info,

@@ -38,6 +38,7 @@ pub mod setup;
 pub mod skills;
 pub mod store;
 pub mod swarms;
+pub mod terminal_text;
 pub mod tools;
 pub mod users;
 mod validate;

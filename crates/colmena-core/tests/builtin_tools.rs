@@ -125,6 +125,9 @@ async fn the_minimal_tools_and_web_fetch_work_inside_a_run() {
         ],
     )
     .await;
+    // list_agents lists whom it may hand work to: the agents listed for it.
+    let scout = support::hive::agent(&ws.ctx, "Scout", "You scout.", &[]).await;
+    support::hive::hands_work_to(&ws.ctx, &id, &[&scout]).await;
     let mut notices = ws.ctx.notices();
 
     let run = run_agent(
@@ -143,7 +146,7 @@ async fn the_minimal_tools_and_web_fetch_work_inside_a_run() {
     for (name, ok, output) in &results {
         assert!(ok, "{name} failed: {output}");
     }
-    assert!(results[0].2.contains("\"helper\""), "{}", results[0].2);
+    assert!(results[0].2.contains("\"scout\""), "{}", results[0].2);
     assert!(results[1].2.contains("web_fetch"), "{}", results[1].2);
     assert!(results[3].2.contains("3 March"), "{}", results[3].2);
     assert!(

@@ -180,10 +180,12 @@ async fn a_token_cannot_search_as_another_author_and_bad_input_is_a_clear_error(
             .unwrap_err();
         assert_eq!(err.field(), Some("limit"));
     }
+    // An author that does not exist answers a token as another's does: no
+    // token can list who is on the bus by trying names.
     let err = search::search(ctx, &caller, "nadie", "hello", None)
         .await
         .unwrap_err();
-    assert_eq!(err.code, ErrorCode::NotFound);
+    assert_eq!(err.code, ErrorCode::Forbidden);
 }
 
 #[tokio::test]

@@ -575,7 +575,7 @@ async fn h28_an_agent_calls_the_endpoint_and_the_secret_is_nowhere_in_the_data_d
 }
 
 #[tokio::test]
-async fn h28_a_get_endpoint_reaches_the_network_and_a_post_one_sends() {
+async fn h28_a_get_endpoint_reaches_the_network_and_a_post_one_changes_other_systems() {
     let (server, _) = servers().await;
     let get_args = json!({}).to_string();
     let (ws, _llm) = hive(vec![
@@ -596,9 +596,12 @@ async fn h28_a_get_endpoint_reaches_the_network_and_a_post_one_sends() {
     endpoints::create(&ws.ctx, &caller, get_input(&server.base, "Reader", "/read"))
         .await
         .unwrap();
+    // Sending messages allowed, changing other systems not: a POST
+    // endpoint is the second.
     let rules = Permissions {
         network: GateRule::Allow,
-        send: GateRule::Deny,
+        send: GateRule::Allow,
+        act: GateRule::Deny,
         ..Permissions::default()
     };
     let reader = agent(&ws.ctx, "Reader agent", "You read.", &["endpoint_reader"]).await;
@@ -628,7 +631,7 @@ async fn h28_a_get_endpoint_reaches_the_network_and_a_post_one_sends() {
         assert_eq!(result.content["ok"], ran, "{:?}", result.content);
         if !ran {
             let why = result.content["output"].as_str().unwrap();
-            assert!(why.contains("sends messages"), "{why}");
+            assert!(why.contains("change other systems"), "{why}");
         }
     }
     assert!(server.seen().iter().all(|s| s.path == "/read"));

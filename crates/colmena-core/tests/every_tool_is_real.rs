@@ -456,6 +456,7 @@ async fn every_builtin_tool_really_runs() {
         .collect();
     let tester = trusted_agent(&ctx, "Tester", TESTER, &own).await;
     let f = fixture(&ctx, &llm, &tester).await;
+    support::hive::hands_work_to(&ctx, &tester, &[&f.helper]).await;
     assert!(
         tools::get(&ctx, "web_search").await.unwrap().active,
         "configuring the service switched web_search on"

@@ -501,3 +501,208 @@ async fn h24_text_that_is_no_configuration_is_a_validation_error() {
     let empty = preview(&ws.ctx, "{\"mcpServers\": {}}").await;
     assert!(empty.entries.is_empty());
 }
+
+/// An environment where only `MCP_HOST` is set.
+fn with_host(name: &str) -> Option<String> {
+    (name == "MCP_HOST").then(|| "tools.example.org".to_owned())
+}
+
+#[tokio::test]
+async fn issue33_a_reference_to_colmenas_own_variables_is_refused_at_import() {
+    let ws = workspace().await;
+    let text = r#"{"mcpServers": {
+        "leaky": {"type": "http", "url": "https://x.example/mcp",
+                  "headers": {"Authorization": "Bearer ${COLMENA_TOKEN}"}},
+        "leaky-arg": {"command": "npx", "args": ["--store", "${COLMENA_BUS_STORE:-none}"]},
+        "fine": {"command": "npx", "args": ["-y", "pkg"]}
+    }}"#;
+    let p = preview(&ws.ctx, text).await;
+    for (name, field) in [
+        ("leaky", "headers.Authorization"),
+        ("leaky-arg", "argument 2"),
+    ] {
+        let e = entry(&p, name);
+        assert_eq!(e.status, ImportStatus::Invalid, "{name}");
+        let problem = e.problem.as_ref().unwrap();
+        assert_eq!(problem.reason, "colmena_reference", "{name}");
+        assert!(
+            problem.message.contains(field) && problem.message.contains("COLMENA_"),
+            "{}",
+            problem.message
+        );
+    }
+    assert_eq!(entry(&p, "fine").status, ImportStatus::New);
+
+    // Resolving now does not read them either.
+    let resolve = ImportOptions {
+        resolve_references: true,
+        only: None,
+    };
+    let everything = |_: &str| Some("colmena-own-value".to_owned());
+    let outcome = import::import_with(&ws.ctx, &Caller::ui(&ws.ctx), text, resolve, &everything)
+        .await
+        .unwrap();
+    let added: Vec<&str> = outcome.added.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(added, ["fine"]);
+    assert_eq!(outcome.invalid.len(), 2);
+    assert!(
+        !serde_json::to_string(&outcome)
+            .unwrap()
+            .contains("colmena-own-value")
+    );
+}
+
+#[tokio::test]
+async fn issue33_a_hand_made_server_may_not_refer_to_colmenas_own_variables() {
+    let ws = workspace().await;
+    let ui = Caller::ui(&ws.ctx);
+    let http = McpServerInput {
+        name: "remote".into(),
+        transport: McpTransportInput::Http {
+            url: "https://x.example/${COLMENA_DATA_DIR}".into(),
+            headers: vec![mcp_servers::McpVarInput {
+                name: "X-Store".into(),
+                value: Some("${COLMENA_BUS_STORE}".into()),
+                secret: false,
+            }],
+        },
+        enabled: None,
+        timeout_seconds: None,
+        preset: None,
+    };
+    let err = mcp_servers::create(&ws.ctx, &ui, http).await.unwrap_err();
+    assert_eq!(err.code, ErrorCode::Validation);
+    let details = err.details.unwrap();
+    let fields: Vec<(&str, &str)> = details["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["field"].as_str().unwrap(), f["reason"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        fields,
+        [
+            ("url", "colmena_reference"),
+            ("headers", "colmena_reference")
+        ]
+    );
+
+    let stdio = |cwd: &str, arg: &str| McpServerInput {
+        name: "local".into(),
+        transport: McpTransportInput::Stdio {
+            command: "npx".into(),
+            args: vec![arg.into()],
+            env: Vec::new(),
+            cwd: Some(cwd.into()),
+        },
+        enabled: None,
+        timeout_seconds: None,
+        preset: None,
+    };
+    for (input, field) in [
+        (stdio("/srv", "--key=${Colmena_Token}"), "args"),
+        (stdio("${COLMENA_HOME:-/srv}", "x"), "cwd"),
+    ] {
+        let err = mcp_servers::create(&ws.ctx, &ui, input).await.unwrap_err();
+        assert_eq!(err.field(), Some(field));
+        assert_eq!(err.details.unwrap()["reason"], "colmena_reference");
+    }
+    // A secret is sealed and used as written: nothing in it is resolved.
+    let sealed = McpServerInput {
+        transport: McpTransportInput::Stdio {
+            command: "npx".into(),
+            args: Vec::new(),
+            env: vec![mcp_servers::McpVarInput {
+                name: "PASSWORD".into(),
+                value: Some("pa${COLMENA_X}ss".into()),
+                secret: true,
+            }],
+            cwd: None,
+        },
+        ..stdio("/srv", "x")
+    };
+    mcp_servers::create(&ws.ctx, &ui, sealed).await.unwrap();
+}
+
+#[tokio::test]
+async fn issue33_the_preview_says_where_values_go_and_shows_plain_values() {
+    let ws = workspace().await;
+    let text = r#"{"mcpServers": {
+        "remote": {"url": "https://x.example/mcp?team=${TEAM:-core}",
+                   "headers": {"Authorization": "Bearer ${API_KEY}", "X-Trace": "on"}},
+        "hosted": {"url": "https://${MCP_HOST}/mcp"},
+        "local": {"command": "npx", "args": ["-y", "pkg"], "cwd": "/srv/tools",
+                  "env": {"LOG_LEVEL": "debug", "GITHUB_TOKEN": "${API_KEY}", "OPENAI_API_KEY": "sk-live-123456"}}
+    }}"#;
+    let p = preview(&ws.ctx, text).await;
+    let sent = |name: &str| -> Vec<(String, Option<String>)> {
+        entry(&p, name)
+            .references
+            .iter()
+            .map(|r| (r.name.clone(), r.sent_to.clone()))
+            .collect()
+    };
+    let origin = Some("https://x.example".to_owned());
+    assert_eq!(
+        sent("remote"),
+        [
+            ("TEAM".to_owned(), origin.clone()),
+            ("API_KEY".to_owned(), origin)
+        ]
+    );
+    // Not set yet: the URL as written says where.
+    assert_eq!(
+        sent("hosted"),
+        [(
+            "MCP_HOST".to_owned(),
+            Some("https://${MCP_HOST}/mcp".to_owned())
+        )]
+    );
+    assert_eq!(
+        sent("local"),
+        [("API_KEY".to_owned(), None)],
+        "a program's stay here"
+    );
+
+    let plain = |name: &str| -> Vec<(String, String)> {
+        let mut vars: Vec<(String, String)> = entry(&p, name)
+            .plain_vars
+            .iter()
+            .map(|v| (v.name.clone(), v.value.clone()))
+            .collect();
+        vars.sort();
+        vars
+    };
+    assert_eq!(
+        plain("remote"),
+        [
+            ("Authorization".to_owned(), "Bearer ${API_KEY}".to_owned()),
+            ("X-Trace".to_owned(), "on".to_owned())
+        ]
+    );
+    let local = entry(&p, "local");
+    assert_eq!(local.cwd.as_deref(), Some("/srv/tools"));
+    assert_eq!(local.secrets, ["OPENAI_API_KEY"]);
+    assert_eq!(
+        plain("local"),
+        [
+            ("GITHUB_TOKEN".to_owned(), "${API_KEY}".to_owned()),
+            ("LOG_LEVEL".to_owned(), "debug".to_owned())
+        ],
+        "the secret is not among them"
+    );
+    assert!(
+        !serde_json::to_string(&p)
+            .unwrap()
+            .contains("sk-live-123456")
+    );
+
+    // Set in the environment: the origin it resolves to.
+    let p = import::preview_with(&ws.ctx, text, ImportOptions::default(), &with_host)
+        .await
+        .unwrap();
+    assert_eq!(
+        entry(&p, "hosted").references[0].sent_to.as_deref(),
+        Some("https://tools.example.org")
+    );
+}

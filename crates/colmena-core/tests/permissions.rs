@@ -333,7 +333,7 @@ async fn urgent_mail_cannot_make_a_woken_role_run_a_command() {
         .unwrap();
     let agent_id = agent(&ws.ctx, "Engineer", engineer, &["cli_exec"]).await;
     let role = bus::author(&ws.ctx, "Dev", Some(&agent_id)).await.author;
-    assert_eq!(role.unattended, vec![Risk::Send]);
+    assert_eq!(role.unattended, vec![Risk::Reply]);
     let mallory = bus::author(&ws.ctx, "Mallory", None).await.author;
     let stop = CancellationToken::new();
     tokio::spawn(inbox::wakes::run_scheduler(ws.ctx.clone(), stop.clone()));
@@ -512,6 +512,7 @@ async fn a_wake_up_that_delegates_stays_within_the_roles_grant() {
     }
     let lead = agent(&ws.ctx, "Coordinator", coordinator, &["delegate_task"]).await;
     let trusted = agent(&ws.ctx, "Shell", shell, &["cli_exec"]).await;
+    support::hive::hands_work_to(&ws.ctx, &lead, &[&trusted]).await;
     let runs_freely = Permissions {
         run: GateRule::Allow,
         ..Permissions::default()

@@ -109,8 +109,9 @@ async fn a_roles_memories_are_its_own_through_every_tool_and_delegation() {
         "search_catalog",
         "delegate_task",
     ];
-    agent(ctx, "Ambrosio", "You are Ambrosio.", &tools).await;
-    agent(ctx, "Ayudante", "You are Ayudante.", &["memory_write"]).await;
+    let ambrosio = agent(ctx, "Ambrosio", "You are Ambrosio.", &tools).await;
+    let ayudante = agent(ctx, "Ayudante", "You are Ayudante.", &["memory_write"]).await;
+    support::hive::hands_work_to(ctx, &ambrosio, &[&ayudante]).await;
     agent(
         ctx,
         "Clonador",

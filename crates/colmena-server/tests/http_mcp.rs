@@ -1,15 +1,20 @@
 //! `/mcp` and the canvas REST routes attacked over loopback with a real HTTP
 //! client (SPEC X1, X2): no token or a wrong one is 401 before the body is
 //! read, a foreign browser `Origin` or a rebound `Host` is refused, a
-//! loopback page is let through, the server stops with a session open, and
-//! the four REST routes of seed 001 answer as the OpenAPI document says.
+//! loopback page is let through, the server stops with a session open, a
+//! role's token reaches the bus tools and no other, and the four REST
+//! routes of seed 001 answer as the OpenAPI document says.
 
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
+use colmena_core::caller::BUS_OPERATIONS;
 use colmena_core::canvas::{self, Caller, Client, items::NewItem};
 use colmena_core::inbox::{self, NewAuthor};
 use colmena_core::secrets::BackendChoice;
 use colmena_core::{Ctx, OpenOptions};
+use colmena_server::mcp::ColmenaMcp;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
@@ -229,7 +234,8 @@ async fn x2_an_mcp_body_over_the_limit_is_refused() {
 #[tokio::test]
 async fn x2_the_server_stops_with_an_mcp_session_open() {
     let mut s = server().await;
-    let (_, token) = s.token("Ana").await;
+    // A person's token: a role's gets no event stream.
+    let token = s.owner_token().await;
     let opened = s
         .mcp()
         .bearer_auth(&token)
@@ -263,6 +269,36 @@ async fn x2_the_server_stops_with_an_mcp_session_open() {
         "the server did not stop: {stopped:?}"
     );
     drop(stream);
+}
+
+/// One check for every tool there is: a role's token calls the bus tools,
+/// and every other tool answers it `forbidden` (`role_has_no_user`), before
+/// its arguments are even read.
+#[tokio::test]
+async fn x2_a_roles_token_reaches_only_the_bus_tools() {
+    let s = server().await;
+    let (_, role) = s.token("Clonador").await;
+    let session = common::mcp_session(&s.http, &s.base, &role).await;
+    let names = ColmenaMcp::tool_names();
+    for bus_tool in BUS_OPERATIONS {
+        assert!(names.iter().any(|n| n == bus_tool), "{bus_tool} is no tool");
+    }
+    assert!(names.len() > BUS_OPERATIONS.len(), "{names:?}");
+    for name in &names {
+        let result = common::call(&s.http, &s.base, &role, &session, name, json!({})).await;
+        let error = &result["structuredContent"];
+        if BUS_OPERATIONS.contains(&name.as_str()) {
+            // `{}` may be wrong arguments for it, never a refusal of the role.
+            assert_ne!(error["code"], "forbidden", "{name}: {result}");
+        } else {
+            assert_eq!(result["isError"], json!(true), "{name}: {result}");
+            assert_eq!(error["code"], "forbidden", "{name}: {result}");
+            assert_eq!(
+                error["details"]["reason"], "role_has_no_user",
+                "{name}: {result}"
+            );
+        }
+    }
 }
 
 #[tokio::test]

@@ -4,6 +4,9 @@
 
 pub const COMMANDS: &[&str] = &[
     "workspace_info",
+    "list_backups",
+    "make_backup",
+    "keep_backup_key",
     "provider_kinds",
     "list_providers",
     "create_provider",

@@ -37,14 +37,21 @@ function script() {
     ["dos", "Done: the command ran."],
     ["tres", "The person said no from the app."],
     ["cuatro", "Ran it without asking, as allowed."],
+    ["cinco", "You said no to the hidden part."],
   ]) {
+    // "cinco" hides its second half behind 15,000 spaces and a bidi
+    // override: the card must show both (security review finding 9).
+    const line =
+      word === "cinco"
+        ? `echo updating docs${" ".repeat(15_000)}; touch made-cinco.txt # \u202Etxt.exe`
+        : `echo hola-${word} && touch made-${word}.txt`;
     rules.push(
       {
         when: { systemContains: ENGINEER, lastUserContains: word, toolResults: 0 },
         reply: {
           type: "toolCalls",
           text: "I will run it.",
-          calls: [{ name: "cli_exec", arguments: JSON.stringify({ command: "sh", args: ["-c", `echo hola-${word} && touch made-${word}.txt`] }) }],
+          calls: [{ name: "cli_exec", arguments: JSON.stringify({ command: "sh", args: ["-c", line] }) }],
         },
         repeat: true,
       },
@@ -130,6 +137,22 @@ test("deny: the card shows the call, the run goes on with the denial, nothing ru
   await shot(browser, "approval-denied");
 });
 
+test("a long run of spaces or a bidi override cannot hide part of a call", async () => {
+  await ask("Run the command, cinco");
+  const card = await approvalCard();
+  const args = card.$(byTestId("approval-arguments"));
+  const shown = await args.getText();
+  assert.match(shown, /echo updating docs/);
+  assert.match(shown, /touch made-cinco\.txt/, "the tail is in view");
+  assert.match(shown, /\\u\{202E\}txt\.exe/, "the override is written out, not obeyed");
+  assert.match(await card.$(byTestId("approval-blank")).getText(), /15000 spaces/);
+  assert.match(await card.$(byTestId("approval-length")).getText(), /characters in full/);
+  await shot(browser, "approval-hidden-tail");
+  await card.$(byTestId("approval-deny")).click();
+  await answer(/hidden part/);
+  assert.equal(existsSync(join(workspace(), "made-cinco.txt")), false);
+});
+
 test("allow: the command runs in the agent's workspace and its output appears", async () => {
   await ask("Run the command, dos");
   const card = await approvalCard();
@@ -189,18 +212,21 @@ test("the rules are the person's: Run set to Allow in the catalog runs without a
   assert.equal(await browser.$(byTestId("approval-card")).isExisting(), false);
   assert.equal(existsSync(join(workspace(), "made-cuatro.txt")), true);
 
-  // A role played by this agent: its wake-ups may only send unless ticked.
+  // A role played by this agent: its wake-ups may only answer who wrote to
+  // it unless ticked; changing other systems stands apart, unticked.
   await click("nav-inbox");
   await click("new-role");
   await fillField(browser, '[data-testid="role-name"]', "Guardia");
   await chooseOption(browser, "role-agent", "ingeniera");
   const grant = await el("role-unattended");
   await grant.waitForDisplayed();
-  assert.equal(await el("unattended-send").then((e) => e.isSelected()), true);
-  assert.equal(await el("unattended-run").then((e) => e.isSelected()), false);
+  assert.equal(await el("unattended-reply").then((e) => e.isSelected()), true);
+  for (const risk of ["send", "run", "act"]) {
+    assert.equal(await el(`unattended-${risk}`).then((e) => e.isSelected()), false, risk);
+  }
   await shot(browser, "role-unattended");
   await click("role-save");
   await click("token-done");
   const role = JSON.parse(colmena("--json", "author", "show", "guardia"));
-  assert.deepEqual(role.unattended, ["send"]);
+  assert.deepEqual(role.unattended, ["reply"]);
 });

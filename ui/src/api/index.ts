@@ -41,6 +41,9 @@ import {
   type SecretBackend,
   type SecretBackendStatus_Serialize,
   type WorkspaceInfo_Serialize,
+  type BackupFile_Serialize,
+  type BackupReport,
+  type BackupsOverview_Serialize,
   type AppError_Serialize,
   type ChatMessage_Serialize,
   type Conversation_Serialize,
@@ -178,6 +181,9 @@ export type Model = Model_Serialize;
 export type NewModel = NewModel_Deserialize;
 export type ModelFilter = ModelFilter_Deserialize;
 export type WorkspaceInfo = WorkspaceInfo_Serialize;
+export type BackupsOverview = BackupsOverview_Serialize;
+export type BackupFile = BackupFile_Serialize;
+export type { BackupReport };
 export type SecretBackendStatus = SecretBackendStatus_Serialize;
 export type Agent = Agent_Serialize;
 export type NewAgent = NewAgent_Deserialize;
@@ -287,6 +293,9 @@ async function call<T>(promise: Promise<T>): Promise<T> {
 
 export const api = {
   workspaceInfo: () => call(commands.workspaceInfo()),
+  listBackups: () => call(commands.listBackups()),
+  makeBackup: (keyPassphrase: string | null) => call(commands.makeBackup(keyPassphrase)),
+  keepBackupKey: (keyPassphrase: string | null) => call(commands.keepBackupKey(keyPassphrase)),
   providerKinds: () => call(commands.providerKinds()),
   listProviders: () => call(commands.listProviders()),
   createProvider: (input: NewProvider) => call(commands.createProvider(input)),

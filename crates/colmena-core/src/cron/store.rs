@@ -211,6 +211,13 @@ pub(crate) fn grant_of(conn: &Connection, id: &str) -> Result<Option<(String, Ve
 /// was allowed in the Inbox.
 fn write_grant(conn: &Connection, id: &str, target: &Target, risks: &[Risk]) -> Result<()> {
     let risks: Vec<Risk> = risks.iter().copied().filter(|r| *r != Risk::Read).collect();
+    if risks.contains(&Risk::Reply) {
+        return Err(AppError::invalid_field(
+            "unattended",
+            "reply_without_mail",
+            "a job's runs are handed no mail to answer: allow \"send\" for a job that posts messages",
+        ));
+    }
     if matches!(target, Target::Role { .. }) && !risks.is_empty() {
         return Err(AppError::invalid_field(
             "unattended",

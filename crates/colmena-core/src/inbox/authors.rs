@@ -56,7 +56,7 @@ pub struct Author {
     /// The workspace owner's own author: the desktop app's "me".
     pub is_owner: bool,
     /// Roles: the risk classes their unattended wake-ups may use where the
-    /// agent's rule says "ask" (new roles: sending on the bus).
+    /// agent's rule says "ask" (new roles: replying to their mail).
     pub unattended: Vec<Risk>,
     /// Roles: standing instructions, read at every wake-up (issue 15).
     pub instructions: String,
@@ -89,7 +89,7 @@ pub struct NewAuthor {
     /// Minutes between wake-ups (default 30 when an agent is set).
     #[serde(default)]
     pub wake_interval_minutes: Option<u32>,
-    /// What unattended wake-ups may do where the agent asks (default: send).
+    /// What unattended wake-ups may do where the agent asks (default: reply).
     #[serde(default)]
     pub unattended: Option<Vec<Risk>>,
     /// Standing instructions (default none).
@@ -131,8 +131,11 @@ pub struct AuthorUpdate {
     pub wake_timeout_seconds: Option<u32>,
 }
 
-/// What a new role's wake-ups may do unattended: answer their mail.
-pub const DEFAULT_UNATTENDED: [Risk; 1] = [Risk::Send];
+/// What a new role's wake-ups may do unattended: answer the mail they are
+/// handed (`send_message` back to its senders), nothing more. Sending to
+/// anyone else, changing other systems, writing, running or reaching the
+/// network is a person's grant in the Inbox.
+pub const DEFAULT_UNATTENDED: [Risk; 1] = [Risk::Reply];
 
 const COLUMNS: &str = "a.id, a.name, a.kind, a.user_id, a.agent_id, a.wake_interval_minutes,
      a.next_wake_at, a.last_wake_at, a.last_wake_error, a.created_at,

@@ -446,9 +446,19 @@ pub async fn send(
     if let Some(id) = &message.message_id {
         client_ids::check(id)?;
     }
+    // Mail to oneself is how a role re-woke itself forever (its own urgent
+    // message moved its next wake-up, and the instruction that made it
+    // write stayed in its thread): nobody writes to their own inbox.
+    if from == to {
+        return Err(AppError::invalid_field(
+            "to",
+            "self_message",
+            format!("'{from}' cannot send a message to itself"),
+        ));
+    }
     if let Some(pg) = ctx.bus_pg() {
-        authors::must_exist(ctx, from).await?;
         caller.may_act_as(from)?;
+        authors::must_exist(ctx, from).await?;
         authors::must_exist(ctx, to).await?;
         let max_unread = max_unread(ctx).await?;
         let min_wake = super::wakes::min_wake_interval(ctx).await?;
@@ -475,8 +485,8 @@ pub async fn send(
     let (sent, new) = ctx
         .store()
         .write_grouped(move |conn| {
-            authors::require_exists(conn, &from)?;
             caller.may_act_as(&from)?;
+            authors::require_exists(conn, &from)?;
             authors::require_exists(conn, &to)?;
             let request = message.message_id.as_deref().map(|client_id| {
                 let sha = client_ids::fingerprint(
@@ -559,8 +569,8 @@ pub async fn inbox(
     let unread_only = query.unread_only.unwrap_or(true);
     let peek = query.peek.unwrap_or(false);
     if let Some(pg) = ctx.bus_pg() {
-        authors::must_exist(ctx, author).await?;
         caller.may_act_as(author)?;
+        authors::must_exist(ctx, author).await?;
         let since = query.since.as_deref().map(parse_since).transpose()?;
         let messages = pg::messages::inbox(pg, author, since, unread_only, peek, limit).await?;
         if !peek && messages.iter().any(|m| m.read_at.is_some()) {
@@ -570,8 +580,8 @@ pub async fn inbox(
     }
     let (caller, author) = (caller.clone(), author.to_owned());
     let select = move |conn: &Connection| -> Result<Vec<Message>> {
-        authors::require_exists(conn, &author)?;
         caller.may_act_as(&author)?;
+        authors::require_exists(conn, &author)?;
         let sql = if unread_only {
             format!(
                 "SELECT {COLUMNS} FROM bus_messages
@@ -659,8 +669,8 @@ async fn set_read(
 ) -> Result<u32> {
     check_mark_ids(&ids)?;
     if let Some(pg) = ctx.bus_pg() {
-        authors::must_exist(ctx, author).await?;
         caller.may_act_as(author)?;
+        authors::must_exist(ctx, author).await?;
         let marked = pg::messages::set_read(pg, author, &ids, read).await?;
         if marked > 0 {
             ctx.changed(Change::Messages);
@@ -671,8 +681,8 @@ async fn set_read(
     let marked = ctx
         .store()
         .write_grouped(move |conn| {
-            authors::require_exists(conn, &author)?;
             caller.may_act_as(&author)?;
+            authors::require_exists(conn, &author)?;
             let now = read.then(|| stored(time::now()));
             let mut mark = conn.prepare_cached(
                 "UPDATE bus_messages SET read_at = ?3
@@ -704,8 +714,8 @@ pub async fn thread(
     message_id: &str,
 ) -> Result<Vec<Message>> {
     if let Some(pg) = ctx.bus_pg() {
-        authors::must_exist(ctx, as_author).await?;
         caller.may_act_as(as_author)?;
+        authors::must_exist(ctx, as_author).await?;
         return pg::messages::thread(pg, as_author, message_id.trim(), THREAD_LIMIT).await;
     }
     let (caller, me, id) = (
@@ -715,8 +725,8 @@ pub async fn thread(
     );
     ctx.store()
         .read(move |conn| {
-            authors::require_exists(conn, &me)?;
             caller.may_act_as(&me)?;
+            authors::require_exists(conn, &me)?;
             let seen: Option<Message> = conn
                 .prepare_cached(&format!(
                     "SELECT {COLUMNS} FROM bus_messages
@@ -755,8 +765,8 @@ pub async fn conversation(
 ) -> Result<Vec<Message>> {
     let limit = check_limit(query.limit)?;
     if let Some(pg) = ctx.bus_pg() {
-        authors::must_exist(ctx, as_author).await?;
         caller.may_act_as(as_author)?;
+        authors::must_exist(ctx, as_author).await?;
         let before = query
             .before
             .as_deref()
@@ -767,8 +777,8 @@ pub async fn conversation(
     let (caller, me, with) = (caller.clone(), as_author.to_owned(), with.to_owned());
     ctx.store()
         .read(move |conn| {
-            authors::require_exists(conn, &me)?;
             caller.may_act_as(&me)?;
+            authors::require_exists(conn, &me)?;
             // Before everything unless told otherwise: no stored time sorts
             // after this one.
             let (before_at, before_seq) = match query.before.as_deref().map(str::trim) {
@@ -819,16 +829,16 @@ pub async fn sent(
     let since = since_text(query.since.as_deref())?;
     let limit = check_limit(query.limit)?;
     if let Some(pg) = ctx.bus_pg() {
-        authors::must_exist(ctx, author).await?;
         caller.may_act_as(author)?;
+        authors::must_exist(ctx, author).await?;
         let since = query.since.as_deref().map(parse_since).transpose()?;
         return pg::messages::sent(pg, author, since, limit).await;
     }
     let (caller, author) = (caller.clone(), author.to_owned());
     ctx.store()
         .read(move |conn| {
-            authors::require_exists(conn, &author)?;
             caller.may_act_as(&author)?;
+            authors::require_exists(conn, &author)?;
             let mut stmt = conn.prepare_cached(&format!(
                 "SELECT {COLUMNS} FROM bus_messages
                  WHERE from_author = ?1 AND created_at > ?2

@@ -31,6 +31,7 @@ pub mod search;
 pub mod team;
 pub(crate) mod time;
 mod token;
+pub mod wake_budget;
 pub mod wake_command;
 pub mod wake_history;
 pub mod wakes;

@@ -430,15 +430,15 @@ pub async fn search(
     let text = check_query(query)?;
     let limit = check_limit(limit)?;
     if let Some(pg) = ctx.bus_pg() {
-        authors::must_exist(ctx, as_author).await?;
         caller.may_act_as(as_author)?;
+        authors::must_exist(ctx, as_author).await?;
         return super::pg::messages::search(pg, as_author, &text, limit as u32).await;
     }
     let (caller, author, ctx2) = (caller.clone(), as_author.to_owned(), ctx.clone());
     ctx.store()
         .read(move |conn| {
-            authors::require_exists(conn, &author)?;
             caller.may_act_as(&author)?;
+            authors::require_exists(conn, &author)?;
             let index = index_of(&ctx2)?;
             index.catch_up(conn)?;
             // Some hits may be of deleted mail: ask for a few more.

@@ -111,6 +111,26 @@ pub(crate) async fn begin(
     Ok(id)
 }
 
+/// When each of `author`'s wake-ups since `since` began (the wake-up
+/// budget counts them).
+pub(crate) async fn started_since(
+    ctx: &Ctx,
+    author: &str,
+    since: DateTime<Utc>,
+) -> Result<Vec<DateTime<Utc>>> {
+    let (author, since) = (author.to_owned(), stored(since));
+    ctx.store()
+        .read(move |conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT started_at FROM role_wake_history WHERE author_id = ?1 AND started_at > ?2",
+            )?;
+            let rows = stmt.query_map(params![author, since], |r| r.get::<_, String>(0))?;
+            rows.map(|t| Ok(parse_stored(&t?)?))
+                .collect::<Result<Vec<_>>>()
+        })
+        .await
+}
+
 /// Closes entry `id`: what it ended with, and what the role sent since it
 /// began. Keeps the role's newest [`KEPT_PER_ROLE`] entries.
 pub(crate) async fn finish(ctx: &Ctx, id: i64, end: WakeEnd) -> Result<()> {

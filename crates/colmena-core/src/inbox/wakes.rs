@@ -22,8 +22,10 @@
 //! can send urgent mail. The rule holds here, in core, for every door: an
 //! urgent message moves `next_wake_at` no earlier than the end of the
 //! interval ([`earliest_urgent_wake`]), and [`claim`] defers a wake-up that
-//! would come too soon whoever made it due. "Wake now" (a person's button,
-//! `colmena author wake`) is not mail and is not held back.
+//! would come too soon whoever made it due. Past the role's wake-up budget
+//! (so many an hour and a day, [`wake_budget`]) a due wake-up waits too.
+//! "Wake now" (a person's button, `colmena author wake`) is not mail and is
+//! not held back.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -39,7 +41,7 @@ use super::cut_off::{self, WakeOf};
 use super::messages::{self, InboxQuery, Message};
 use super::time::{self, parse_stored, stored};
 use super::wake_history::{self, WakeEnd, WakeKind};
-use super::{Caller, drop_folder, role_thread, wake_command};
+use super::{Caller, drop_folder, role_thread, wake_budget, wake_command};
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, Result};
 use crate::ids::AgentId;
@@ -238,10 +240,15 @@ async fn tick(
             tokio::spawn(async move {
                 let lease = ctx.bus_pg().map(|pg| renew_lease(pg, &role.id));
                 // An outside role's command ends with the scheduler.
-                let woke = if role.wake_command.is_some() {
-                    wake_command::wake(&ctx, &role, &stop).await
-                } else {
-                    wake(&ctx, &role).await
+                let woke = match wake_budget::held_until(&ctx, &role.id).await {
+                    Ok(Some(until)) => wake_budget::hold(&ctx, &role, until)
+                        .await
+                        .map(|()| WakeOutcome::default()),
+                    Ok(None) if role.wake_command.is_some() => {
+                        wake_command::wake(&ctx, &role, &stop).await
+                    }
+                    Ok(None) => wake(&ctx, &role).await,
+                    Err(e) => Err(e),
                 };
                 if let Err(e) = woke {
                     tracing::warn!("waking role '{}' failed: {}", role.id, e.message);
@@ -374,6 +381,17 @@ fn wake_input(role: &Author, unread: &[Message]) -> String {
     input
 }
 
+/// Who wrote `mail`, each author once, in the order they first wrote.
+fn senders_of(mail: &[Message]) -> Vec<String> {
+    let mut senders: Vec<String> = Vec::new();
+    for m in mail {
+        if !senders.contains(&m.from) {
+            senders.push(m.from.clone());
+        }
+    }
+    senders
+}
+
 /// What one wake-up did: the run it made (none when nothing was unread) and
 /// why it failed (also kept as the role's `last_wake_error`).
 #[derive(Debug, Clone, Default)]
@@ -422,6 +440,7 @@ pub(crate) async fn wake(ctx: &Ctx, role: &Author) -> Result<WakeOutcome> {
                 WakeOf {
                     author: role.id.clone(),
                     message_ids: ids.clone(),
+                    senders: senders_of(&unread),
                 },
                 crate::runtime::no_events(),
             )

@@ -246,6 +246,21 @@ fn checkable(value: &str) -> Option<String> {
     super::refs::resolve(value, &|_| None).ok()
 }
 
+/// Records a problem on `field` when `value` refers to one of Colmena's own
+/// variables (`${COLMENA_…}`): those never reach a server (see `refs`).
+fn refuse_colmena_reference(problems: &mut Problems, field: &str, value: &str) {
+    if let Some(name) = super::refs::first_reserved(value) {
+        problems.add(
+            field,
+            super::refs::RESERVED_REASON,
+            format!(
+                "{field} refers to ${{{name}}}: Colmena's own variables ({}*) are never given to an MCP server",
+                super::refs::RESERVED_PREFIX
+            ),
+        );
+    }
+}
+
 /// Checks `input` and splits it into what is stored plain and what is sealed.
 pub(crate) fn check(input: McpServerInput) -> Result<Checked> {
     let mut problems = Problems::new();
@@ -277,6 +292,13 @@ pub(crate) fn check(input: McpServerInput) -> Result<Checked> {
                         "the command holds control characters or is too long",
                     );
                 }
+                refuse_colmena_reference(&mut problems, "command", &command);
+                if let Some(arg) = args
+                    .iter()
+                    .find(|a| super::refs::first_reserved(a).is_some())
+                {
+                    refuse_colmena_reference(&mut problems, "args", arg);
+                }
                 if args.len() > MAX_ARGS {
                     problems.add("args", "too_many", format!("at most {MAX_ARGS} arguments"));
                 }
@@ -288,6 +310,9 @@ pub(crate) fn check(input: McpServerInput) -> Result<Checked> {
                     );
                 }
                 let cwd = cwd.map(|c| c.trim().to_owned()).filter(|c| !c.is_empty());
+                if let Some(dir) = &cwd {
+                    refuse_colmena_reference(&mut problems, "cwd", dir);
+                }
                 if let Some(dir) = cwd.as_deref().and_then(checkable)
                     && !std::path::Path::new(&dir).is_absolute()
                 {
@@ -307,6 +332,7 @@ pub(crate) fn check(input: McpServerInput) -> Result<Checked> {
             }
             McpTransportInput::Http { url, headers } => {
                 let url = url.trim().to_owned();
+                refuse_colmena_reference(&mut problems, "url", &url);
                 match checkable(&url).map(|u| url::Url::parse(&u)) {
                     // References with no default: checked once resolved, at the start.
                     None => {}
@@ -365,6 +391,13 @@ pub(crate) fn check(input: McpServerInput) -> Result<Checked> {
                 format!("the value of '{var_name}' is too long or holds control characters"),
             );
             continue;
+        }
+        // A secret is used as written (`${…}` in a password is part of
+        // it); a plain value is resolved at each start.
+        if !var.secret
+            && let Some(v) = &value
+        {
+            refuse_colmena_reference(&mut problems, field, v);
         }
         if var.secret {
             secrets.push((var_name.clone(), value));

@@ -14,6 +14,13 @@
 //! so a rotated key needs no re-import and its value never lands in the
 //! store. Resolving now is a choice (`resolveReferences`): the values are
 //! then copied in, and the secret ones sealed.
+//!
+//! A configuration is usually someone else's text (a cloned project's
+//! `.mcp.json`), so the preview shows what it would do with this computer's
+//! environment: a reference to Colmena's own `COLMENA_*` variables makes the
+//! entry invalid, every other reference of a URL server says the origin its
+//! value would be sent to, and a program's plain variables and working
+//! folder are shown as they would be stored.
 
 mod entry;
 mod parse;
@@ -97,6 +104,7 @@ pub struct ImportExisting {
 pub struct ImportProblem {
     /// A stable word: `no_transport`, `sse_unsupported`, `unknown_transport`,
     /// `ambiguous_transport`, `bad_shape`, `needs_input`, `unset_reference`,
+    /// `colmena_reference` (it refers to a `COLMENA_*` variable),
     /// `duplicate_in_file`, `invalid_config` (the configuration checks).
     pub reason: String,
     pub message: String,
@@ -111,6 +119,20 @@ pub struct ImportReference {
     pub set: bool,
     /// Every use of it has a `:-default`.
     pub has_default: bool,
+    /// The origin (`https://x.example`) its value would be sent to: set for
+    /// every reference of a URL server (in its URL or its headers), `None`
+    /// for a program's, whose values stay on this computer. The URL as
+    /// written when its own references are not set yet.
+    pub sent_to: Option<String>,
+}
+
+/// A variable (a program) or a header (a URL server) stored in plain text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportVar {
+    pub name: String,
+    /// The value as it would be stored (references kept unless resolved).
+    pub value: String,
 }
 
 /// One server of the text, as it would be imported.
@@ -130,6 +152,10 @@ pub struct ImportEntry {
     pub timeout_seconds: Option<u32>,
     /// Environment variables or headers sealed as secrets.
     pub secrets: Vec<String>,
+    /// The other variables or headers, in plain text, with their values.
+    pub plain_vars: Vec<ImportVar>,
+    /// A program's working folder, when the configuration sets one.
+    pub cwd: Option<String>,
     pub references: Vec<ImportReference>,
     /// Fields of the other client's format that Colmena does not use.
     pub ignored: Vec<String>,
@@ -364,6 +390,8 @@ async fn plan(
                 enabled: converted.enabled,
                 timeout_seconds: converted.timeout_seconds,
                 secrets: converted.secrets,
+                plain_vars: converted.plain_vars,
+                cwd: converted.cwd,
                 references: converted.references,
                 ignored: converted.ignored,
                 notes: converted.notes,

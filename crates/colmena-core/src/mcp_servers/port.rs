@@ -47,6 +47,9 @@ pub struct RemoteTool {
     pub description: String,
     /// JSON schema of the arguments (an object schema).
     pub input_schema: Value,
+    /// The server marks it read-only and not destructive (its annotations:
+    /// a hint, trusted as far as the person trusted the server they added).
+    pub read_only: bool,
 }
 
 /// One piece of a tool's result.

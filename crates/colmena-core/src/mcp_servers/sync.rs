@@ -121,13 +121,13 @@ pub(crate) fn replace(tx: &Transaction<'_>, server: &str, listed: &[RemoteTool])
             continue;
         }
         tx.execute(
-            "INSERT INTO tools (id, category, description, parameters, source, active, created_at, updated_at, mcp_server_id, mcp_tool_name)
-             VALUES (?1, 'mcp', ?2, ?3, 'mcp', 1, ?4, ?4, ?5, ?6)
+            "INSERT INTO tools (id, category, description, parameters, source, active, created_at, updated_at, mcp_server_id, mcp_tool_name, mcp_read_only)
+             VALUES (?1, 'mcp', ?2, ?3, 'mcp', 1, ?4, ?4, ?5, ?6, ?7)
              ON CONFLICT (id) DO UPDATE SET description = excluded.description, parameters = excluded.parameters,
-                mcp_tool_name = excluded.mcp_tool_name,
+                mcp_tool_name = excluded.mcp_tool_name, mcp_read_only = excluded.mcp_read_only,
                 updated_at = CASE WHEN tools.description = excluded.description AND tools.parameters = excluded.parameters
                                   THEN tools.updated_at ELSE excluded.updated_at END",
-            params![id, description, parameters, now, server, tool.name],
+            params![id, description, parameters, now, server, tool.name, tool.read_only],
         )?;
         if let Some(row) = tools::find(tx, &id)? {
             upserts.push(tools::doc(&row));

@@ -72,6 +72,16 @@ pub(crate) fn judge_as(
                  person can allow this in the job's settings in Cron.",
                 risk.described()
             )),
+            Some((Grantor::Role(role), allowed))
+                if risk == Risk::Send && allowed.contains(&Risk::Reply) =>
+            {
+                Verdict::Deny(format!(
+                    "{tool} was not run: this unattended wake-up of role '{role}' may only answer \
+                     the authors whose mail it was handed, and nobody is there to ask about \
+                     anyone else. A person can allow sending to anyone for the role's wake-ups \
+                     in the Inbox."
+                ))
+            }
             Some((Grantor::Role(role), _)) => Verdict::Deny(format!(
                 "{tool} was not run: this is an unattended wake-up of role '{role}', which may not \
                  use tools that {} with nobody watching, and nobody is there to ask. A person can \
@@ -87,17 +97,32 @@ pub(crate) fn judge_as(
     }
 }
 
+/// How much a rule holds back: deny over ask over allow.
+fn strictness(rule: Rule) -> u8 {
+    match rule {
+        Rule::Allow => 0,
+        Rule::Ask => 1,
+        Rule::Deny => 2,
+    }
+}
+
 /// The verdict for `call` in this run, read fresh from the store (a rule
 /// changed mid-run applies to the next call).
-async fn check(rc: &RunContext, agent: &Agent, tool: &str) -> Result<Verdict> {
-    let (agent_id, author, job, run_id, tool_name) = (
+async fn check(rc: &RunContext, agent: &Agent, call: &ToolCall) -> Result<Verdict> {
+    let (agent_id, author, job, run_id, tool_name, delegators) = (
         agent.id.to_string(),
         rc.wake_role.clone(),
         rc.wake_job.clone(),
         rc.run_id.clone(),
-        tool.to_owned(),
+        call.name.clone(),
+        rc.delegators.clone(),
     );
     let attended = rc.attended;
+    // A woken role's message: to whom, for a grant that lets it only reply.
+    let recipient = match (&rc.author, call.name.as_str()) {
+        (Some(_), "send_message") => recipient_of(rc, &call.arguments).await?,
+        _ => None,
+    };
     // On a PostgreSQL bus the role's grant lives in the bus's database; a
     // role removed mid-run grants nothing.
     let shared_grant = match (&author, rc.ctx.bus_pg()) {
@@ -112,7 +137,16 @@ async fn check(rc: &RunContext, agent: &Agent, tool: &str) -> Result<Verdict> {
         .store()
         .read(move |conn| {
             let risk = risk_in(conn, &tool_name)?;
-            let rule = permissions_in(conn, &agent_id)?.rule(risk);
+            // The strictest rule of this agent and of every agent that
+            // handed it the task; a refusal names the agent it comes from.
+            let mut rule = permissions_in(conn, &agent_id)?.rule(risk);
+            let mut ruled_by = agent_id.clone();
+            for delegator in &delegators {
+                let theirs = permissions_in(conn, delegator)?.rule(risk);
+                if strictness(theirs) > strictness(rule) {
+                    (rule, ruled_by) = (theirs, delegator.clone());
+                }
+            }
             if rule == Rule::Ask
                 && approvals::allowed_for_run(conn, &run_id, &agent_id, &tool_name)?
             {
@@ -124,19 +158,42 @@ async fn check(rc: &RunContext, agent: &Agent, tool: &str) -> Result<Verdict> {
                 let (name, granted) =
                     crate::cron::grant_of(conn, job)?.unwrap_or_else(|| (job.clone(), Vec::new()));
                 let grant = Some((Grantor::Job(&name), granted.as_slice()));
-                return Ok(judge_as(&tool_name, risk, &agent_id, rule, attended, grant));
+                return Ok(judge_as(&tool_name, risk, &ruled_by, rule, attended, grant));
             }
-            let unattended = match (&author, shared_grant) {
+            let mut unattended = match (&author, shared_grant) {
                 (_, Some(grant)) => grant,
                 (Some(role), None) => unattended_in(conn, role)?,
                 (None, None) => Vec::new(),
             };
+            // "Reply" covers this message when it goes to someone whose
+            // mail this wake-up was handed.
+            if unattended.contains(&Risk::Reply)
+                && risk == Risk::Send
+                && let Some(to) = &recipient
+                && crate::inbox::cut_off::senders_of(conn, &run_id)?.contains(to)
+            {
+                unattended.push(Risk::Send);
+            }
             let role = author
                 .as_deref()
                 .map(|r| (Grantor::Role(r), unattended.as_slice()));
-            Ok(judge_as(&tool_name, risk, &agent_id, rule, attended, role))
+            Ok(judge_as(&tool_name, risk, &ruled_by, rule, attended, role))
         })
         .await
+}
+
+/// The author id a `send_message` call names, when its arguments name one
+/// that exists (otherwise the call fails on its own, whatever the gate says).
+async fn recipient_of(rc: &RunContext, arguments: &str) -> Result<Option<String>> {
+    let Some(name) = serde_json::from_str::<serde_json::Value>(arguments)
+        .ok()
+        .and_then(|v| v.get("to_author_name")?.as_str().map(str::to_owned))
+    else {
+        return Ok(None);
+    };
+    Ok(crate::inbox::authors::lookup(&rc.ctx, &name)
+        .await?
+        .map(|a| a.id))
 }
 
 /// What the gate finally says about one call.
@@ -155,7 +212,7 @@ pub(crate) async fn pass(
     step: u32,
     call: &ToolCall,
 ) -> Result<Passage> {
-    let risk = match check(rc, agent, &call.name).await? {
+    let risk = match check(rc, agent, call).await? {
         Verdict::Allow => return Ok(Passage::Run),
         Verdict::Deny(why) => return Ok(Passage::Refused(why)),
         Verdict::Ask(risk) => risk,

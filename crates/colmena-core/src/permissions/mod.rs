@@ -39,15 +39,38 @@ pub enum Risk {
     Network,
     /// Sends messages to others.
     Send,
+    /// Changes other systems on the person's behalf: an HTTP endpoint
+    /// declared with POST, PUT, PATCH or DELETE (files a ticket, deletes a
+    /// record), an MCP tool of a remote server that is not marked
+    /// read-only. Never in a default grant: what a role may do to answer
+    /// its mail is not what it may do to the person's other systems.
+    Act,
+    /// A grant only, no tool has this class: a role's wake-up may answer
+    /// the authors whose mail it was handed (`send_message` to them, and to
+    /// nobody else). The default grant of a new role.
+    Reply,
 }
 
 impl Risk {
-    pub const ALL: [Risk; 5] = [
+    /// The classes tools have: an agent has a rule for each.
+    pub const ALL: [Risk; 6] = [
         Risk::Read,
         Risk::Write,
         Risk::Run,
         Risk::Network,
         Risk::Send,
+        Risk::Act,
+    ];
+
+    /// What an unattended run may be granted beyond reading (a role's
+    /// wake-ups, a scheduled job's runs).
+    pub const GRANTS: [Risk; 6] = [
+        Risk::Reply,
+        Risk::Send,
+        Risk::Write,
+        Risk::Run,
+        Risk::Network,
+        Risk::Act,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -57,11 +80,16 @@ impl Risk {
             Risk::Run => "run",
             Risk::Network => "network",
             Risk::Send => "send",
+            Risk::Act => "act",
+            Risk::Reply => "reply",
         }
     }
 
     pub fn parse(text: &str) -> Option<Risk> {
-        Risk::ALL.into_iter().find(|r| r.as_str() == text)
+        Risk::ALL
+            .into_iter()
+            .chain([Risk::Reply])
+            .find(|r| r.as_str() == text)
     }
 
     /// What the class means, as a person reads it in a refusal.
@@ -72,6 +100,10 @@ impl Risk {
             Risk::Run => "runs programs",
             Risk::Network => "reaches the network",
             Risk::Send => "sends messages",
+            Risk::Act => {
+                "change other systems (HTTP endpoints that are not GET, remote MCP tools not marked read-only)"
+            }
+            Risk::Reply => "answer the authors whose mail it was handed",
         }
     }
 }
@@ -81,7 +113,8 @@ impl Risk {
 /// running programs: a grant for the network (`web_fetch`) never covers it.
 /// A tool this build does not know counts as reaching the network. An
 /// HTTP endpoint's tool (`endpoint_*`) reaches the network at least; what
-/// the store knows of its method can raise that ([`risk_in`]).
+/// the store knows of its method can raise that ([`risk_in`]) to changing
+/// other systems.
 pub fn risk_of(tool: &str) -> Risk {
     if tool.starts_with("mcp__") {
         return Risk::Run;
@@ -93,12 +126,38 @@ pub fn risk_of(tool: &str) -> Risk {
 /// endpoint declared with GET reads from the network (`network`); one with
 /// POST, PUT, PATCH or DELETE changes something on another system on the
 /// person's behalf — files a ticket, posts a message, deletes a record — so
-/// it counts as sending (`send`): a grant to read the web never covers it.
+/// it has the class of its own (`act`): neither a grant to read the web nor
+/// one to answer mail covers it.
+///
+/// An MCP server's tool: a stdio server's runs a program on this computer
+/// (`run`), whatever it claims; an HTTP server's reaches the network when
+/// the server marks it read-only, and otherwise changes another system
+/// (`act`).
 pub(crate) fn risk_in(conn: &rusqlite::Connection, tool: &str) -> crate::error::Result<Risk> {
+    if tool.starts_with("mcp__") {
+        return mcp_risk_in(conn, tool);
+    }
     Ok(match crate::endpoints::method_in(conn, tool)? {
         Some(method) if method.reads_only() => Risk::Network,
-        Some(_) => Risk::Send,
+        Some(_) => Risk::Act,
         None => risk_of(tool),
+    })
+}
+
+fn mcp_risk_in(conn: &rusqlite::Connection, tool: &str) -> crate::error::Result<Risk> {
+    use rusqlite::OptionalExtension;
+    let found: Option<(String, bool)> = conn
+        .query_row(
+            "SELECT s.transport, t.mcp_read_only FROM tools t
+             JOIN mcp_servers s ON s.id = t.mcp_server_id WHERE t.id = ?1",
+            [tool],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    Ok(match found {
+        Some((transport, true)) if transport == "http" => Risk::Network,
+        Some((transport, false)) if transport == "http" => Risk::Act,
+        _ => Risk::Run,
     })
 }
 
@@ -145,6 +204,10 @@ impl Rule {
         }
     }
 
+    fn ask() -> Rule {
+        Rule::Ask
+    }
+
     pub fn parse(text: &str) -> Option<Rule> {
         [Rule::Allow, Rule::Ask, Rule::Deny]
             .into_iter()
@@ -161,6 +224,10 @@ pub struct Permissions {
     pub run: Rule,
     pub network: Rule,
     pub send: Rule,
+    /// Tools that change other systems (an agent stored before the class
+    /// existed reads as "ask").
+    #[serde(default = "Rule::ask")]
+    pub act: Rule,
     /// Network tools may reach loopback, private and link-local addresses.
     #[serde(default)]
     pub local_network: bool,
@@ -176,6 +243,7 @@ impl Default for Permissions {
             run: Rule::Ask,
             network: Rule::Ask,
             send: Rule::Ask,
+            act: Rule::Ask,
             local_network: false,
         }
     }
@@ -190,6 +258,7 @@ impl Permissions {
             run: Rule::Allow,
             network: Rule::Allow,
             send: Rule::Allow,
+            act: Rule::Allow,
             local_network: false,
         }
     }
@@ -200,7 +269,9 @@ impl Permissions {
             Risk::Write => self.write,
             Risk::Run => self.run,
             Risk::Network => self.network,
-            Risk::Send => self.send,
+            // A reply is a message sent: the same rule.
+            Risk::Send | Risk::Reply => self.send,
+            Risk::Act => self.act,
         }
     }
 }
@@ -238,6 +309,9 @@ mod tests {
         assert_eq!(risk_of("data_query_csv"), Risk::Read);
         assert_eq!(risk_of("mcp__github__create_issue"), Risk::Run);
         assert_eq!(risk_of("endpoint_weather"), Risk::Network);
+        for risk in Risk::ALL.into_iter().chain(Risk::GRANTS) {
+            assert_eq!(Risk::parse(risk.as_str()), Some(risk));
+        }
         assert_eq!(
             risk_of("mcp__playwright__browser_click"),
             Risk::Run,
@@ -246,10 +320,30 @@ mod tests {
     }
 
     #[test]
+    fn a_remote_servers_tool_acts_unless_marked_read_only_and_a_local_ones_runs() {
+        let mut conn = rusqlite::Connection::open_in_memory().unwrap();
+        crate::store::migrations().to_latest(&mut conn).unwrap();
+        conn.execute_batch(
+            "INSERT INTO mcp_servers (id, name, transport, created_at, updated_at) VALUES
+               ('tracker', 'Tracker', 'http', 'now', 'now'), ('shell', 'Shell', 'stdio', 'now', 'now');
+             INSERT INTO tools (id, category, description, parameters, source, created_at, updated_at,
+                                mcp_server_id, mcp_tool_name, mcp_read_only) VALUES
+               ('mcp__tracker__list', 'mcp', 'd', '{}', 'mcp', 'now', 'now', 'tracker', 'list', 1),
+               ('mcp__tracker__delete', 'mcp', 'd', '{}', 'mcp', 'now', 'now', 'tracker', 'delete', 0),
+               ('mcp__shell__ls', 'mcp', 'd', '{}', 'mcp', 'now', 'now', 'shell', 'ls', 1);",
+        )
+        .unwrap();
+        assert_eq!(risk_in(&conn, "mcp__tracker__list").unwrap(), Risk::Network);
+        assert_eq!(risk_in(&conn, "mcp__tracker__delete").unwrap(), Risk::Act);
+        assert_eq!(risk_in(&conn, "mcp__shell__ls").unwrap(), Risk::Run);
+        assert_eq!(risk_in(&conn, "mcp__gone__x").unwrap(), Risk::Run);
+    }
+
+    #[test]
     fn the_defaults_allow_reading_and_ask_for_the_rest() {
         let p = Permissions::default();
         assert_eq!(p.rule(Risk::Read), Rule::Allow);
-        for risk in [Risk::Write, Risk::Run, Risk::Network, Risk::Send] {
+        for risk in [Risk::Write, Risk::Run, Risk::Network, Risk::Send, Risk::Act] {
             assert_eq!(p.rule(risk), Rule::Ask, "{risk:?}");
         }
         assert!(!p.local_network);

@@ -19,7 +19,7 @@ fn rule(text: String) -> Rule {
 pub(crate) fn permissions_in(conn: &Connection, agent: &str) -> Result<Permissions> {
     let row = conn
         .query_row(
-            "SELECT read, write, run, network, send, local_network FROM agent_permissions WHERE agent_id = ?1",
+            "SELECT read, write, run, network, send, local_network, act FROM agent_permissions WHERE agent_id = ?1",
             [agent],
             |r| {
                 Ok(Permissions {
@@ -29,6 +29,7 @@ pub(crate) fn permissions_in(conn: &Connection, agent: &str) -> Result<Permissio
                     network: rule(r.get(3)?),
                     send: rule(r.get(4)?),
                     local_network: r.get(5)?,
+                    act: rule(r.get(6)?),
                 })
             },
         )
@@ -38,10 +39,10 @@ pub(crate) fn permissions_in(conn: &Connection, agent: &str) -> Result<Permissio
 
 pub(crate) fn write_permissions(conn: &Connection, agent: &str, p: &Permissions) -> Result<()> {
     conn.execute(
-        "INSERT INTO agent_permissions (agent_id, read, write, run, network, send, local_network)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+        "INSERT INTO agent_permissions (agent_id, read, write, run, network, send, local_network, act)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
          ON CONFLICT (agent_id) DO UPDATE SET read = ?2, write = ?3, run = ?4, network = ?5,
-             send = ?6, local_network = ?7",
+             send = ?6, local_network = ?7, act = ?8",
         params![
             agent,
             p.read.as_str(),
@@ -49,7 +50,8 @@ pub(crate) fn write_permissions(conn: &Connection, agent: &str, p: &Permissions)
             p.run.as_str(),
             p.network.as_str(),
             p.send.as_str(),
-            p.local_network
+            p.local_network,
+            p.act.as_str()
         ],
     )?;
     Ok(())

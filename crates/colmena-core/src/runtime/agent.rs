@@ -398,6 +398,7 @@ async fn start_agent_run(
         // A wake-up (or a scheduled job) runs with nobody watching.
         attended: job.is_none() && author.is_none(),
         author,
+        delegators: Vec::new(),
     };
     let (state, extra) = start.unwrap_or_else(|| (AgentState::new(input), None));
     let agent_id = agent_id.clone();
@@ -407,9 +408,11 @@ async fn start_agent_run(
     .await
 }
 
-/// Delegation (the `delegate_task` tool): a child run of another agent.
+/// Delegation (the `delegate_task` tool): a child run of another agent,
+/// handed its task by `delegator` (the agent of the `parent` run).
 pub(crate) async fn delegate(
     parent: &RunContext,
+    delegator: &AgentId,
     agent_id: &AgentId,
     task: &str,
 ) -> Result<String> {
@@ -431,6 +434,12 @@ pub(crate) async fn delegate(
         delegates: None,
         author: None,
         attended: parent.attended,
+        delegators: parent
+            .delegators
+            .iter()
+            .cloned()
+            .chain([delegator.to_string()])
+            .collect(),
     };
     let (agent, input) = (agent_id.clone(), task.to_owned());
     let finished = Box::pin(drive(
@@ -492,6 +501,7 @@ pub(crate) async fn resume_agent(
         delegates: None,
         attended: author.is_none() && job.is_none(),
         author,
+        delegators: Vec::new(),
     };
     drive_for(ctx, run, None, base, job, move |rc| async move {
         run_loop(&rc, &agent_id, state, None, &agent_checkpoint).await

@@ -192,6 +192,7 @@ async fn finish_in_conversation(
         delegates: None,
         author: None,
         attended: true,
+        delegators: Vec::new(),
     };
     let agent_for_loop = agent.clone();
     let finished = drive(ctx, run, None, base, move |rc| async move {

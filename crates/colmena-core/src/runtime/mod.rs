@@ -147,6 +147,11 @@ pub(crate) struct RunContext {
     /// from): what the job may do unattended bounds them all, read fresh
     /// at each call.
     pub wake_job: Option<String>,
+    /// The agents that handed this run its task (`delegate_task`), first
+    /// the outermost: for every class the gate applies the strictest of
+    /// their rules and this agent's, so text one agent read (a page, a
+    /// message) cannot reach another agent's wider "allow".
+    pub delegators: Vec<String>,
 }
 
 impl RunContext {
@@ -320,6 +325,7 @@ where
         wake_job: parent.map_or(job, |p| p.wake_job.clone()),
         author: base.author,
         attended: parent.map_or(base.attended, |p| p.attended),
+        delegators: base.delegators,
     };
     rc.emit(RunEvent::Started {
         run_id: run.id.clone(),
@@ -405,4 +411,6 @@ pub(crate) struct RunBase {
     pub author: Option<String>,
     /// See [`RunContext::attended`].
     pub attended: bool,
+    /// See [`RunContext::delegators`] (empty for a run nobody delegated).
+    pub delegators: Vec<String>,
 }

@@ -218,6 +218,33 @@ pub fn create(path: &Path, key: &MasterKey) -> Result<(), KeyFileError> {
     }
 }
 
+/// Puts `key` in place of the key file at `path`, existing or not: a
+/// restore bringing back a backup's key (the caller has kept the key it
+/// replaces). Written whole to a private file and renamed over the old one,
+/// so a process starting meanwhile reads one key or the other, never half.
+pub fn replace(path: &Path, key: &MasterKey) -> Result<(), KeyFileError> {
+    let partial = path.with_extension(format!(
+        "partial-{}-{}",
+        std::process::id(),
+        uuid::Uuid::new_v4().simple()
+    ));
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let placed = options
+        .open(&partial)
+        .and_then(|mut file| {
+            file.write_all(key.0.as_slice())?;
+            file.sync_all()
+        })
+        .and_then(|()| std::fs::rename(&partial, path));
+    if placed.is_err() {
+        let _ = std::fs::remove_file(&partial);
+    }
+    placed.map_err(io(path))
+}
+
 #[cfg(unix)]
 fn tighten_permissions(path: &Path) -> Result<Option<String>, KeyFileError> {
     use std::os::unix::fs::PermissionsExt;

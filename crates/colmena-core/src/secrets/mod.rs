@@ -13,7 +13,12 @@
 //! (`provider:openai:api_key`) as associated data, so a ciphertext copied
 //! into another row does not decrypt. No function here returns a secret to an
 //! adapter: callers inside core decrypt only to use the secret upstream.
+//!
+//! A backup may carry the key sealed with a passphrase ([`key_bundle`]); a
+//! restore puts it back into the keeper the restored store names ([`keeper`]).
 
+pub mod keeper;
+pub mod key_bundle;
 pub mod keychain;
 pub mod keyfile;
 mod mask;
@@ -33,10 +38,10 @@ pub use mask::mask_secret;
 pub(crate) const KEY_LEN: usize = 32;
 const NONCE_LEN: usize = 12;
 const ENVELOPE_VERSION: u8 = 1;
-const META_BACKEND: &str = "secret_backend";
-const META_KEY_CHECK: &str = "secret_key_check";
+pub(crate) const META_BACKEND: &str = "secret_backend";
+pub(crate) const META_KEY_CHECK: &str = "secret_key_check";
 /// Why the backend was chosen, when it was a fallback; shown on every run.
-const META_BACKEND_NOTE: &str = "secret_backend_note";
+pub(crate) const META_BACKEND_NOTE: &str = "secret_backend_note";
 const KEY_CHECK_CONTEXT: &str = "colmena:key-check";
 const KEY_CHECK_PLAINTEXT: &[u8] = b"colmena master key check";
 
@@ -446,6 +451,26 @@ fn new_file_key(path: &Path) -> Result<(MasterKey, Option<String>), keyfile::Key
         }
         Err(e) => Err(e),
     }
+}
+
+/// Whether `key` opens the key check a store recorded (`check_hex`), and so
+/// that store's secrets.
+pub(crate) fn key_opens_check(key: &MasterKey, check_hex: &str) -> bool {
+    let Ok(cipher) = Aes256Gcm::new_from_slice(key.0.as_slice()) else {
+        return false;
+    };
+    let vault = Vault {
+        cipher: Some(cipher),
+        status: SecretBackendStatus {
+            backend: SecretBackend::File,
+            location: String::new(),
+            ready: true,
+            note: None,
+        },
+    };
+    decode_hex(check_hex)
+        .and_then(|blob| vault.open_envelope(KEY_CHECK_CONTEXT, &blob).ok())
+        .is_some_and(|clear| clear.as_slice() == KEY_CHECK_PLAINTEXT)
 }
 
 /// Lower-case hex of `bytes` (stored blobs, tokens, digests).

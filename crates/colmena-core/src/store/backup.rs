@@ -11,11 +11,23 @@
 //! deletes the search index: the index is derived data whose recorded
 //! generation may match the restored store by accident, so it is rebuilt from
 //! the restored rows when the workspace next opens.
+//!
+//! A copy may carry the master key, sealed with a passphrase, in a file
+//! beside it; a restore given the passphrase puts the key back too (`backup/key.rs`).
+
+mod key;
+mod listing;
 
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags};
 use serde::{Deserialize, Serialize};
+
+pub use key::{
+    AUTOMATIC_BUNDLE, BUNDLE_SUFFIX, BackupKey, KeyToRestore, RestoredKey, bundle_path,
+    forget_for_automatic_copies, keep_for_automatic_copies, kept_for_automatic_copies,
+};
+pub use listing::{BackupFile, BackupsOverview, overview};
 
 use super::holders;
 use super::migrations::{latest_version, migrations, schema_version};
@@ -44,6 +56,8 @@ pub struct BackupReport {
     pub path: PathBuf,
     pub schema_version: i64,
     pub bytes: u64,
+    /// Whether the master key went with it, sealed with a passphrase.
+    pub key: BackupKey,
 }
 
 /// A restore done.
@@ -54,6 +68,11 @@ pub struct RestoreReport {
     pub schema_version: i64,
     /// Where the store that was replaced was saved, if there was one.
     pub previous: Option<PathBuf>,
+    /// What became of the master key.
+    pub key: RestoredKey,
+    /// Where a different key the keeper held was sealed (with the same
+    /// passphrase, beside `previous`) before the backup's key replaced it.
+    pub replaced_key: Option<PathBuf>,
 }
 
 /// The backups folder of the store at `db_path`.
@@ -65,8 +84,37 @@ pub fn backups_dir(db_path: &Path) -> PathBuf {
 }
 
 /// Writes a consistent copy of the store at `db_path`, online, to `to` (which
-/// must not exist) or to a new file in the backups folder.
+/// must not exist) or to a new file in the backups folder. The key goes with
+/// it only when the person sealed one for such copies
+/// ([`keep_for_automatic_copies`]); the report says which.
 pub fn backup(db_path: &Path, to: Option<&Path>) -> Result<BackupReport> {
+    let mut report = copy_store(db_path, to)?;
+    report.key = key::automatic_beside(db_path, &report.path);
+    Ok(report)
+}
+
+/// [`backup`], with the master key sealed with `passphrase` beside the copy
+/// (`<copy>.colmena-key`). When the key cannot be sealed the copy is
+/// removed: a person who asked for the key never holds a copy without it
+/// unknowingly.
+pub fn backup_with_key(
+    db_path: &Path,
+    to: Option<&Path>,
+    passphrase: &str,
+) -> Result<BackupReport> {
+    crate::secrets::key_bundle::check_new_passphrase(passphrase)?;
+    let mut report = copy_store(db_path, to)?;
+    match key::seal_beside(db_path, &report.path, passphrase) {
+        Ok(sealed) => report.key = sealed,
+        Err(e) => {
+            let _ = std::fs::remove_file(&report.path);
+            return Err(e);
+        }
+    }
+    Ok(report)
+}
+
+fn copy_store(db_path: &Path, to: Option<&Path>) -> Result<BackupReport> {
     if !db_path.is_file() {
         return Err(AppError::precondition(format!(
             "there is no store at {}",
@@ -84,6 +132,7 @@ pub fn backup(db_path: &Path, to: Option<&Path>) -> Result<BackupReport> {
         bytes: std::fs::metadata(&target).map(|m| m.len()).unwrap_or(0),
         path: target,
         schema_version,
+        key: BackupKey::NotIncluded,
     })
 }
 
@@ -124,10 +173,12 @@ pub fn before_new_version(db_path: &Path, version: &str) -> Result<Option<PathBu
                 ),
             )
         })?;
+        let carried = key::automatic_beside(db_path, &target);
         prune(&backups_dir(db_path), PRE_UPGRADE, KEEP);
         tracing::info!(
-            "store backed up to {} before the first start of {version}",
-            target.display()
+            "store backed up to {} before the first start of {version} ({})",
+            target.display(),
+            key_note(&carried)
         );
         made = Some(target);
     }
@@ -147,12 +198,25 @@ pub(crate) fn before_migration(db_path: &Path, from: i64) -> Result<PathBuf> {
             ),
         )
     })?;
+    let carried = key::automatic_beside(db_path, &target);
     prune(&backups_dir(db_path), PRE_MIGRATION, KEEP);
     tracing::info!(
-        "store at schema {from} backed up to {} before migrating",
-        target.display()
+        "store at schema {from} backed up to {} before migrating ({})",
+        target.display(),
+        key_note(&carried)
     );
     Ok(target)
+}
+
+/// What an automatic copy's log line says about the key.
+fn key_note(carried: &BackupKey) -> &'static str {
+    match carried {
+        BackupKey::Sealed { .. } => "with the master key, sealed with the person's passphrase",
+        BackupKey::NotIncluded => {
+            "without the master key: its sealed secrets need this workspace's current key"
+        }
+        BackupKey::NoKey => "no secrets sealed yet",
+    }
 }
 
 /// Checks that `file` is a sound Colmena store this build can open: SQLite's
@@ -203,8 +267,21 @@ pub fn validate(file: &Path) -> Result<i64> {
 /// Replaces the store at `db_path` with the backup `file`, after validating
 /// it; refuses while the store is open anywhere. The replaced store is saved
 /// in the backups folder first, and the search index is deleted so that it is
-/// rebuilt from the restored rows.
+/// rebuilt from the restored rows. The master key is left as it is: the
+/// report says whether the restored secrets open with it.
 pub fn restore(db_path: &Path, file: &Path) -> Result<RestoreReport> {
+    restore_with_key(db_path, file, KeyToRestore::default())
+}
+
+/// [`restore`], and with a passphrase the key kept with the backup too: the
+/// bundle is opened and checked against the backup before anything changes
+/// (a wrong passphrase changes nothing), then the store is put back and the
+/// key into the keeper the restored store names.
+pub fn restore_with_key(
+    db_path: &Path,
+    file: &Path,
+    wanted: KeyToRestore<'_>,
+) -> Result<RestoreReport> {
     if same_file(db_path, file) {
         return Err(AppError::invalid_field(
             "file",
@@ -213,6 +290,26 @@ pub fn restore(db_path: &Path, file: &Path) -> Result<RestoreReport> {
         ));
     }
     let schema_version = validate(file)?;
+    let opened = key::open_for(file, &wanted)?;
+    let previous = replace_store(db_path, file)?;
+    let (key, replaced_key) = key::settle(
+        db_path,
+        file,
+        opened,
+        wanted.passphrase,
+        previous.as_deref(),
+    )?;
+    Ok(RestoreReport {
+        schema_version,
+        previous,
+        key,
+        replaced_key,
+    })
+}
+
+/// Puts the validated backup `file` in place of the store at `db_path`;
+/// returns where the replaced store was kept.
+fn replace_store(db_path: &Path, file: &Path) -> Result<Option<PathBuf>> {
     let _exclusive = holders::exclusive(db_path)?;
     let data_dir = db_path.parent().unwrap_or_else(|| Path::new("."));
 
@@ -250,10 +347,7 @@ pub fn restore(db_path: &Path, file: &Path) -> Result<RestoreReport> {
             ))
         })?;
     }
-    Ok(RestoreReport {
-        schema_version,
-        previous,
-    })
+    Ok(previous)
 }
 
 /// `VACUUM INTO` a new file created owner-only first (SQLite accepts an
@@ -334,6 +428,13 @@ fn prune(dir: &Path, prefix: &str, keep: usize) {
     for name in names.into_iter().take(excess) {
         if let Err(e) = std::fs::remove_file(dir.join(&name)) {
             tracing::warn!("could not delete the old backup {name}: {e}");
+        }
+        // Its key goes with it.
+        let bundle = bundle_path(&dir.join(&name));
+        if let Err(e) = std::fs::remove_file(&bundle)
+            && e.kind() != std::io::ErrorKind::NotFound
+        {
+            tracing::warn!("could not delete {}: {e}", bundle.display());
         }
     }
 }

@@ -36,6 +36,7 @@ const PERSISTENT_ROLES: &str = include_str!("migrations/0015_persistent_roles.sq
 const INBOX_THREADS: &str = include_str!("migrations/0016_inbox_threads.sql");
 const BUS_CLIENT_IDS: &str = include_str!("migrations/0017_bus_client_ids.sql");
 const TEAM_BUS: &str = include_str!("migrations/0018_team_bus.sql");
+const ACT_AND_REPLY: &str = include_str!("migrations/0019_act_and_reply.sql");
 
 /// Every migration script, in order; version N is "the first N applied".
 /// Append new ones at the end.
@@ -58,6 +59,7 @@ const SCRIPTS: &[&str] = &[
     INBOX_THREADS,
     BUS_CLIENT_IDS,
     TEAM_BUS,
+    ACT_AND_REPLY,
 ];
 
 /// How long a process starting on a store being migrated (and backed up) by
@@ -212,6 +214,50 @@ mod tests {
             .unwrap();
         assert_eq!(model, "openai/gpt-4o");
         assert_eq!(persona, None);
+    }
+
+    /// 0019: the old default grant ("send" alone) becomes "reply"; a grant
+    /// a person widened is kept; an agent that refused to send refuses to
+    /// act on other systems too, the others ask.
+    #[test]
+    fn the_old_default_grant_becomes_reply_and_acting_asks_or_is_refused() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        conn.pragma_update(None, "foreign_keys", "ON").unwrap();
+        migrations().to_version(&mut conn, 18).unwrap();
+        conn.execute_batch(
+            "INSERT INTO agents (id, name, created_at, updated_at) VALUES
+               ('quiet', 'Quiet', 'now', 'now'), ('open', 'Open', 'now', 'now');
+             INSERT INTO agent_permissions (agent_id, read, write, run, network, send) VALUES
+               ('quiet', 'allow', 'ask', 'ask', 'ask', 'deny'),
+               ('open', 'allow', 'allow', 'allow', 'allow', 'allow');
+             INSERT INTO authors (id, name, kind, token_hash, created_at) VALUES
+               ('plain', 'Plain', 'role', x'01', 'now'), ('wide', 'Wide', 'role', x'02', 'now');
+             INSERT INTO role_unattended (author_id, risk) VALUES
+               ('plain', 'send'), ('wide', 'send'), ('wide', 'network');",
+        )
+        .unwrap();
+        migrations().to_latest(&mut conn).unwrap();
+        let grant = |role: &str| -> Vec<String> {
+            let mut stmt = conn
+                .prepare("SELECT risk FROM role_unattended WHERE author_id = ?1 ORDER BY risk")
+                .unwrap();
+            stmt.query_map([role], |r| r.get(0))
+                .unwrap()
+                .collect::<rusqlite::Result<_>>()
+                .unwrap()
+        };
+        assert_eq!(grant("plain"), ["reply"]);
+        assert_eq!(grant("wide"), ["network", "send"]);
+        let act = |agent: &str| -> String {
+            conn.query_row(
+                "SELECT act FROM agent_permissions WHERE agent_id = ?1",
+                [agent],
+                |r| r.get(0),
+            )
+            .unwrap()
+        };
+        assert_eq!(act("quiet"), "deny");
+        assert_eq!(act("open"), "ask");
     }
 
     #[test]

@@ -156,6 +156,7 @@ async fn execute(
         delegates,
         author: None,
         attended: job.is_none(),
+        delegators: Vec::new(),
     };
     drive_for(ctx, run, None, base, job, move |rc| async move {
         match swarm.strategy {

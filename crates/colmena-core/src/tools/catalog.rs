@@ -90,7 +90,7 @@ pub const BUILTIN_TOOLS: &[ToolDef] = &[
     tool!(
         "list_agents",
         "coordination",
-        "List the enabled agents of the hive with what each one is good at, to choose whom to delegate to.",
+        "List the agents you may hand work to (your swarm's members, or the agents a person listed for you), with what each one is good at.",
         r#"{"type":"object","properties":{},"additionalProperties":false}"#
     ),
     tool!(

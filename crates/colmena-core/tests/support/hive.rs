@@ -72,6 +72,21 @@ pub async fn trusted_agent(ctx: &Ctx, name: &str, prompt: &str, tools: &[&str]) 
     id
 }
 
+/// Lets `agent` hand work to `delegates` with `delegate_task` outside a
+/// swarm (a person lists them in the agent's settings).
+pub async fn hands_work_to(ctx: &Ctx, agent: &AgentId, delegates: &[&AgentId]) {
+    agents::update(
+        ctx,
+        agent,
+        agents::AgentUpdate {
+            delegates: Some(delegates.iter().map(ToString::to_string).collect()),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+}
+
 pub fn when_system(text: &str) -> Matcher {
     Matcher {
         system_contains: Some(text.into()),

@@ -30,6 +30,10 @@ pub enum AgentCommand {
         /// MCP servers by id, comma-separated.
         #[arg(long, value_delimiter = ',')]
         mcp_servers: Vec<String>,
+        /// The agents it may hand work to with delegate_task outside a
+        /// swarm, comma-separated ids (none by default).
+        #[arg(long, value_delimiter = ',')]
+        delegates: Vec<String>,
         /// Create it disabled.
         #[arg(long)]
         disabled: bool,
@@ -44,7 +48,7 @@ pub enum AgentCommand {
     Prompt {
         id: String,
     },
-    /// Change an agent's name, description or prompt.
+    /// Change an agent's name, description, prompt or whom it hands work to.
     Update {
         id: String,
         #[arg(long)]
@@ -53,6 +57,10 @@ pub enum AgentCommand {
         description: Option<String>,
         #[arg(long)]
         system_prompt: Option<String>,
+        /// The agents it may hand work to outside a swarm, comma-separated
+        /// ids; replaces the list ("" for none).
+        #[arg(long, value_delimiter = ',', num_args = 0..)]
+        delegates: Option<Vec<String>>,
     },
     /// Give an agent exactly these tool patterns.
     AssignTools {
@@ -101,6 +109,10 @@ pub enum AgentCommand {
         network: Option<RuleArg>,
         #[arg(long, value_enum)]
         send: Option<RuleArg>,
+        /// Tools that change other systems (HTTP endpoints that are not
+        /// GET, remote MCP tools not marked read-only).
+        #[arg(long, value_enum)]
+        act: Option<RuleArg>,
         /// Let network tools reach loopback and private addresses.
         #[arg(long)]
         local_network: Option<bool>,
@@ -143,6 +155,7 @@ pub async fn run(ctx: &Ctx, out: &Output, command: AgentCommand) -> Result<()> {
             run,
             network,
             send,
+            act,
             local_network,
         } => {
             let id = AgentId(id);
@@ -153,6 +166,7 @@ pub async fn run(ctx: &Ctx, out: &Output, command: AgentCommand) -> Result<()> {
                 (&mut rules.run, run),
                 (&mut rules.network, network),
                 (&mut rules.send, send),
+                (&mut rules.act, act),
             ];
             let mut changed = local_network.is_some();
             for (rule, given) in changes {
@@ -195,6 +209,7 @@ pub async fn run(ctx: &Ctx, out: &Output, command: AgentCommand) -> Result<()> {
             tools,
             skills,
             mcp_servers,
+            delegates,
             disabled,
         } => {
             let input = NewAgent {
@@ -205,6 +220,7 @@ pub async fn run(ctx: &Ctx, out: &Output, command: AgentCommand) -> Result<()> {
                 tools,
                 skills,
                 mcp_servers,
+                delegates,
                 enabled: Some(!disabled),
                 ..Default::default()
             };
@@ -232,11 +248,14 @@ pub async fn run(ctx: &Ctx, out: &Output, command: AgentCommand) -> Result<()> {
             name,
             description,
             system_prompt,
+            delegates,
         } => {
             let input = AgentUpdate {
                 name,
                 description,
                 system_prompt,
+                delegates: delegates
+                    .map(|list| list.into_iter().filter(|d| !d.trim().is_empty()).collect()),
                 ..Default::default()
             };
             let agent = agents::update(ctx, &AgentId(id), input).await?;
@@ -309,6 +328,9 @@ fn print_agent(a: &Agent) {
     println!("  skills:    {}", a.skills.join(" "));
     if !a.mcp_servers.is_empty() {
         println!("  mcp:       {}", a.mcp_servers.join(" "));
+    }
+    if !a.delegates.is_empty() {
+        println!("  hands to:  {}", a.delegates.join(" "));
     }
 }
 

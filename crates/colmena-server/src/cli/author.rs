@@ -36,7 +36,9 @@ pub enum AuthorCommand {
         #[command(flatten)]
         wake: WakeCommandArgs,
         /// What its wake-ups may do with nobody watching where the agent
-        /// asks: write, run, network, send (comma-separated; "" for none).
+        /// asks: reply (answer who wrote; the default), send (to anyone),
+        /// write, run, network, act (change other systems: endpoints that
+        /// are not GET) — comma-separated; "" for none.
         #[arg(long, value_delimiter = ',', num_args = 0..)]
         unattended: Option<Vec<String>>,
         #[command(flatten)]
@@ -54,6 +56,15 @@ pub enum AuthorCommand {
         id: String,
         #[arg(long, value_name = "N", default_value_t = 20)]
         limit: u32,
+    },
+    /// How many wake-ups with mail each role may have an hour and a day
+    /// (past it, mail waits; "wake now" still works). Prints the budget;
+    /// with a flag, sets it first.
+    Budget {
+        #[arg(long, value_name = "N")]
+        per_hour: Option<u32>,
+        #[arg(long, value_name = "N")]
+        per_day: Option<u32>,
     },
 }
 
@@ -128,7 +139,7 @@ pub(super) fn risks(list: &[String]) -> Result<Vec<Risk>> {
                 AppError::invalid_field(
                     "unattended",
                     "unknown_risk",
-                    format!("'{r}' is not a class: use write, run, network or send"),
+                    format!("'{r}' is not a class: use reply, send, write, run, network or act"),
                 )
             })
         })
@@ -150,6 +161,7 @@ fn print_table(list: &[Author]) {
             "every",
             "unread",
             "next wake",
+            "unattended",
             "last error",
         ],
         list.iter()
@@ -174,11 +186,39 @@ fn print_table(list: &[Author]) {
                         .map_or("-".into(), |m| format!("{m} min")),
                     a.unread.to_string(),
                     when(a.next_wake_at),
+                    unattended_text(a),
                     a.last_wake_error.clone().unwrap_or_default(),
                 ]
             })
             .collect(),
     );
+}
+
+/// What a role's wake-ups may do with nobody watching.
+fn unattended_text(a: &Author) -> String {
+    if a.kind != AuthorKind::Role {
+        return "-".into();
+    }
+    grant_text(&a.unattended)
+}
+
+/// What an unattended grant allows (a role's, a job's), as a person reads
+/// it; changing other systems is named apart, in capitals, so it is never
+/// read past.
+pub(super) fn grant_text(grant: &[Risk]) -> String {
+    let mut words: Vec<&str> = grant
+        .iter()
+        .filter(|r| **r != Risk::Act)
+        .map(|r| r.as_str())
+        .collect();
+    if grant.contains(&Risk::Act) {
+        words.push("ACT (changes other systems)");
+    }
+    if words.is_empty() {
+        "nothing beyond reading".into()
+    } else {
+        words.join(", ")
+    }
 }
 
 fn print_history(list: &[inbox::wake_history::WakeRecord]) {
@@ -279,6 +319,20 @@ pub async fn run(ctx: &Ctx, out: &Output, command: AuthorCommand) -> Result<()> 
         AuthorCommand::Wake { id } => {
             let author = inbox::wakes::wake_now(ctx, &id).await?;
             out.emit(&author, |a| print_table(std::slice::from_ref(a)));
+        }
+        AuthorCommand::Budget { per_hour, per_day } => {
+            let mut budget = inbox::wake_budget::wake_budget(ctx).await?;
+            if per_hour.is_some() || per_day.is_some() {
+                budget.per_hour = per_hour.unwrap_or(budget.per_hour);
+                budget.per_day = per_day.unwrap_or(budget.per_day);
+                budget = inbox::wake_budget::set_wake_budget(ctx, budget).await?;
+            }
+            out.emit(&budget, |b| {
+                println!(
+                    "each role: at most {} wake-ups an hour, {} a day",
+                    b.per_hour, b.per_day
+                )
+            });
         }
         AuthorCommand::History { id, limit } => {
             let caller = inbox::Caller::cli(ctx, None);

@@ -1,20 +1,43 @@
 //! `colmena backup` and `colmena restore`: copies of the store. They run
 //! before the workspace is opened — a restore must not hold the store it
 //! replaces, and a backup needs nothing but the file.
+//!
+//! The master key can go with a copy, sealed with a passphrase the person
+//! chooses, and come back with a restore (issue 33). The passphrase is read
+//! from standard input — never the command line, where shell history and
+//! `ps` keep it (see [`super::passphrase`]).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use clap::Args;
-use colmena_core::store::{DB_FILE, backup};
+use clap::{Args, ValueEnum};
+use colmena_core::store::DB_FILE;
+use colmena_core::store::backup::{self, BackupKey, KeyToRestore, RestoredKey};
 use colmena_core::{Ctx, OpenOptions, Result, data_dir};
 
 use super::output::Output;
+use super::passphrase;
 
 #[derive(Debug, Args)]
 pub struct BackupArgs {
     /// Write the copy here (a new file) instead of the workspace's backups folder.
     #[arg(long, value_name = "FILE")]
     pub to: Option<PathBuf>,
+    /// Seal the master key beside the copy (<copy>.colmena-key) with a
+    /// passphrase read from standard input (asked without echo on a
+    /// terminal, else its first line).
+    #[arg(long)]
+    pub key_passphrase_stdin: bool,
+    /// `on`: seal the key (passphrase from standard input) for every copy
+    /// made without one — before migrations, upgrades and updates; `off`:
+    /// stop. Makes no copy.
+    #[arg(long, value_name = "ON_OFF", conflicts_with_all = ["to", "key_passphrase_stdin"])]
+    pub automatic_key: Option<Switch>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Switch {
+    On,
+    Off,
 }
 
 #[derive(Debug, Args)]
@@ -22,10 +45,26 @@ pub struct RestoreArgs {
     /// A backup made by `colmena backup` (or one of the workspace's backups).
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
+    /// Restore the master key kept with the backup too, opened with a
+    /// passphrase read from standard input.
+    #[arg(long)]
+    pub key_passphrase_stdin: bool,
+    /// The key bundle, when it is not beside the backup (<FILE>.colmena-key).
+    #[arg(long, value_name = "BUNDLE", requires = "key_passphrase_stdin")]
+    pub key_bundle: Option<PathBuf>,
 }
 
 pub fn backup(options: &OpenOptions, out: &Output, args: BackupArgs) -> Result<()> {
-    let report = backup::backup(&options.data_dir.join(DB_FILE), args.to.as_deref())?;
+    let db = options.data_dir.join(DB_FILE);
+    if let Some(switch) = args.automatic_key {
+        return automatic_key(&db, out, switch);
+    }
+    let report = if args.key_passphrase_stdin {
+        let phrase = passphrase::read("passphrase to seal the master key", true)?;
+        backup::backup_with_key(&db, args.to.as_deref(), &phrase)?
+    } else {
+        backup::backup(&db, args.to.as_deref())?
+    };
     out.emit(&report, |r| {
         println!(
             "backed up (schema {}, {} bytes) to {}",
@@ -33,7 +72,46 @@ pub fn backup(options: &OpenOptions, out: &Output, args: BackupArgs) -> Result<(
             r.bytes,
             r.path.display()
         );
+        match &r.key {
+            BackupKey::Sealed { bundle } => println!(
+                "the master key is sealed with your passphrase in {} (keep it with the copy; without the passphrase it opens nothing)",
+                bundle.display()
+            ),
+            BackupKey::NotIncluded => println!(
+                "the master key is NOT in this backup: its sealed secrets (provider keys, tokens) open only with this workspace's current key. Add --key-passphrase-stdin to keep the key with it."
+            ),
+            BackupKey::NoKey => println!("this workspace has sealed no secret yet: no key is needed"),
+        }
     });
+    Ok(())
+}
+
+fn automatic_key(db: &Path, out: &Output, switch: Switch) -> Result<()> {
+    match switch {
+        Switch::On => {
+            let phrase = passphrase::read(
+                "passphrase to seal the master key for automatic copies",
+                true,
+            )?;
+            let path = backup::keep_for_automatic_copies(db, &phrase)?;
+            out.emit(&serde_json::json!({ "automaticKey": path }), |_| {
+                println!(
+                    "the master key is sealed with your passphrase in {}: every copy made without a passphrase (before migrations, upgrades and updates) carries it",
+                    path.display()
+                );
+            });
+        }
+        Switch::Off => {
+            let was = backup::forget_for_automatic_copies(db)?;
+            out.emit(&serde_json::json!({ "automaticKey": null, "removed": was }), |_| {
+                if was {
+                    println!("automatic copies no longer carry the master key (copies made before keep theirs)");
+                } else {
+                    println!("automatic copies did not carry the master key");
+                }
+            });
+        }
+    }
     Ok(())
 }
 
@@ -41,7 +119,19 @@ pub fn backup(options: &OpenOptions, out: &Output, args: BackupArgs) -> Result<(
 /// and rebuilds the search index from the restored rows.
 pub async fn restore(options: OpenOptions, out: &Output, args: RestoreArgs) -> Result<()> {
     let dir = data_dir::prepare(&options.data_dir)?;
-    let report = backup::restore(&dir.join(DB_FILE), &args.file)?;
+    let phrase = if args.key_passphrase_stdin {
+        Some(passphrase::read(
+            "passphrase of the backup's master key",
+            false,
+        )?)
+    } else {
+        None
+    };
+    let wanted = KeyToRestore {
+        passphrase: phrase.as_deref().map(String::as_str),
+        bundle: args.key_bundle.as_deref(),
+    };
+    let report = backup::restore_with_key(&dir.join(DB_FILE), &args.file, wanted)?;
     drop(Ctx::open(options).await?);
     out.emit(&report, |r| {
         println!(
@@ -52,6 +142,41 @@ pub async fn restore(options: OpenOptions, out: &Output, args: RestoreArgs) -> R
         if let Some(previous) = &r.previous {
             println!("the store it replaced is kept at {}", previous.display());
         }
+        match &r.key {
+            RestoredKey::Restored { location } => {
+                println!("the master key was restored too: {location}")
+            }
+            RestoredKey::AlreadyThere { location } => {
+                println!("the master key was already in place: {location}")
+            }
+            RestoredKey::NotOpened {
+                bundle,
+                current_key_opens,
+            } => println!(
+                "the backup's master key ({}) was not restored: add --key-passphrase-stdin. {}",
+                bundle.display(),
+                opens_now(*current_key_opens)
+            ),
+            RestoredKey::NotIncluded { current_key_opens } => println!(
+                "this backup carries no master key: its sealed secrets need the key of the workspace it came from. {}",
+                opens_now(*current_key_opens)
+            ),
+            RestoredKey::NoKey => {}
+        }
+        if let Some(kept) = &r.replaced_key {
+            println!(
+                "the key this workspace had is kept, sealed with the same passphrase, in {}",
+                kept.display()
+            );
+        }
     });
     Ok(())
+}
+
+fn opens_now(opens: bool) -> &'static str {
+    if opens {
+        "The key this workspace has opens them."
+    } else {
+        "The key this workspace has does not open them: they stay locked until that key is back."
+    }
 }

@@ -412,7 +412,7 @@ pub async fn run(ctx: &Ctx, out: &Output, args: CanvasArgs) -> Result<()> {
         CanvasCommand::GenerateAll { canvas } => {
             let outcome = generate::generate_all(ctx, &me, &canvas, printer(out.json)).await?;
             if out.json {
-                println!("{}", serde_json::to_string(&outcome)?);
+                std::println!("{}", serde_json::to_string(&outcome)?);
             } else {
                 println!(
                     "\n{} done, {} failed",

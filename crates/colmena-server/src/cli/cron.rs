@@ -236,21 +236,14 @@ fn allowed(list: &[String]) -> Result<Vec<Risk>> {
         return Err(AppError::invalid_field(
             "unattended",
             "unknown_risk",
-            "'read' is not a class: use write, run, network or send",
+            "'read' is not a class: use write, run, network, send or act",
         ));
     }
     Ok(risks)
 }
 
 fn allowed_text(job: &CronJob) -> String {
-    if job.unattended.is_empty() {
-        return "nothing beyond reading".into();
-    }
-    job.unattended
-        .iter()
-        .map(|r| r.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
+    super::author::grant_text(&job.unattended)
 }
 
 fn print_jobs(list: &[CronJob]) {

@@ -18,7 +18,11 @@ pub async fn run(ctx: &Ctx, out: &Output) -> Result<()> {
         }
         println!();
         for check in &r.checks {
-            let mark = if check.ok { "ok  " } else { "FAIL" };
+            let mark = match (check.ok, check.warning) {
+                (false, _) => "FAIL",
+                (true, true) => "warn",
+                (true, false) => "ok  ",
+            };
             println!("[{mark}] {}: {}", check.name, check.detail);
         }
     });

@@ -585,7 +585,10 @@ fn print_entries(entries: &[ImportEntry]) {
                             (false, true) => "unset, default",
                             (false, false) => "unset",
                         };
-                        format!("{} ({state})", r.name)
+                        match &r.sent_to {
+                            Some(origin) => format!("{} ({state}, sent to {origin})", r.name),
+                            None => format!("{} ({state})", r.name),
+                        }
                     })
                     .collect::<Vec<_>>();
                 let dash = |v: &[String]| {
@@ -610,6 +613,12 @@ fn print_entries(entries: &[ImportEntry]) {
     for e in entries {
         if let (ImportStatus::Invalid, Some(problem)) = (e.status, &e.problem) {
             println!("invalid: {}: {}", e.name, problem.message);
+        }
+        if let Some(cwd) = &e.cwd {
+            println!("working folder: {}: {cwd}", e.name);
+        }
+        for var in &e.plain_vars {
+            println!("plain: {}: {}={}", e.name, var.name, var.value);
         }
         for note in &e.notes {
             println!("note: {}: {note}", e.name);

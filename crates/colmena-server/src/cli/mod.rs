@@ -1,5 +1,43 @@
 //! The command tree. Each verb opens the workspace, calls one core function
 //! and prints its result; no rule lives here.
+//!
+//! Every line the commands print passes one cleaner: `print!`, `println!`,
+//! `eprint!` and `eprintln!` are shadowed here, before the verbs' modules,
+//! so a model's text, a tool's output or another author's message cannot
+//! send a terminal escape sequence, a bidi override or a zero-width
+//! character to the person's terminal (`colmena_core::terminal_text`).
+//! JSON output is printed as is (`std::println!`): it is data for scripts,
+//! with control characters already escaped by the encoder.
+
+macro_rules! print {
+    ($($arg:tt)*) => {
+        std::print!("{}", colmena_core::terminal_text::clean(&format!($($arg)*)))
+    };
+}
+
+macro_rules! println {
+    () => {
+        std::println!()
+    };
+    ($($arg:tt)*) => {
+        std::println!("{}", colmena_core::terminal_text::clean(&format!($($arg)*)))
+    };
+}
+
+macro_rules! eprint {
+    ($($arg:tt)*) => {
+        std::eprint!("{}", colmena_core::terminal_text::clean(&format!($($arg)*)))
+    };
+}
+
+macro_rules! eprintln {
+    () => {
+        std::eprintln!()
+    };
+    ($($arg:tt)*) => {
+        std::eprintln!("{}", colmena_core::terminal_text::clean(&format!($($arg)*)))
+    };
+}
 
 mod agent;
 mod approval;
@@ -20,6 +58,7 @@ mod memory;
 mod message;
 mod model;
 pub mod output;
+mod passphrase;
 mod provider;
 mod remote_bus;
 mod runs;

@@ -14,7 +14,8 @@ impl Output {
     pub fn emit<T: Serialize>(&self, value: &T, human: impl FnOnce(&T)) {
         if self.json {
             match serde_json::to_string_pretty(value) {
-                Ok(text) => println!("{text}"),
+                // Data for scripts: printed as the encoder wrote it.
+                Ok(text) => std::println!("{text}"),
                 Err(e) => eprintln!("error: cannot print JSON: {e}"),
             }
         } else {
@@ -25,7 +26,7 @@ impl Output {
     /// Prints a one-line confirmation, or `{"ok": true}` plus `extra` in JSON.
     pub fn done(&self, message: &str) {
         if self.json {
-            println!("{}", serde_json::json!({ "ok": true, "message": message }));
+            std::println!("{}", serde_json::json!({ "ok": true, "message": message }));
         } else {
             println!("{message}");
         }
@@ -64,7 +65,7 @@ pub fn yes_no(flag: bool) -> String {
 
 pub fn print_error(err: &AppError, json: bool) {
     if json {
-        eprintln!("{}", serde_json::json!({ "error": err }));
+        std::eprintln!("{}", serde_json::json!({ "error": err }));
     } else {
         eprintln!("error ({}): {}", err.code.as_str(), err.message);
     }

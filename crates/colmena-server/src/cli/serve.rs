@@ -44,7 +44,8 @@ pub struct ServeArgs {
     /// Seconds from a request's head to its answer, body read included.
     #[arg(long, default_value_t = 120, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=86400))]
     request_timeout: u64,
-    /// Connections open at once; more wait.
+    /// Connections open at once; more wait. MCP event streams may hold three
+    /// quarters of them at most.
     #[arg(long, default_value_t = 512, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=65536))]
     max_connections: u64,
     /// Requests handled at once; more are answered 503 busy.
@@ -121,6 +122,7 @@ impl ServeArgs {
             rate_burst: self.rate_burst,
             allowed_hosts,
             tls,
+            ..ServerConfig::default()
         })
     }
 }

@@ -59,7 +59,11 @@ impl RunPrinter {
                 let _ = writeln!(out, "{line}");
             }
         } else {
-            human(&mut screen, &mut out, event);
+            // Model and tool text, made inert like every line the CLI prints.
+            let mut text = Vec::new();
+            human(&mut screen, &mut text, event);
+            let text = String::from_utf8_lossy(&text);
+            let _ = out.write_all(colmena_core::terminal_text::clean(&text).as_bytes());
         }
         let _ = out.flush();
     }

@@ -4,6 +4,8 @@
 
 use std::time::Duration;
 
+use rmcp::transport::streamable_http_server::session::local::SessionConfig;
+
 use super::tls::Tls;
 
 /// The server's limits. [`ServerConfig::default`] is what runs unless told.
@@ -18,7 +20,8 @@ pub struct ServerConfig {
     /// cut once it has begun). Default 120 s.
     pub request_timeout: Duration,
     /// Connections open at once; more wait in the kernel's backlog until one
-    /// closes. Default 512.
+    /// closes. MCP event streams may hold three quarters of them at most,
+    /// so the rest always answer other requests. Default 512.
     pub max_connections: usize,
     /// Requests being handled at once; more are answered 503 `busy` with
     /// `Retry-After` at once. Default 256.
@@ -34,6 +37,10 @@ pub struct ServerConfig {
     pub allowed_hosts: Vec<String>,
     /// Serve HTTPS with this certificate and key.
     pub tls: Option<Tls>,
+    /// How long an MCP session may sit idle (no request, nothing to send)
+    /// before it is closed and stops counting against its author's cap.
+    /// Default 300 s, rmcp's own.
+    pub mcp_session_idle: Duration,
 }
 
 impl Default for ServerConfig {
@@ -47,6 +54,7 @@ impl Default for ServerConfig {
             rate_burst: 100,
             allowed_hosts: Vec::new(),
             tls: None,
+            mcp_session_idle: SessionConfig::DEFAULT_KEEP_ALIVE,
         }
     }
 }
@@ -57,11 +65,45 @@ impl ServerConfig {
         self.rate_per_second = 0.0;
         self
     }
+
+    /// Connections event streams (`GET /mcp`) may hold at once: all but a
+    /// quarter of [`Self::max_connections`] (at least one), so streams that
+    /// never end cannot take the slots every other request needs —
+    /// `/health` and tool calls answer with every stream slot taken.
+    pub(crate) fn stream_slots(&self) -> usize {
+        let connections = self.max_connections.max(1);
+        connections - (connections / 4).max(1)
+    }
 }
 
 /// The largest request head (request line and headers) read; more is 431.
 pub(crate) const MAX_HEAD_BYTES: usize = 64 * 1024;
 /// The most headers one request may carry.
 pub(crate) const MAX_HEADERS: usize = 64;
+/// MCP sessions one author may hold open at once. A wake command that never
+/// closes its session keeps about five open (one wake-up a minute, five
+/// minutes idle before one is pruned); more is a client opening sessions in
+/// a loop. Past it, `initialize` is 429 `too_many_sessions`.
+pub(crate) const MAX_SESSIONS_PER_AUTHOR: usize = 8;
+/// MCP event streams (`GET /mcp`) one author may hold open at once, across
+/// its sessions (one session alone may hold 33). Past it, 429
+/// `too_many_streams`.
+pub(crate) const MAX_STREAMS_PER_AUTHOR: usize = 4;
 /// How long a stopping server waits for requests in flight.
 pub(crate) const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn streams_leave_a_quarter_of_the_connections_and_at_least_one() {
+        for (connections, streams) in [(1, 0), (2, 1), (4, 3), (8, 6), (512, 384)] {
+            let config = ServerConfig {
+                max_connections: connections,
+                ..ServerConfig::default()
+            };
+            assert_eq!(config.stream_slots(), streams, "{connections}");
+        }
+    }
+}

@@ -2,7 +2,8 @@
 //! the boundary type `{code, message, details}` itself.
 //!
 //! A 5xx body carries no internal detail: a generic message and a request
-//! id (also in `x-request-id`); the detail goes to the log under that id.
+//! id (also in `x-request-id`), and for `busy` its stable `details.reason`;
+//! the detail goes to the log under that id.
 //! Retryable codes carry `Retry-After`: `rate_limited` (429) and `busy`
 //! (503). Answers that did not come from here (a framework rejection, a
 //! panic, rmcp's plain-text refusals) are rewritten to the same JSON shape
@@ -86,7 +87,18 @@ impl From<AppError> for Failure {
 impl IntoResponse for Failure {
     fn into_response(self) -> Response {
         if self.status.is_server_error() {
-            return server_error(self.status, self.error.code, &self.error.message);
+            // A busy answer's reason is a stable word (`store_busy`,
+            // `stream_slots_full`), never internal detail: it is kept.
+            let reason = match self.error.code {
+                ErrorCode::Busy => self
+                    .error
+                    .details
+                    .as_ref()
+                    .and_then(|d| d.get("reason"))
+                    .and_then(serde_json::Value::as_str),
+                _ => None,
+            };
+            return server_error(self.status, self.error.code, &self.error.message, reason);
         }
         let retry = self.error.retry_after_seconds();
         let mut response = (self.status, Json(self.error)).into_response();
@@ -101,8 +113,14 @@ impl IntoResponse for Failure {
     }
 }
 
-/// A 5xx answer: a generic message and a request id; the detail is logged.
-pub(crate) fn server_error(status: StatusCode, code: ErrorCode, detail: &str) -> Response {
+/// A 5xx answer: a generic message, a request id and, when given, the
+/// stable `reason`; the detail is logged.
+pub(crate) fn server_error(
+    status: StatusCode,
+    code: ErrorCode,
+    detail: &str,
+    reason: Option<&str>,
+) -> Response {
     let id = uuid::Uuid::now_v7().to_string();
     let message = match code {
         ErrorCode::Busy => "the server is busy; try again in a moment",
@@ -114,8 +132,11 @@ pub(crate) fn server_error(status: StatusCode, code: ErrorCode, detail: &str) ->
     } else {
         tracing::error!(request_id = %id, "answered {status}: {detail}");
     }
-    let body = AppError::new(code, format!("{message} (request id {id})"))
-        .with_details(json!({ "requestId": id }));
+    let mut details = json!({ "requestId": id });
+    if let Some(reason) = reason {
+        details["reason"] = json!(reason);
+    }
+    let body = AppError::new(code, format!("{message} (request id {id})")).with_details(details);
     let mut response = (status, Json(body)).into_response();
     let headers = response.headers_mut();
     if let Ok(value) = HeaderValue::from_str(&id) {
@@ -146,7 +167,7 @@ pub async fn json_errors(request: Request, next: Next) -> Response {
         .unwrap_or_default();
     let code = code_of(status);
     let mut rewritten = if status.is_server_error() {
-        server_error(status, code, &text)
+        server_error(status, code, &text, None)
     } else {
         let message = if text.is_empty() {
             status
@@ -190,6 +211,10 @@ mod tests {
             .unwrap_or_default();
         let text = String::from_utf8_lossy(&body);
         assert!(text.contains("\"busy\""), "{text}");
+        assert!(
+            text.contains("\"store_busy\""),
+            "the reason is kept: {text}"
+        );
         assert!(!text.contains("secret"), "{text}");
     }
 

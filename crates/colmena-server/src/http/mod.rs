@@ -20,7 +20,8 @@
 //! or the answer says `Connection: close`), [`errors::json_errors`] (JSON error bodies, nothing internal in a
 //! 5xx), a panic caught as a 500, [`guard`] (`Host`, `Origin`, requests in
 //! flight, request timeout), then per route [`auth`] (token, then the
-//! token's rate limit) before any body is read. Limits and defaults are in
+//! token's rate limit) before any body is read; `/mcp` adds its caps on
+//! sessions and event streams ([`mcp`]). Limits and defaults are in
 //! [`ServerConfig`].
 
 mod auth;
@@ -28,8 +29,10 @@ mod canvas;
 mod config;
 mod errors;
 mod guard;
+mod held_body;
 mod listener;
 mod mcp;
+mod mcp_sessions;
 mod openapi;
 mod ratelimit;
 mod routes;
@@ -81,7 +84,7 @@ pub fn router(ctx: Ctx, stop: CancellationToken, config: &ServerConfig) -> Route
         config.request_timeout,
     );
     Router::new()
-        .merge(mcp::routes(gatekeeper, stop))
+        .merge(mcp::routes(gatekeeper, stop, config))
         .merge(bus)
         .route("/openapi.json", get(routes::openapi))
         .route("/health", get(routes::health))

@@ -5,6 +5,8 @@
 
 use serde_json::{Value, json};
 
+use super::config::{MAX_SESSIONS_PER_AUTHOR, MAX_STREAMS_PER_AUTHOR};
+
 /// The paths the document describes (checked against the router by a test).
 pub const PATHS: [&str; 13] = [
     "/author/{id}/message-to/{to_id}",
@@ -21,6 +23,11 @@ pub const PATHS: [&str; 13] = [
     "/api/sessions/sources/{id}/refresh",
     "/mcp",
 ];
+
+/// The one answer of every `/author/{id}/…` route whose id is not the
+/// token's author: the same for an author that does not exist, so no token
+/// can find out who is on the bus by trying ids.
+const NOT_YOURS: &str = "The id is not the token's author: someone else's, or no author at all (the same answer for both; details.reason not_your_author).";
 
 fn path_id(name: &str, description: &str) -> Value {
     json!({ "name": name, "in": "path", "required": true, "description": description, "schema": { "type": "string" } })
@@ -89,15 +96,41 @@ fn canvas_paths() -> Value {
                 "409": error_response("A custom source has nothing to fetch.")
             }
         } },
-        "/mcp": { "post": {
-            "summary": "The MCP server (streamable HTTP): the canvas, bus and hive tools",
-            "description": "JSON-RPC as the MCP specification gives it. The bearer token's author is who acts; a browser Origin other than a loopback page, or a Host other than a loopback name, is refused.",
-            "responses": {
-                "200": { "description": "A JSON-RPC answer, or an event stream." },
-                "401": error_response("No token, or not a valid one."),
-                "403": { "description": "A foreign Origin or Host." }
+        "/mcp": {
+            "post": {
+                "summary": "The MCP server (streamable HTTP): the canvas, bus and hive tools",
+                "description": format!("JSON-RPC as the MCP specification gives it. The bearer token's author is who acts: a role's token reaches the bus tools only (any other tool answers isError, code forbidden). A browser Origin other than a loopback page, or a Host other than a loopback name, is refused. One author holds at most {MAX_SESSIONS_PER_AUTHOR} sessions; an idle session is closed (after 5 minutes by default)."),
+                "responses": {
+                    "200": { "description": "A JSON-RPC answer, or an event stream." },
+                    "401": error_response("No token, or not a valid one."),
+                    "403": error_response("A foreign Origin or Host, or another author's session."),
+                    "404": error_response("No such session (never opened, or closed): initialize a new one."),
+                    "429": error_response(&format!("Over the token's rate, or an initialize with {MAX_SESSIONS_PER_AUTHOR} sessions open (details.reason too_many_sessions)."))
+                }
+            },
+            "get": {
+                "summary": "A session's event stream (a person's token only)",
+                "description": format!("Server-sent events for the session named in mcp-session-id. One author holds at most {MAX_STREAMS_PER_AUTHOR} streams, and streams together hold at most three quarters of the server's connections. Refusals of a stream close the connection."),
+                "responses": {
+                    "200": { "description": "The event stream." },
+                    "401": error_response("No token, or not a valid one."),
+                    "403": error_response("Another author's session."),
+                    "404": error_response("No such session."),
+                    "405": error_response("A role's token: no event stream (code forbidden, details.reason role_no_event_stream). Allow: POST, DELETE."),
+                    "429": error_response(&format!("{MAX_STREAMS_PER_AUTHOR} streams open already (details.reason too_many_streams).")),
+                    "503": error_response("Every stream slot is taken (details.reason stream_slots_full); Retry-After.")
+                }
+            },
+            "delete": {
+                "summary": "Close a session",
+                "responses": {
+                    "202": { "description": "Closed." },
+                    "401": error_response("No token, or not a valid one."),
+                    "403": error_response("Another author's session."),
+                    "404": error_response("No such session.")
+                }
             }
-        } }
+        }
     })
 }
 
@@ -168,8 +201,8 @@ fn bus_document() -> Value {
                     "201": { "description": "Stored (durably) for the recipient — or, for a message_id this sender already used for the same mail, the receipt of that message (nothing is delivered twice).", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Receipt" } } } },
                     "400": error_response("The body is not JSON."),
                     "401": error_response("No token, or not a valid one."),
-                    "403": error_response("The token belongs to another author."),
-                    "404": error_response("The sender or the recipient does not exist."),
+                    "403": error_response(NOT_YOURS),
+                    "404": error_response("The recipient does not exist."),
                     "409": error_response("The message_id was already used by this sender for other mail."),
                     "413": error_response("The request is larger than 1 MiB."),
                     "422": error_response("Empty body, body over 64 KiB, or a priority other than normal/urgent.")
@@ -189,8 +222,7 @@ fn bus_document() -> Value {
                     "200": message_list("The messages."),
                     "400": error_response("A query parameter does not parse (since, unread_only, peek, limit)."),
                     "401": error_response("No token, or not a valid one."),
-                    "403": error_response("Someone else's inbox."),
-                    "404": error_response("No such author.")
+                    "403": error_response(NOT_YOURS)
                 }
             } },
             "/author/{id}/sent": { "get": {
@@ -200,8 +232,7 @@ fn bus_document() -> Value {
                     "200": message_list("The messages."),
                     "400": error_response("A query parameter does not parse."),
                     "401": error_response("No token, or not a valid one."),
-                    "403": error_response("Someone else's sent mail."),
-                    "404": error_response("No such author.")
+                    "403": error_response(NOT_YOURS)
                 }
             } },
             "/author/{id}/search": { "get": {
@@ -216,8 +247,7 @@ fn bus_document() -> Value {
                     "200": message_list("The messages."),
                     "400": error_response("No q, or a limit that does not parse or is out of range."),
                     "401": error_response("No token, or not a valid one."),
-                    "403": error_response("Someone else's mail."),
-                    "404": error_response("No such author.")
+                    "403": error_response(NOT_YOURS)
                 }
             } },
             "/author/{id}/thread/{message_id}": { "get": {
@@ -230,8 +260,8 @@ fn bus_document() -> Value {
                 "responses": {
                     "200": message_list("The messages."),
                     "401": error_response("No token, or not a valid one."),
-                    "403": error_response("Someone else's mail."),
-                    "404": error_response("No such author, or no such message in the author's mail.")
+                    "403": error_response(NOT_YOURS),
+                    "404": error_response("No such message in the author's mail.")
                 }
             } },
             "/author/{id}/mark-unread": { "post": {
@@ -245,8 +275,7 @@ fn bus_document() -> Value {
                     "200": { "description": "How many were marked: {\"marked\": n}.", "content": { "application/json": { "schema": { "type": "object", "required": ["marked"], "properties": { "marked": { "type": "integer" } } } } } },
                     "400": error_response("The body is not JSON."),
                     "401": error_response("No token, or not a valid one."),
-                    "403": error_response("Someone else's inbox."),
-                    "404": error_response("No such author."),
+                    "403": error_response(NOT_YOURS),
                     "422": error_response("The body is not {\"ids\": [...]}.")
                 }
             } },
@@ -299,7 +328,7 @@ fn bus_document() -> Value {
                 "Error": {
                     "type": "object", "required": ["code", "message"],
                     "properties": {
-                        "code": { "type": "string", "enum": ["not_found", "validation", "conflict", "unauthorized", "forbidden", "precondition", "upstream", "cancelled", "internal"] },
+                        "code": { "type": "string", "enum": ["not_found", "validation", "conflict", "unauthorized", "forbidden", "precondition", "upstream", "cancelled", "internal", "rate_limited", "busy"] },
                         "message": { "type": "string" },
                         "details": { "type": ["object", "null"] }
                     }

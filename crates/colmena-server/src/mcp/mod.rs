@@ -207,6 +207,23 @@ fn answer<R: Serialize>(outcome: colmena_core::Result<R>) -> CallToolResult {
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for ColmenaMcp {
+    /// Every tool call passes the caller's one check first: a role's token
+    /// reaches the bus tools only ([`Caller::may_use`]).
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        if let Err(refused) = self
+            .caller(&context)
+            .and_then(|caller| caller.may_use(&request.name))
+        {
+            return Ok(answer::<()>(Err(refused)).into());
+        }
+        let call = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
+        self.tool_router.call(call).await
+    }
+
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("colmena", env!("CARGO_PKG_VERSION")))

@@ -33,7 +33,12 @@ impl ClientHandler for Handler {
 }
 
 fn tool(tool: Tool) -> RemoteTool {
+    let read_only = tool
+        .annotations
+        .as_ref()
+        .is_some_and(|a| a.read_only_hint == Some(true) && a.destructive_hint != Some(true));
     RemoteTool {
+        read_only,
         description: tool
             .description
             .map(|d| d.into_owned())

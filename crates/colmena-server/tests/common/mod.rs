@@ -75,3 +75,81 @@ pub async fn author(ctx: &colmena_core::Ctx, name: &str) -> (String, String) {
     .unwrap();
     (made.author.id, made.token)
 }
+
+/// The `initialize` request an MCP client opens a session with.
+pub fn mcp_initialize() -> Value {
+    serde_json::json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": { "name": "colmena-test", "version": "1" }
+        }
+    })
+}
+
+/// A POST to the MCP endpoint of the server at `base`, with `token`, as a
+/// streamable-HTTP client sends it.
+pub fn mcp_post(http: &reqwest::Client, base: &str, token: &str) -> reqwest::RequestBuilder {
+    http.post(format!("{base}/mcp"))
+        .bearer_auth(token)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+}
+
+/// Opens an MCP session for `token` on the server at `base` (initialize,
+/// then the `initialized` notification); returns its id.
+pub async fn mcp_session(http: &reqwest::Client, base: &str, token: &str) -> String {
+    let opened = mcp_post(http, base, token)
+        .json(&mcp_initialize())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(opened.status(), reqwest::StatusCode::OK);
+    let session = opened.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let _ = opened.text().await;
+    let done = mcp_post(http, base, token)
+        .header("mcp-session-id", &session)
+        .json(&serde_json::json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))
+        .send()
+        .await
+        .unwrap();
+    assert!(done.status().is_success(), "{}", done.status());
+    let _ = done.bytes().await;
+    session
+}
+
+/// Calls the tool `tool` in MCP session `session`; returns the JSON-RPC
+/// `result` (null for a JSON-RPC error).
+pub async fn call(
+    http: &reqwest::Client,
+    base: &str,
+    token: &str,
+    session: &str,
+    tool: &str,
+    args: Value,
+) -> Value {
+    let answer = mcp_post(http, base, token)
+        .header("mcp-session-id", session)
+        .json(&serde_json::json!({
+            "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": { "name": tool, "arguments": args }
+        }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), reqwest::StatusCode::OK, "{tool}");
+    let text = answer.text().await.unwrap();
+    // A JSON body, or server-sent events whose data lines hold it.
+    let reply: Value = serde_json::from_str(&text).unwrap_or_else(|_| {
+        text.lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+            .find(|v| v.get("id") == Some(&serde_json::json!(2)))
+            .unwrap_or_else(|| panic!("no reply in {text}"))
+    });
+    reply["result"].clone()
+}

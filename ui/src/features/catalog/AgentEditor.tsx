@@ -22,7 +22,8 @@ import { useAgentName } from "./agentName";
 import { PermissionsFields } from "./PermissionsFields";
 import { PromptPreviewDialog } from "./PromptPreviewDialog";
 import { McpServerToggles } from "./McpServerToggles";
-import { catalogKeys, enabledModelsQuery, mcpServersQuery, skillsQuery, toolsQuery } from "./queries";
+import { agentsQuery, catalogKeys, enabledModelsQuery, mcpServersQuery, skillsQuery, toolsQuery } from "./queries";
+import { DelegatePicker } from "./DelegatePicker";
 import { OffBadge, SkillToggles } from "./SkillToggles";
 import { ToolPicker } from "./ToolPicker";
 import { CopyId } from "../../components/CopyId";
@@ -36,7 +37,7 @@ interface AgentEditorProps {
   onRestored?(id: string): void;
 }
 
-const FIELDS = ["name", "description", "systemPrompt", "modelId", "tools", "skills", "mcpServers"];
+const FIELDS = ["name", "description", "systemPrompt", "modelId", "tools", "skills", "mcpServers", "delegates"];
 
 export function AgentEditor({ agent, onSaved, onDeleted, onRestored }: AgentEditorProps) {
   const { t } = useTranslation();
@@ -45,6 +46,7 @@ export function AgentEditor({ agent, onSaved, onDeleted, onRestored }: AgentEdit
   const skills = useQuery(skillsQuery).data ?? [];
   const tools = useQuery(toolsQuery).data ?? [];
   const mcpServers = useQuery(mcpServersQuery).data ?? [];
+  const others = (useQuery(agentsQuery).data ?? []).filter((a) => a.id !== agent?.id);
   const shownName = useAgentName();
 
   const form = useDraft(draftOf(agent), agent?.updatedAt, changedAgentFields);
@@ -184,6 +186,14 @@ export function AgentEditor({ agent, onSaved, onDeleted, onRestored }: AgentEdit
             </p>
           )}
         </fieldset>
+      )}
+      {(draft.tools.includes("delegate_task") || draft.delegates.length > 0) && (
+        <DelegatePicker
+          agents={others}
+          chosen={draft.delegates}
+          onChange={set("delegates")}
+          error={problems.delegates ? fieldErrorText(t, problems.delegates, save.error) : null}
+        />
       )}
       <PermissionsFields value={draft.permissions} onChange={set("permissions")} />
       {agent && (

@@ -12,7 +12,7 @@ import { UndoProvider } from "../../components/UndoToast";
 import i18n from "../../i18n";
 import { AgentsPanel, groupOf } from "./AgentsPanel";
 
-const permissions = { read: "allow", write: "ask", run: "ask", network: "ask", send: "ask", localNetwork: false } as const;
+const permissions = { read: "allow", write: "ask", run: "ask", network: "ask", send: "ask", act: "ask", localNetwork: false } as const;
 
 function agent(id: string, name: string, extra: Partial<Agent> = {}): Agent {
   return {

@@ -1,8 +1,11 @@
 // Importing servers from another client's configuration (Claude Desktop,
 // Cursor, Claude Code, VS Code): pasted or picked, previewed — what will be
 // added, what already exists, what cannot be imported and why, which values
-// go to the vault, which ${VAR} references are set — then imported, the
-// chosen ones only. Nothing is written before Import.
+// go to the vault, which ${VAR} references are set and which origin each
+// one's value is sent to, the plain values and working folder a program
+// gets — then imported, the chosen ones only. Nothing is written before
+// Import. The text is often someone else's (a cloned project's .mcp.json):
+// the preview is where a person sees what it would do with their environment.
 
 import { useState } from "react";
 import { useMutation } from "@tanstack/react-query";
@@ -211,8 +214,29 @@ function EntryRow({ entry, chosen, onToggle }: { entry: McpImportEntry; chosen: 
             {entry.references.map((ref) => (
               <span key={ref.name} className={ref.set || ref.hasDefault ? "mcp-ref mcp-ref-set" : "mcp-ref mcp-ref-unset"}>
                 <code>{`\${${ref.name}}`}</code> {ref.set ? t("mcp.import.refSet") : ref.hasDefault ? t("mcp.import.refDefault") : t("mcp.import.refUnset")}
+                {ref.sentTo && (
+                  <strong className="mcp-ref-sent" data-testid={`mcp-import-sent-${ref.name}`}>
+                    {" · "}
+                    {t("mcp.import.sentTo", { origin: ref.sentTo })}
+                  </strong>
+                )}
               </span>
             ))}
+          </p>
+        )}
+        {entry.plainVars.length > 0 && (
+          <p className="small mcp-import-plain" data-testid="mcp-import-plain">
+            {t(entry.transport === "http" ? "mcp.import.plainHeaders" : "mcp.import.plainEnv")}{" "}
+            {entry.plainVars.map((v) => (
+              <code key={v.name} className="mcp-plain-var">
+                {v.name}={v.value}
+              </code>
+            ))}
+          </p>
+        )}
+        {entry.cwd && (
+          <p className="small" data-testid="mcp-import-cwd">
+            {t("mcp.import.cwd")} <code>{entry.cwd}</code>
           </p>
         )}
         {[...entry.notes, ...(entry.ignored.length > 0 ? [t("mcp.import.ignored", { fields: entry.ignored.join(", ") })] : [])].map((note) => (

@@ -2,6 +2,8 @@
 // URL (streamable HTTP), with its variables or headers, secrets among them.
 // Saving tests it at once, so the person sees in the same dialog whether it
 // starts and which tools it brings — or why not, in the program's own words.
+// A ${VAR} reference of a URL server is flagged with the origin its value is
+// sent to, and one to Colmena's own variables (refused on save) at once.
 
 import { useEffect, useRef, useState } from "react";
 import type { FormEvent } from "react";
@@ -20,6 +22,7 @@ import { McpTestPanel } from "./McpTestPanel";
 import { McpVarRows } from "./McpVarRows";
 import { useMcpRefresh } from "./McpServerRow";
 import { draftOfInput, draftOfServer, inputOf, timeoutOf, type McpDraft, type McpKind } from "./mcpDraft";
+import { reservedReferences, sentReferences } from "./mcpReferences";
 
 /** The backend's field names this form shows next to a field. */
 const FIELDS = ["name", "command", "args", "cwd", "env", "url", "headers", "timeoutSeconds"];
@@ -91,6 +94,9 @@ export function McpServerDialog({ server, preset, missing = null, onClose }: Mcp
     if (outcome) resultRef.current?.scrollIntoView?.({ block: "nearest", behavior: "smooth" });
   }, [outcome]);
   const title = current ? t("mcp.dialog.editTitle", { name: current.name }) : t("mcp.dialog.addTitle");
+  const sent = sentReferences(draft);
+  const reserved = reservedReferences(draft);
+  const refList = (names: string[]) => names.map((n) => `\${${n}}`).join(", ");
 
   return (
     <Dialog
@@ -139,7 +145,17 @@ export function McpServerDialog({ server, preset, missing = null, onClose }: Mcp
               <input id="mcp-url" className="input mono" value={draft.url} spellCheck={false} placeholder="https://example.com/mcp" onChange={(e) => set("url")(e.target.value)} aria-invalid={Boolean(problems.url)} />
             </Field>
             <McpVarRows kind="headers" rows={draft.headers} onChange={set("headers")} error={fieldError("headers")} />
+            {sent && (
+              <p className="field-hint mcp-sent-to" data-testid="mcp-sent-to">
+                {t("mcp.dialog.sentTo", { origin: sent.origin, names: refList(sent.names) })}
+              </p>
+            )}
           </>
+        )}
+        {reserved.length > 0 && (
+          <Banner tone="warning" testId="mcp-colmena-reference">
+            {t("mcp.dialog.colmenaReference", { names: refList(reserved) })}
+          </Banner>
         )}
         <Field
           id="mcp-timeout"

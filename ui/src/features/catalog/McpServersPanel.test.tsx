@@ -94,7 +94,9 @@ vi.mock("../../api", async () => {
             enabled: true,
             timeoutSeconds: null,
             secrets: ["GITHUB_TOKEN"],
-            references: [{ name: "GITHUB_TOKEN", set: false, hasDefault: false }],
+            plainVars: [{ name: "LOG_LEVEL", value: "debug" }],
+            cwd: "/srv/tools",
+            references: [{ name: "GITHUB_TOKEN", set: false, hasDefault: false, sentTo: null }],
             ignored: [],
             notes: [],
             existing: null,
@@ -109,11 +111,30 @@ vi.mock("../../api", async () => {
             enabled: true,
             timeoutSeconds: null,
             secrets: [],
+            plainVars: [],
+            cwd: null,
             references: [],
             ignored: [],
             notes: [],
             existing: null,
             problem: { reason: "no_transport", message: "it has neither a command nor a url" },
+          },
+          {
+            name: "remote",
+            id: "remote",
+            status: "exists",
+            transport: "http",
+            target: "https://x.example/mcp",
+            enabled: true,
+            timeoutSeconds: null,
+            secrets: [],
+            plainVars: [{ name: "Authorization", value: "Bearer ${API_KEY}" }],
+            cwd: null,
+            references: [{ name: "API_KEY", set: true, hasDefault: false, sentTo: "https://x.example" }],
+            ignored: [],
+            notes: [],
+            existing: { id: "remote", name: "remote", matchedBy: "id" },
+            problem: null,
           },
         ],
       }),
@@ -261,6 +282,14 @@ describe("the MCP servers list", () => {
     expect(github).toHaveTextContent("Will be added");
     expect(within(github).getByTestId("mcp-import-secrets")).toHaveTextContent("To the vault: GITHUB_TOKEN");
     expect(within(github).getByTestId("mcp-import-refs")).toHaveTextContent("${GITHUB_TOKEN} not set");
+    // A program's references stay on this computer; its plain values and folder are shown.
+    expect(within(github).queryByTestId("mcp-import-sent-GITHUB_TOKEN")).toBeNull();
+    expect(within(github).getByTestId("mcp-import-plain")).toHaveTextContent("Plain variables: LOG_LEVEL=debug");
+    expect(within(github).getByTestId("mcp-import-cwd")).toHaveTextContent("Runs in /srv/tools");
+    // A URL server's are flagged with where they go.
+    const remote = screen.getByTestId("mcp-import-entry-remote");
+    expect(within(remote).getByTestId("mcp-import-sent-API_KEY")).toHaveTextContent("sent to https://x.example");
+    expect(within(remote).getByTestId("mcp-import-plain")).toHaveTextContent("Plain headers: Authorization=Bearer ${API_KEY}");
     const old = screen.getByTestId("mcp-import-entry-old");
     expect(old).toHaveTextContent("Invalid");
     expect(old).toHaveTextContent("No command or URL");
@@ -269,6 +298,23 @@ describe("the MCP servers list", () => {
     fireEvent.click(screen.getByTestId("mcp-import-run"));
     expect(await screen.findByTestId("mcp-import-summary")).toHaveTextContent("Added 1 server: github.");
     expect(backend.imported).toEqual([{ text: '{"mcpServers":{}}', options: { resolveReferences: true, only: ["github"] } }]);
+  });
+
+  it("flags what a URL server is sent at each start, and Colmena's own variables before saving", async () => {
+    renderPanel();
+    fireEvent.click(await screen.findByTestId("mcp-add"));
+    fireEvent.click(screen.getByTestId("mcp-kind-http"));
+    fireEvent.change(screen.getByLabelText("URL"), { target: { value: "https://x.example/mcp" } });
+    expect(screen.queryByTestId("mcp-sent-to")).toBeNull();
+    fireEvent.click(screen.getByTestId("mcp-headers-add"));
+    fireEvent.change(screen.getByTestId("mcp-headers-name-0"), { target: { value: "Authorization" } });
+    fireEvent.change(screen.getByTestId("mcp-headers-value-0"), { target: { value: "Bearer ${API_KEY}" } });
+    expect(screen.getByTestId("mcp-sent-to")).toHaveTextContent("Sent to https://x.example at each start: ${API_KEY}.");
+    expect(screen.queryByTestId("mcp-colmena-reference")).toBeNull();
+
+    fireEvent.change(screen.getByTestId("mcp-headers-value-0"), { target: { value: "Bearer ${COLMENA_TOKEN}" } });
+    expect(screen.getByTestId("mcp-colmena-reference")).toHaveTextContent("${COLMENA_TOKEN}: Colmena's own variables are never given to a server");
+    expect(screen.queryByTestId("mcp-sent-to")).toBeNull();
   });
 
   it("deleting hides the server at once, behind Undo", async () => {

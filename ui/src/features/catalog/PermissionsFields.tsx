@@ -1,13 +1,14 @@
 // The permission gate's rules for one agent: for each class of tool
 // (reads, writes files, runs programs, reaches the network, sends
-// messages) allow, ask or deny; and whether network tools may reach this
+// messages, changes other systems) allow, ask or deny; and whether network tools may reach this
 // computer and its local network.
 
 import { useTranslation } from "react-i18next";
 
 import type { Permissions, Risk, Rule } from "../../api";
 
-export const RISKS: Risk[] = ["read", "write", "run", "network", "send"];
+/** The classes tools have (`reply` is a grant only, see GrantFields). */
+export const RISKS: Exclude<Risk, "reply">[] = ["read", "write", "run", "network", "send", "act"];
 const RULES: Rule[] = ["allow", "ask", "deny"];
 
 export const DEFAULT_PERMISSIONS: Permissions = {
@@ -16,6 +17,7 @@ export const DEFAULT_PERMISSIONS: Permissions = {
   run: "ask",
   network: "ask",
   send: "ask",
+  act: "ask",
   localNetwork: false,
 };
 

@@ -16,6 +16,8 @@ export interface AgentDraft {
   skills: string[];
   /** MCP servers whose every tool the agent is given. */
   mcpServers: string[];
+  /** The agents it may hand work to outside a swarm. */
+  delegates: string[];
   permissions: Permissions;
 }
 
@@ -29,6 +31,7 @@ export function draftOf(agent?: Agent): AgentDraft {
     tools: agent?.toolPatterns ?? [],
     skills: agent?.skills ?? [],
     mcpServers: agent?.mcpServers ?? [],
+    delegates: agent?.delegates ?? [],
     permissions: agent?.permissions ?? DEFAULT_PERMISSIONS,
   };
 }
@@ -42,6 +45,7 @@ export const DRAFT_LABELS: Record<keyof AgentDraft, string> = {
   tools: "agents.fields.tools",
   skills: "agents.fields.skills",
   mcpServers: "mcp.agent.field",
+  delegates: "agents.fields.delegates",
   permissions: "permissions.title",
 };
 

@@ -8,7 +8,7 @@ import type { FormEvent } from "react";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 
-import { cronApi, type ApiError, type CronJob } from "../../api";
+import { cronApi, type ApiError, type CronJob, type Risk } from "../../api";
 import { errorText, fieldErrorText } from "../../app/errorText";
 import { authorName } from "../../app/names";
 import { Banner } from "../../components/Banner";
@@ -18,6 +18,7 @@ import { Field } from "../../components/Field";
 import { Segmented } from "../../components/Segmented";
 import { useDebounced } from "../../components/useDebounced";
 import { useAgentName } from "../catalog/agentName";
+import { GrantFields } from "../catalog/GrantFields";
 import { agentsQuery } from "../catalog/queries";
 import { authorsQuery } from "../inbox/queries";
 import { swarmsQuery } from "../runs/queries";
@@ -219,25 +220,13 @@ export function JobDialog({ job, onClose, onSaved }: { job?: CronJob; onClose():
           </select>
         </Field>
         {draft.targetKind !== "role" && (
-          <fieldset className="field rules-box" data-testid="cron-unattended">
-            <legend className="field-label">{t("permissions.unattended.title")}</legend>
-            <p className="field-hint">{t("cron.form.unattendedHint")}</p>
-            <div className="check-grid">
-              {UNATTENDED.map((risk) => (
-                <label key={risk} className="check">
-                  <input
-                    type="checkbox"
-                    checked={draft.unattended.includes(risk)}
-                    onChange={(e) =>
-                      set({ unattended: e.target.checked ? [...draft.unattended, risk] : draft.unattended.filter((r) => r !== risk) })
-                    }
-                    data-testid={`cron-unattended-${risk}`}
-                  />
-                  <span>{t(`permissions.risk.${risk}`)}</span>
-                </label>
-              ))}
-            </div>
-          </fieldset>
+          <GrantFields
+            classes={UNATTENDED}
+            value={draft.unattended}
+            onChange={(unattended: Risk[]) => set({ unattended })}
+            hint={t("cron.form.unattendedHint")}
+            testId="cron-unattended"
+          />
         )}
         <p className="muted small">{t("cron.form.unattended")}</p>
         {general && <Banner tone="danger">{general}</Banner>}

@@ -10,7 +10,7 @@ export type TargetKind = CronTarget["kind"];
 
 /** The classes a person may allow a job's runs with nobody watching (as
  * for a role's wake-ups in the Inbox); reading needs no grant. */
-export const UNATTENDED: Risk[] = ["write", "run", "network", "send"];
+export const UNATTENDED: Risk[] = ["write", "run", "network", "send", "act"];
 
 const UNIT_SECONDS: Record<IntervalUnit, number> = { seconds: 1, minutes: 60, hours: 3600, days: 86_400 };
 

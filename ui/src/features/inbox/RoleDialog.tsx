@@ -4,6 +4,7 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { Copy, KeyRound } from "lucide-react";
 
+import { GrantFields } from "../catalog/GrantFields";
 import { inboxApi, type ApiError, type Author, type AuthorWithToken, type Risk } from "../../api";
 import { Banner } from "../../components/Banner";
 import { Button } from "../../components/Button";
@@ -15,8 +16,9 @@ import { useAgentName } from "../catalog/agentName";
 import { WakeCommandFields } from "./WakeCommandFields";
 import { initialWake, wakePayload } from "./wakeCommand";
 
-/** What a role's wake-ups may do with nobody watching, where its agent asks. */
-const UNATTENDED: Risk[] = ["write", "run", "network", "send"];
+/** What a role's wake-ups may do with nobody watching, where its agent
+ * asks. A new role may only answer who wrote to it. */
+const UNATTENDED: Risk[] = ["reply", "send", "write", "run", "network", "act"];
 
 /** A bearer token, shown once: copy it now. */
 export function TokenPanel({ token, onDone }: { token: string; onDone(): void }) {
@@ -54,7 +56,7 @@ export function RoleDialog({ role, onClose, onCreated }: { role?: Author; onClos
   const [name, setName] = useState(role?.name ?? "");
   const [agentId, setAgentId] = useState(role?.agentId ?? "");
   const [every, setEvery] = useState(String(role?.wakeIntervalMinutes ?? 30));
-  const [unattended, setUnattended] = useState<Risk[]>(role?.unattended ?? ["send"]);
+  const [unattended, setUnattended] = useState<Risk[]>(role?.unattended ?? ["reply"]);
   const [created, setCreated] = useState<AuthorWithToken | null>(null);
   const [wake, setWake] = useState(() => initialWake(role));
   const [instructions, setInstructions] = useState(role?.instructions ?? "");
@@ -134,23 +136,14 @@ export function RoleDialog({ role, onClose, onCreated }: { role?: Author; onClos
             />
           </Field>
           {wake.mode === "agent" && agentId && (
-            <fieldset className="field rules-box" data-testid="role-unattended">
-              <legend className="field-label">{t("permissions.unattended.title")}</legend>
-              <p className="field-hint">{t("permissions.unattended.hint")}</p>
-              <div className="check-grid">
-                {UNATTENDED.map((risk) => (
-                  <label key={risk} className="check">
-                    <input
-                      type="checkbox"
-                      checked={unattended.includes(risk)}
-                      onChange={(e) => setUnattended((list) => (e.target.checked ? [...list, risk] : list.filter((r) => r !== risk)))}
-                      data-testid={`unattended-${risk}`}
-                    />
-                    <span>{t(`permissions.risk.${risk}`)}</span>
-                  </label>
-                ))}
-              </div>
-            </fieldset>
+            <GrantFields
+              classes={UNATTENDED}
+              value={unattended}
+              onChange={setUnattended}
+              hint={t("permissions.unattended.hint")}
+              testId="role-unattended"
+              boxTestId="unattended"
+            />
           )}
           {wake.mode === "agent" && agentId && (
             <>

@@ -3,7 +3,7 @@
 // card sits inline in a run panel or a chat, and in the app-wide stack for
 // runs nobody is looking at.
 
-import type { ReactNode } from "react";
+import { Fragment, type ReactNode } from "react";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { Check, CheckCheck, ShieldAlert, X } from "lucide-react";
@@ -13,14 +13,7 @@ import { errorText } from "../../app/errorText";
 import { useNames } from "../../app/names";
 import { Button } from "../../components/Button";
 import { runtimeKeys } from "./queries";
-
-function pretty(args: string): string {
-  try {
-    return JSON.stringify(JSON.parse(args), null, 2);
-  } catch {
-    return args;
-  }
-}
+import { shownArguments } from "./shownArguments";
 
 export function ApprovalCard({ approval, agentName, origin }: { approval: Approval; agentName?: string; origin?: ReactNode }) {
   const { t } = useTranslation();
@@ -39,7 +32,20 @@ export function ApprovalCard({ approval, agentName, origin }: { approval: Approv
         <span className={`risk-badge risk-${approval.risk}`}>{t(`permissions.risk.${approval.risk}`)}</span>
       </header>
       {origin}
-      <pre className="mono approval-args" data-testid="approval-arguments">{pretty(approval.arguments)}</pre>
+      <pre className="mono approval-args" data-testid="approval-arguments">
+        {shownArguments(approval.arguments).map((piece, i) =>
+          typeof piece === "string" ? (
+            <Fragment key={i}>{piece}</Fragment>
+          ) : (
+            <mark key={i} className="approval-blank" data-testid="approval-blank">
+              {t("approvals.blank", { count: piece.count })}
+            </mark>
+          ),
+        )}
+      </pre>
+      <p className="muted small approval-length" data-testid="approval-length">
+        {t("approvals.length", { count: [...approval.arguments].length })}
+      </p>
       {decide.error && <p className="field-error">{errorText(t, decide.error)}</p>}
       <div className="approval-actions">
         <Button size="sm" variant="primary" icon={<Check size={13} />} busy={decide.isPending && decide.variables === "allow_once"} onClick={() => decide.mutate("allow_once")} data-testid="approval-allow-once">

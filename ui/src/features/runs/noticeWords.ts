@@ -1,8 +1,8 @@
 // The words of a notice in the person's language (issue 15). Core composes
 // its own notices in English and names their topic; the window words them
 // from `noticeTopics.*`, the same catalog the desktop notification reads
-// (src-tauri/src/notice_text.rs). An agent's own notice has no topic and is
-// shown as the agent wrote it.
+// (src-tauri/src/notice_text.rs). An agent's own notice keeps its words but
+// is titled as a message from an agent (its text may be an outsider's).
 
 import type { TFunction } from "i18next";
 
@@ -19,6 +19,20 @@ export function noticeWords(t: TFunction, notice: Notice): { title: string; body
       return {
         title: t("noticeTopics.approval.title", { agent: topic.agent, tool: topic.tool }),
         body: t("noticeTopics.approval.body", { risk: t(`noticeTopics.approval.risk.${topic.risk}`) }),
+      };
+    case "agentMessage":
+      return {
+        title: t("noticeTopics.agentMessage.title", { from: topic.from }),
+        body: t("noticeTopics.agentMessage.body", { title: notice.title, body: notice.body }),
+      };
+    case "wakeBudget":
+      return {
+        title: t("noticeTopics.wakeBudget.title", { role: topic.role }),
+        body: t("noticeTopics.wakeBudget.body", {
+          perHour: topic.perHour,
+          perDay: topic.perDay,
+          until: new Date(topic.until).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }),
+        }),
       };
     default:
       return { title: notice.title, body: notice.body };

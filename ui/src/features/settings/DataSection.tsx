@@ -5,6 +5,7 @@ import { KeyRound, ShieldAlert, ShieldCheck } from "lucide-react";
 import { Banner } from "../../components/Banner";
 import { Spinner } from "../../components/Spinner";
 import { workspaceQuery } from "../providers/queries";
+import { BackupsCard } from "./BackupsCard";
 
 export function DataSection() {
   const { t } = useTranslation();
@@ -82,6 +83,7 @@ export function DataSection() {
               </div>
             </dl>
           </div>
+          <BackupsCard />
         </>
       )}
     </section>

@@ -55,7 +55,10 @@ const POOL_SIZE: usize = 16;
 
 /// The PostgreSQL migrations, in order (version N: the first N applied).
 /// Append new ones; never edit one released.
-const MIGRATIONS: &[&str] = &[include_str!("../../store/migrations/postgres/0001_bus.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../../store/migrations/postgres/0001_bus.sql"),
+    include_str!("../../store/migrations/postgres/0002_act_and_reply.sql"),
+];
 
 /// Where a workspace's bus lives.
 #[derive(Clone, PartialEq, Eq)]

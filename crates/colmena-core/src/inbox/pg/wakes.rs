@@ -166,6 +166,18 @@ pub(crate) async fn make_due(bus: &PgBus, ids: &[String]) -> Result<usize> {
     Ok(usize::try_from(changed).unwrap_or(usize::MAX))
 }
 
+/// Moves `id`'s next wake-up to `until` (a role past its wake-up budget).
+pub(crate) async fn defer(bus: &PgBus, id: &str, until: DateTime<Utc>) -> Result<()> {
+    let client = bus.client().await?;
+    client
+        .execute(
+            "UPDATE authors SET next_wake_at = $2 WHERE id = $1",
+            &[&id, &until],
+        )
+        .await?;
+    Ok(())
+}
+
 /// Keeps why the last wake-up failed (or that it did not).
 pub(crate) async fn record(bus: &PgBus, id: &str, failure: Option<&str>) -> Result<()> {
     let client = bus.client().await?;

@@ -13,11 +13,16 @@
 //!   an hour (the longest Colmena allows) can only be milliseconds.
 //! - Cursor's `${env:NAME}` is Colmena's `${NAME}`, `${userHome}` the home
 //!   folder; VS Code's `${input:…}` prompts have no equivalent here.
+//!
+//! A reference to one of Colmena's own variables (`${COLMENA_…}`) makes the
+//! entry invalid: a cloned project's `.mcp.json` must not be able to send
+//! them anywhere. Every other reference of a URL server is marked with the
+//! origin its value would be sent to, so the preview can say so.
 
 use serde_json::{Map, Value};
 
 use super::secrets::{has_url_password, looks_secret};
-use super::{ImportProblem, ImportReference};
+use super::{ImportProblem, ImportReference, ImportVar};
 use crate::mcp_servers::config::{McpServerInput, McpTransportInput, McpVarInput};
 use crate::mcp_servers::refs;
 
@@ -51,6 +56,8 @@ pub(super) struct Converted {
     pub enabled: bool,
     pub timeout_seconds: Option<u32>,
     pub secrets: Vec<String>,
+    pub plain_vars: Vec<ImportVar>,
+    pub cwd: Option<String>,
     pub references: Vec<ImportReference>,
     pub ignored: Vec<String>,
     pub notes: Vec<String>,
@@ -75,8 +82,18 @@ struct Strings<'a> {
 }
 
 impl Strings<'_> {
-    fn take(&mut self, text: &str) -> Result<String, ImportProblem> {
+    /// `text` of `field` (named in a refusal) as it would be stored.
+    fn take(&mut self, field: &str, text: &str) -> Result<String, ImportProblem> {
         let text = self.rewrite(text)?;
+        if let Some(name) = refs::first_reserved(&text) {
+            return Err(problem(
+                refs::RESERVED_REASON,
+                format!(
+                    "{field} refers to ${{{name}}}: Colmena's own variables ({}*) are never given to an MCP server",
+                    refs::RESERVED_PREFIX
+                ),
+            ));
+        }
         for name in refs::names(&text) {
             // Unset alone, does this text still resolve? Then a default covers it.
             let defaulted = refs::resolve(&text, &|n| (n != name).then(String::new)).is_ok();
@@ -86,6 +103,7 @@ impl Strings<'_> {
                     set: (self.lookup)(&name).is_some(),
                     name,
                     has_default: defaulted,
+                    sent_to: None,
                 }),
             }
         }
@@ -272,7 +290,7 @@ fn vars(
                 format!("the value of {key}.{name} must be a string"),
             )
         })?;
-        let value = strings.take(&written)?;
+        let value = strings.take(&format!("{key}.{name}"), &written)?;
         let secret = !value.is_empty()
             && (looks_secret(name) || has_url_password(&value))
             && (strings.resolve || !only_references(&value));
@@ -291,6 +309,29 @@ fn vars(
         });
     }
     Ok(out)
+}
+
+/// Where the references of a URL server send their values: the origin of
+/// `url` resolved against the environment now, or `url` as written when it
+/// cannot be resolved yet (a reference that is not set).
+fn origin_of(url: &str, lookup: Lookup<'_>) -> String {
+    refs::resolve(url, lookup)
+        .ok()
+        .and_then(|resolved| url::Url::parse(&resolved).ok())
+        .map(|parsed| parsed.origin().ascii_serialization())
+        .filter(|origin| origin != "null")
+        .unwrap_or_else(|| url.to_owned())
+}
+
+/// The plain (not sealed) variables or headers, with their values.
+fn plain_of(vars: &[McpVarInput]) -> Vec<ImportVar> {
+    vars.iter()
+        .filter(|v| !v.secret)
+        .map(|v| ImportVar {
+            name: v.name.clone(),
+            value: v.value.clone().unwrap_or_default(),
+        })
+        .collect()
 }
 
 /// Notes about arguments that look like secrets: arguments are stored plain.
@@ -396,7 +437,7 @@ fn fill(
     let transport = if kind == "stdio" {
         let written = command
             .ok_or_else(|| problem("no_transport", "it is a stdio server without a command"))?;
-        let mut command = strings.take(&written)?;
+        let mut command = strings.take("command", &written)?;
         let mut args = match obj.get("args") {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Array(items)) => items
@@ -428,11 +469,16 @@ fn fill(
         }
         let args = args
             .iter()
-            .map(|a| strings.take(a))
+            .enumerate()
+            .map(|(i, a)| strings.take(&format!("argument {}", i + 1), a))
             .collect::<Result<Vec<_>, _>>()?;
         note_secret_args(&args, &mut out.notes);
-        let cwd = text_of(obj, "cwd")?.map(|c| strings.take(&c)).transpose()?;
+        let cwd = text_of(obj, "cwd")?
+            .map(|c| strings.take("cwd", &c))
+            .transpose()?;
         let env = vars(obj, "env", strings, &mut secrets)?;
+        out.plain_vars = plain_of(&env);
+        out.cwd = cwd.clone();
         out.target = std::iter::once(command.as_str())
             .chain(args.iter().map(String::as_str))
             .collect::<Vec<_>>()
@@ -446,7 +492,7 @@ fn fill(
     } else {
         let written =
             url.ok_or_else(|| problem("no_transport", "it is an HTTP server without a URL"))?;
-        let url = strings.take(&written)?;
+        let url = strings.take("url", &written)?;
         let path = url
             .split(['?', '#'])
             .next()
@@ -462,6 +508,13 @@ fn fill(
             );
         }
         let headers = vars(obj, "headers", strings, &mut secrets)?;
+        out.plain_vars = plain_of(&headers);
+        // The URL and the headers are all a URL server reads: every value
+        // they refer to is sent to its origin.
+        let origin = origin_of(&url, strings.lookup);
+        for reference in &mut strings.references {
+            reference.sent_to = Some(origin.clone());
+        }
         out.target = url.clone();
         McpTransportInput::Http { url, headers }
     };

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use super::RunContext;
 use crate::agents::{self, Agent};
 use crate::contracts::{self, hive};
-use crate::ctx::Notice;
+use crate::ctx::{Notice, NoticeTopic};
 use crate::error::{AppError, ErrorCode, Result};
 use crate::ids::AgentId;
 use crate::skills;
@@ -37,7 +37,7 @@ pub(crate) async fn call(
     let me = rc.caller();
     match name {
         "delegate_task" => delegate(rc, agent, args).await,
-        "list_agents" => list_agents(rc).await,
+        "list_agents" => list_agents(rc, agent).await,
         "search_catalog" => json_of(hive::search_catalog(ctx, &me, parse(args)?).await?),
         "load_skill" => {
             let skill = skills::get(ctx, &text(args, "name")).await?;
@@ -59,14 +59,26 @@ pub(crate) async fn call(
             Ok(format!("saved memory '{}'", saved.title))
         }
         "notify_user" => {
+            // The text is the agent's — perhaps an outsider's words it read
+            // in its mail — so the notice says whose it is, and a run nobody
+            // watches never raises an urgent one.
+            let from = rc.wake_role.clone().unwrap_or_else(|| agent.id.to_string());
+            let urgent = rc.attended && args["urgent"].as_bool().unwrap_or(false);
             ctx.notify(Notice {
                 title: text(args, "title"),
                 body: text(args, "body"),
-                urgent: args["urgent"].as_bool().unwrap_or(false),
+                urgent,
                 from: Some(agent.id.to_string()),
-                topic: None,
+                topic: Some(NoticeTopic::AgentMessage {
+                    from,
+                    unattended: !rc.attended,
+                }),
             });
-            Ok("the user was notified".to_owned())
+            Ok(if urgent || !args["urgent"].as_bool().unwrap_or(false) {
+                "the user was notified".to_owned()
+            } else {
+                "the user was notified (not as urgent: nobody watches this run)".to_owned()
+            })
         }
         "send_message" | "read_inbox" | "list_sent" => bus(rc, name, args).await,
         "web_fetch" => {
@@ -137,36 +149,57 @@ async fn delegate(rc: &RunContext, agent: &Agent, args: &Value) -> Result<String
             "an agent cannot delegate to itself",
         ));
     }
-    if let Some(members) = &rc.delegates
-        && !members.iter().any(|m| m == target.as_str())
-    {
-        return Err(AppError::invalid_field(
-            "agent_id",
-            "not_a_member",
-            format!(
-                "'{target}' is not a member of this swarm; members: {}",
-                members.join(", ")
-            ),
-        ));
+    match &rc.delegates {
+        Some(members) if !members.iter().any(|m| m == target.as_str()) => {
+            return Err(AppError::invalid_field(
+                "agent_id",
+                "not_a_member",
+                format!(
+                    "'{target}' is not a member of this swarm; members: {}",
+                    members.join(", ")
+                ),
+            ));
+        }
+        Some(_) => {}
+        // Outside a swarm: only the agents a person listed for this one —
+        // a page or a message it read cannot pick any agent of the
+        // workspace, with that agent's tools and rules.
+        None if !agent.delegates.iter().any(|d| d == target.as_str()) => {
+            let listed = if agent.delegates.is_empty() {
+                "none yet".to_owned()
+            } else {
+                agent.delegates.join(", ")
+            };
+            return Err(AppError::invalid_field(
+                "agent_id",
+                "not_listed",
+                format!(
+                    "'{}' may hand work only to the agents listed in its settings ({listed}); \
+                     '{target}' is not one of them. A person can list it under the agent's \
+                     \"Hands work to\".",
+                    agent.id
+                ),
+            ));
+        }
+        None => {}
     }
     if rc.depth >= MAX_DEPTH {
         return Err(AppError::precondition(format!(
             "delegation is limited to {MAX_DEPTH} levels"
         )));
     }
-    super::agent::delegate(rc, &target, &text(args, "task")).await
+    super::agent::delegate(rc, &agent.id, &target, &text(args, "task")).await
 }
 
-async fn list_agents(rc: &RunContext) -> Result<String> {
+/// The agents this run may hand work to: the swarm's members, else the
+/// ones listed for the agent.
+async fn list_agents(rc: &RunContext, agent: &Agent) -> Result<String> {
     let all = agents::list(&rc.ctx).await?;
+    let reachable = rc.delegates.as_ref().unwrap_or(&agent.delegates);
     let listed: Vec<Value> = all
         .iter()
         .filter(|a| a.enabled)
-        .filter(|a| {
-            rc.delegates
-                .as_ref()
-                .is_none_or(|m| m.iter().any(|id| id == a.id.as_str()))
-        })
+        .filter(|a| reachable.iter().any(|id| id == a.id.as_str()))
         .map(|a| json!({ "id": a.id, "name": a.name, "description": a.description }))
         .collect();
     Ok(serde_json::to_string_pretty(&listed)?)

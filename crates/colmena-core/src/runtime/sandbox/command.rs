@@ -1,12 +1,16 @@
 //! The command line that starts a program under a mechanism: the launcher
-//! (limits, and Landlock), or `bwrap` around the launcher (limits only).
+//! (limits, Landlock and a private /proc), or `bwrap` around the launcher
+//! (limits; bubblewrap builds the view and the namespaces). As root, both
+//! name the user the program runs as (`user.rs`).
 
+use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::path::Path;
 
 use tokio::process::Command;
 
 use super::mechanism::{DEVICES, Mechanism, SYSTEM_READ, exists};
+use super::user::{ProgramUser, program_user};
 use super::{Job, env, protocol as p};
 use crate::error::Result;
 
@@ -32,6 +36,69 @@ fn limits(job: &Job) -> Vec<OsString> {
     .collect()
 }
 
+/// `--uid`, `--gid` and the folders handed to that user: the workspace and
+/// the run's temporary folder.
+fn user_options(user: &ProgramUser, workspace: &Path, tmp: &Path) -> Vec<OsString> {
+    vec![
+        p::UID.into(),
+        user.uid.to_string().into(),
+        p::GID.into(),
+        user.gid.to_string().into(),
+        p::OWN.into(),
+        workspace.into(),
+        p::OWN.into(),
+        tmp.into(),
+    ]
+}
+
+/// bubblewrap's namespaces. As root it must not make a user namespace: it
+/// would map uid 0 alone, and the launcher could neither switch to the
+/// program's user nor hand it the workspace (bubblewrap run by root keeps
+/// every capability; the launcher drops them).
+fn bubblewrap_namespaces(network: bool, as_root: bool) -> Vec<OsString> {
+    let mut flags = vec!["--die-with-parent", "--new-session"];
+    if as_root {
+        flags.extend([
+            "--unshare-ipc",
+            "--unshare-pid",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+        ]);
+        if !network {
+            flags.push("--unshare-net");
+        }
+    } else {
+        flags.push("--unshare-all");
+        if network {
+            flags.push("--share-net");
+        }
+    }
+    flags.into_iter().map(OsString::from).collect()
+}
+
+/// `--perms 0755 --dir` for every folder above `paths`: bubblewrap makes
+/// the folders it creates on the way to a bind 0700, which the program's
+/// user could not enter. Folders that exist in the view (the system's,
+/// bound read-only) are left as they are.
+fn enterable_parents(paths: &[&Path]) -> Vec<OsString> {
+    let parents: BTreeSet<&Path> = paths
+        .iter()
+        .flat_map(|path| path.ancestors().skip(1))
+        .filter(|dir| dir.parent().is_some())
+        .collect();
+    parents
+        .into_iter()
+        .flat_map(|dir| {
+            [
+                OsString::from("--perms"),
+                OsString::from("0755"),
+                OsString::from("--dir"),
+                OsString::from(dir),
+            ]
+        })
+        .collect()
+}
+
 pub(super) fn build(
     mechanism: &Mechanism,
     launcher: &Path,
@@ -40,10 +107,17 @@ pub(super) fn build(
 ) -> Result<Command> {
     let mut args: Vec<OsString> = Vec::new();
     let no_network = (!job.network).then(|| OsString::from(p::NO_NETWORK));
+    let user = program_user();
+    let as_user = user
+        .as_ref()
+        .map(|user| user_options(user, &job.workspace, tmp))
+        .unwrap_or_default();
     let mut command = match mechanism {
         Mechanism::Landlock => {
             args.push(p::LANDLOCK.into());
+            args.push(p::PRIVATE_PROC.into());
             args.extend(no_network);
+            args.extend(as_user);
             for dir in SYSTEM_READ.iter().map(Path::new).filter(|d| exists(d)) {
                 args.extend([p::READ.into(), dir.into()]);
             }
@@ -59,12 +133,7 @@ pub(super) fn build(
             let bind = |flag: &str, path: &Path| -> [OsString; 3] {
                 [flag.into(), path.into(), path.into()]
             };
-            for flag in ["--die-with-parent", "--new-session", "--unshare-all"] {
-                args.push(flag.into());
-            }
-            if job.network {
-                args.push("--share-net".into());
-            }
+            args.extend(bubblewrap_namespaces(job.network, user.is_some()));
             for dir in SYSTEM_READ
                 .iter()
                 .map(Path::new)
@@ -79,12 +148,16 @@ pub(super) fn build(
                 "/dev".into(),
             ]);
             args.extend(["--tmpfs".into(), "/tmp".into()]);
+            if user.is_some() {
+                args.extend(enterable_parents(&[job.workspace.as_path(), tmp]));
+            }
             args.extend(bind("--bind", &job.workspace));
             args.extend(bind("--bind", tmp));
             args.extend(bind("--ro-bind", launcher));
             args.extend(["--chdir".into(), job.workspace.clone().into()]);
             args.extend([p::END.into(), launcher.into()]);
             args.extend(no_network);
+            args.extend(as_user);
             args.extend(limits(job));
             Command::new(bwrap)
         }

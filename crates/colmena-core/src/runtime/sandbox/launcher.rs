@@ -1,4 +1,6 @@
-//! The body of `colmena-sandbox` (compiled only into that binary).
+//! The body of `colmena-sandbox` (compiled only into that binary, with the
+//! files in `launcher/`: its command line in `plan.rs`, the Linux steps in
+//! the others).
 //!
 //! Why a launcher: limits and Landlock must be applied by the process that
 //! will run the program, between `fork` and `exec`. Doing that in the app
@@ -6,108 +8,41 @@
 //! multithreaded tokio process. Instead the app starts this small,
 //! single-threaded program (already in its own process group, with a
 //! cleared environment and the workspace as its working folder); it limits
-//! *itself* — resource limits, then a Landlock ruleset, then a syscall
-//! filter — and then `exec`s the program, which inherits every restriction
-//! and can never lift them.
+//! *itself* and then `exec`s the program, which inherits every restriction
+//! and can never lift them. In order:
 //!
-//! The syscall filter (seccomp, on Linux, under both mechanisms) closes what
-//! the others leave open:
-//! - **Unix sockets** (`socket(AF_UNIX)`): Landlock confines connecting to
-//!   one by path only from ABI 9 (Linux 7.1), and bubblewrap shares the
-//!   host's abstract sockets; through them a program could reach the user's
-//!   session bus (`systemd-run --user` runs anything outside the sandbox),
-//!   ssh-agent, gpg-agent, Docker or the display. `socketpair` stays allowed;
-//! - **leaving the process group** (`setsid`, `setpgid`): the group is what
-//!   is killed when the call ends;
-//! - **io_uring**, which can open sockets without the `socket` call;
-//! - with `--no-network` (the git tools), every socket.
+//! 1. with `--private-proc`, PID and mount namespaces of its own, so that
+//!    `/proc` lists only the program's processes (`launcher/namespaces.rs`:
+//!    the launcher then runs again inside them and stays as their first
+//!    process);
+//! 2. with `--uid`: the workspace handed to that user
+//!    (`launcher/hand_over.rs`) and the granted folders made reachable for
+//!    it (`launcher/reach.rs`);
+//! 3. resource limits, then the Landlock ruleset (its paths opened while
+//!    still root);
+//! 4. every privilege dropped: capabilities, the user switched from root,
+//!    `no_new_privs` (`launcher/privileges.rs`);
+//! 5. the syscall filter (`launcher/syscalls.rs`).
+//!
+//! It refuses to run a program as root: as root, the app names another
+//! user (`--uid`, `--gid`), else the launcher exits with
+//! [`SETUP_FAILED`](crate::protocol::SETUP_FAILED).
 //!
 //! With `--supervise` (the user's MCP servers) it does not become the
 //! program: it runs it as a child and watches it and the app, so that
-//! nothing the program starts outlives either — see `supervisor.rs`.
+//! nothing the program starts outlives either — see `supervisor.rs`. Those
+//! are the person's own programs and run as the app's user: only limits,
+//! and Landlock and the filter when asked, apply to them.
 //!
 //! It refuses to run the program when it cannot confine it: exit status
 //! [`SETUP_FAILED`](crate::protocol::SETUP_FAILED) and a message on
 //! standard error that starts with
 //! [`ERROR_PREFIX`](crate::protocol::ERROR_PREFIX).
 
-use std::ffi::OsString;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::plan::{Plan, ProgramUser, parse};
 use crate::protocol as p;
-
-/// What the command line asks for.
-struct Plan {
-    supervise: bool,
-    /// With `supervise`: the app's process id, as the app says.
-    parent: Option<u32>,
-    landlock: bool,
-    no_network: bool,
-    read: Vec<PathBuf>,
-    write: Vec<PathBuf>,
-    limits: Vec<(String, u64)>,
-    program: OsString,
-    args: Vec<OsString>,
-}
-
-fn parse(mut args: impl Iterator<Item = OsString>) -> Result<Plan, String> {
-    let mut plan = Plan {
-        supervise: false,
-        parent: None,
-        landlock: false,
-        no_network: false,
-        read: Vec::new(),
-        write: Vec::new(),
-        limits: Vec::new(),
-        program: OsString::new(),
-        args: Vec::new(),
-    };
-    while let Some(arg) = args.next() {
-        let text = arg.to_string_lossy();
-        match text.as_ref() {
-            p::SUPERVISE => plan.supervise = true,
-            p::PARENT => {
-                let pid = args.next().ok_or("--parent needs a process id")?;
-                let pid = pid.to_string_lossy();
-                let pid = pid
-                    .parse()
-                    .map_err(|_| format!("--parent: '{pid}' is not a process id"))?;
-                plan.parent = Some(pid);
-            }
-            p::LANDLOCK => plan.landlock = true,
-            p::NO_NETWORK => plan.no_network = true,
-            p::READ => plan
-                .read
-                .push(args.next().ok_or("--ro needs a path")?.into()),
-            p::WRITE => plan
-                .write
-                .push(args.next().ok_or("--rw needs a path")?.into()),
-            p::LIMIT => {
-                let value = args.next().ok_or("--limit needs NAME=N")?;
-                let value = value.to_string_lossy();
-                let (name, n) = value.split_once('=').ok_or("--limit needs NAME=N")?;
-                if !p::LIMITS.contains(&name) {
-                    return Err(format!("unknown limit '{name}'"));
-                }
-                let n = n
-                    .parse()
-                    .map_err(|_| format!("--limit {name}: '{n}' is not a number"))?;
-                plan.limits.push((name.to_owned(), n));
-            }
-            p::END => {
-                plan.program = args.next().ok_or("no program after --")?;
-                plan.args = args.collect();
-                if plan.parent.is_some() && !plan.supervise {
-                    return Err("--parent needs --supervise".into());
-                }
-                return Ok(plan);
-            }
-            other => return Err(format!("unknown option '{other}'")),
-        }
-    }
-    Err("no program (expected -- PROGRAM ARG…)".into())
-}
 
 pub(crate) fn fail(message: &str) -> ExitCode {
     eprintln!("{}{message}", p::ERROR_PREFIX);
@@ -126,23 +61,24 @@ pub fn main() -> ExitCode {
         Ok(plan) => plan,
         Err(e) => return fail(&e),
     };
-    if let Err(e) = limit(&plan.limits) {
-        return fail(&e);
-    }
-    if plan.landlock
-        && let Err(e) = confine(&plan)
-    {
-        return fail(&e);
-    }
-    // A supervised program is the person's own (an MCP server they
-    // configured): filtered only when the app asks for confinement.
-    if (!plan.supervise || plan.landlock || plan.no_network)
-        && let Err(e) = filter_syscalls(plan.no_network)
-    {
-        return fail(&e);
-    }
     if plan.supervise {
-        return crate::supervisor::run(&plan.program, &plan.args, plan.parent);
+        return supervise(&plan);
+    }
+    let root = rustix::process::geteuid().is_root();
+    if let Err(e) = check_user(&plan, root) {
+        return fail(&e);
+    }
+    let private_mounts = match enter_namespaces(&plan, root) {
+        Ok(Stage::Ended(status)) => return status,
+        Ok(Stage::Here { private_mounts }) => private_mounts,
+        Err(e) => return fail(&e),
+    };
+    if let Err(e) = confine(&plan, private_mounts) {
+        return fail(&e);
+    }
+    #[cfg(target_os = "linux")]
+    if plan.init {
+        return crate::namespaces::run_program(&plan.program, &plan.args);
     }
     // Only returns when the program could not be executed.
     let error = std::process::Command::new(&plan.program)
@@ -159,6 +95,142 @@ pub fn main() -> ExitCode {
 #[cfg(not(unix))]
 pub fn main() -> ExitCode {
     fail("this system has no sandbox for programs run by agents")
+}
+
+/// `--supervise`: the person's own program, as the app's user; limits, and
+/// Landlock and the syscall filter only when the app asks for confinement.
+#[cfg(unix)]
+fn supervise(plan: &Plan) -> ExitCode {
+    if let Err(e) = limit(&plan.limits) {
+        return fail(&e);
+    }
+    if plan.landlock
+        && let Err(e) = landlock(plan)
+    {
+        return fail(&e);
+    }
+    if (plan.landlock || plan.no_network)
+        && let Err(e) = filter_syscalls(plan.no_network)
+    {
+        return fail(&e);
+    }
+    crate::supervisor::run(&plan.program, &plan.args, plan.parent)
+}
+
+/// A program never runs as root: as root the launcher needs another user to
+/// switch to (the app passes one); as anyone else it cannot switch.
+#[cfg(unix)]
+fn check_user(plan: &Plan, root: bool) -> Result<(), String> {
+    match (root, plan.user) {
+        (true, None) => Err(
+            "refusing to run a program as root: it would keep root's files and powers \
+             (the app names another user with --uid and --gid when it runs as root)"
+                .into(),
+        ),
+        (false, Some(_)) => Err("--uid needs the launcher to run as root".into()),
+        _ => Ok(()),
+    }
+}
+
+/// Where this process stands with respect to the namespaces of
+/// `--private-proc`.
+#[cfg(unix)]
+enum Stage {
+    /// The launcher ran again inside new namespaces and ended with this
+    /// status: this process has nothing left to do.
+    Ended(ExitCode),
+    /// Confine this process and run the program from here.
+    /// `private_mounts`: mounts made here never reach the host, so paths
+    /// may be opened for the program's user (`launcher/reach.rs`).
+    Here { private_mounts: bool },
+}
+
+#[cfg(target_os = "linux")]
+fn enter_namespaces(plan: &Plan, root: bool) -> Result<Stage, String> {
+    use crate::namespaces;
+    if !plan.private_proc {
+        return Ok(Stage::Here {
+            private_mounts: false,
+        });
+    }
+    if plan.init {
+        let private_mounts = namespaces::prepare_first_process(root)?;
+        return Ok(Stage::Here { private_mounts });
+    }
+    if namespaces::unshare_for_child(root)? {
+        Ok(Stage::Ended(namespaces::start_first_process()))
+    } else {
+        // Refused (no user namespaces for this user, a container without
+        // CAP_SYS_ADMIN): the host's /proc, as without the option.
+        Ok(Stage::Here {
+            private_mounts: false,
+        })
+    }
+}
+
+#[cfg(all(unix, not(target_os = "linux")))]
+fn enter_namespaces(_plan: &Plan, _root: bool) -> Result<Stage, String> {
+    Ok(Stage::Here {
+        private_mounts: false,
+    })
+}
+
+/// Steps 2 to 5 of the module docs, on this process.
+#[cfg(unix)]
+fn confine(plan: &Plan, private_mounts: bool) -> Result<(), String> {
+    if let Some(user) = plan.user {
+        open_to(user, plan, private_mounts)?;
+    }
+    limit(&plan.limits)?;
+    if plan.landlock {
+        landlock(plan)?;
+    }
+    drop_privileges(plan.user)?;
+    filter_syscalls(plan.no_network)
+}
+
+/// Hands `--own` folders to `user` and makes every granted path reachable
+/// for it.
+#[cfg(target_os = "linux")]
+fn open_to(user: ProgramUser, plan: &Plan, private_mounts: bool) -> Result<(), String> {
+    use std::path::PathBuf;
+    for dir in &plan.own {
+        crate::hand_over::hand_over(dir, user)?;
+    }
+    let granted: Vec<PathBuf> = plan
+        .own
+        .iter()
+        .chain(&plan.read)
+        .chain(&plan.write)
+        .cloned()
+        .collect();
+    crate::reach::make_reachable(&granted, user, private_mounts)
+}
+
+#[cfg(all(unix, not(target_os = "linux")))]
+fn open_to(_user: ProgramUser, _plan: &Plan, _private_mounts: bool) -> Result<(), String> {
+    Err("running programs as another user needs Linux; the program was not run".into())
+}
+
+#[cfg(target_os = "linux")]
+fn drop_privileges(user: Option<ProgramUser>) -> Result<(), String> {
+    crate::privileges::drop_all(user)
+}
+
+/// Not root (see [`check_user`]) and no capabilities to drop.
+#[cfg(all(unix, not(target_os = "linux")))]
+fn drop_privileges(_user: Option<ProgramUser>) -> Result<(), String> {
+    Ok(())
+}
+
+#[cfg(target_os = "linux")]
+fn filter_syscalls(no_network: bool) -> Result<(), String> {
+    crate::syscalls::filter(no_network)
+}
+
+#[cfg(all(unix, not(target_os = "linux")))]
+fn filter_syscalls(_no_network: bool) -> Result<(), String> {
+    Ok(())
 }
 
 #[cfg(unix)]
@@ -195,7 +267,7 @@ fn limit(limits: &[(String, u64)]) -> Result<(), String> {
 /// app uses bubblewrap there ([`MIN_ABI`]); what newer kernels add (Unix
 /// sockets by path) is taken where it exists.
 #[cfg(target_os = "linux")]
-fn confine(plan: &Plan) -> Result<(), String> {
+fn landlock(plan: &Plan) -> Result<(), String> {
     use landlock::{
         ABI, Access, AccessFs, CompatLevel, Compatible, RulesetAttr, RulesetCreatedAttr,
         RulesetStatus, Scope, path_beneath_rules,
@@ -219,70 +291,6 @@ fn confine(plan: &Plan) -> Result<(), String> {
 }
 
 #[cfg(all(unix, not(target_os = "linux")))]
-fn confine(_plan: &Plan) -> Result<(), String> {
+fn landlock(_plan: &Plan) -> Result<(), String> {
     Err("Landlock exists only on Linux; the program was not run".into())
-}
-
-/// The syscall filter of the module docs: the listed calls fail with
-/// `EPERM`, everything else is allowed. A call made through another
-/// architecture's table (32-bit calls on a 64-bit kernel) kills the
-/// program; x32 numbers are listed too.
-#[cfg(target_os = "linux")]
-fn filter_syscalls(no_network: bool) -> Result<(), String> {
-    use std::collections::BTreeMap;
-
-    use seccompiler::{
-        BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
-        SeccompRule, TargetArch,
-    };
-
-    let why = |e: seccompiler::Error| format!("cannot set up the syscall filter: {e}");
-    let backend = |e: seccompiler::BackendError| format!("cannot set up the syscall filter: {e}");
-    let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(backend)?;
-    let unix = u64::try_from(libc::AF_UNIX).map_err(|e| e.to_string())?;
-    // No condition: every socket; else only Unix ones.
-    let sockets = if no_network {
-        Vec::new()
-    } else {
-        vec![
-            SeccompRule::new(vec![
-                SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, unix)
-                    .map_err(backend)?,
-            ])
-            .map_err(backend)?,
-        ]
-    };
-    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
-    let mut deny = |number: i64, when: Vec<SeccompRule>| {
-        // x32 calls are x86_64 calls with this bit set.
-        if arch == TargetArch::x86_64 {
-            rules.insert(number | 0x4000_0000, when.clone());
-        }
-        rules.insert(number, when);
-    };
-    deny(libc::SYS_socket, sockets);
-    for number in [
-        libc::SYS_setsid,
-        libc::SYS_setpgid,
-        libc::SYS_io_uring_setup,
-        libc::SYS_io_uring_enter,
-        libc::SYS_io_uring_register,
-    ] {
-        deny(number, Vec::new());
-    }
-    let eperm = u32::try_from(libc::EPERM).map_err(|e| e.to_string())?;
-    let filter = SeccompFilter::new(
-        rules,
-        SeccompAction::Allow,
-        SeccompAction::Errno(eperm),
-        arch,
-    )
-    .map_err(backend)?;
-    let program = BpfProgram::try_from(filter).map_err(backend)?;
-    seccompiler::apply_filter(&program).map_err(why)
-}
-
-#[cfg(all(unix, not(target_os = "linux")))]
-fn filter_syscalls(_no_network: bool) -> Result<(), String> {
-    Ok(())
 }

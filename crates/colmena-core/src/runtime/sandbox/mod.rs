@@ -11,9 +11,20 @@
 //! - **capped output**, read as it streams ([`capture`]);
 //! - **resource limits**: CPU time, address space, file size, processes,
 //!   open files;
-//! - **a syscall filter**: no Unix sockets (the user's session bus, agents
-//!   and display are out of reach), no leaving the process group, no
-//!   io_uring; no sockets at all for jobs without network (the git tools);
+//! - **no privileges**: every capability dropped (bounding, ambient,
+//!   inheritable, permitted, effective) and `no_new_privs`; never root —
+//!   when the app runs as root, programs run as another user ([`user`]),
+//!   to whom the workspace is handed;
+//! - **a private `/proc`**: PID and mount namespaces of their own, so no
+//!   other process's command line or environment is in view (bubblewrap
+//!   makes its own; with Landlock, where the system allows namespaces to
+//!   the app's user — always as root);
+//! - **a syscall filter**: only IPv4 and IPv6 sockets, and not raw ones (no
+//!   Unix sockets: the user's session bus, agents and display are out of
+//!   reach; no packet sockets sniffing loopback; no netlink), no leaving the
+//!   process group, no io_uring, no ptrace, module loading, `bpf`,
+//!   `perf_event_open`, keyrings, device nodes or mounts; no sockets at all
+//!   for jobs without network (the git tools);
 //! - **the file system limited to the agent's workspace** (and a per-run
 //!   temporary folder): read-only system folders so programs work, nothing
 //!   else — not the data dir with the store and the master key. Landlock
@@ -24,6 +35,10 @@
 //! Limits and Landlock are applied by `colmena-sandbox`, a small launcher
 //! that confines itself and then becomes the program (see `launcher.rs` for
 //! why this is not done in the app's own process).
+//!
+//! Not yet: an address policy for `cli_exec`'s network (it reaches
+//! loopback, the local network and metadata addresses, unlike
+//! `web_fetch`); the git tools have no network at all.
 //!
 //! The same launcher also keeps the user's MCP servers from outliving the
 //! app (`--supervise`, [`supervised_command`]): those are the person's own
@@ -37,6 +52,7 @@ mod group;
 mod mechanism;
 mod protocol;
 mod supervise;
+mod user;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -50,6 +66,7 @@ use crate::error::{AppError, Result};
 pub(crate) use capture::Captured;
 pub(crate) use mechanism::{Mechanism, detect, launcher};
 pub use supervise::{kill_group, supervised_command};
+pub(crate) use user::program_user;
 
 /// Bytes of each stream (stdout, stderr) kept for the model.
 pub(crate) const OUTPUT_CAP: usize = 32 * 1024;

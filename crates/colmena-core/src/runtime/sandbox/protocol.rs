@@ -2,10 +2,12 @@
 //! `colmena-sandbox` (which reads it; `src/bin/colmena-sandbox.rs` includes
 //! this file by path, so both sides always agree).
 //!
-//! `colmena-sandbox [--supervise [--parent PID]] [--landlock] [--no-network] [--ro DIR]… [--rw DIR]… [--limit NAME=N]… -- PROGRAM ARG…`
+//! `colmena-sandbox [--supervise [--parent PID]] [--landlock] [--private-proc] [--no-network] [--uid N --gid N [--own DIR]…] [--ro DIR]… [--rw DIR]… [--limit NAME=N]… -- PROGRAM ARG…`
 //!
 //! (and `colmena-sandbox --watchdog PID`, which only the launcher itself
-//! starts in supervise mode; see `supervisor.rs`).
+//! starts in supervise mode, see `supervisor.rs`; and `--init` followed by
+//! the same options, which only the launcher itself starts inside the
+//! namespaces of `--private-proc`, see `launcher/namespaces.rs`).
 
 /// Stay as the program's parent instead of becoming it: nothing it starts
 /// outlives it or the app (MCP servers; see `supervisor.rs`). The syscall
@@ -21,8 +23,27 @@ pub const PARENT: &str = "--parent";
 pub const WATCHDOG: &str = "--watchdog";
 /// Confine the file system with Landlock before running the program.
 pub const LANDLOCK: &str = "--landlock";
-/// No sockets at all (the git tools); without it only Unix sockets are refused.
+/// No sockets at all (the git tools); without it only IPv4 and IPv6
+/// sockets that are not raw may be opened.
 pub const NO_NETWORK: &str = "--no-network";
+/// Run the program in PID and mount namespaces of its own, with a `/proc`
+/// that lists only its own processes (the Landlock mechanism; bubblewrap
+/// builds its own). Where the system refuses namespaces to this user, the
+/// program sees the host's `/proc`, as without this option.
+pub const PRIVATE_PROC: &str = "--private-proc";
+/// Internal: the launcher again, as the first process of the namespaces
+/// `PRIVATE_PROC` made.
+#[allow(dead_code)]
+pub const INIT: &str = "--init";
+/// The user the program runs as, `--uid N`; with [`GID`]. Required when the
+/// launcher runs as root (it refuses to run a program as root), refused
+/// otherwise; never 0.
+pub const UID: &str = "--uid";
+/// The group the program runs as, `--gid N`; with [`UID`]; never 0.
+pub const GID: &str = "--gid";
+/// With [`UID`]: a folder handed to that user before the program starts
+/// (the workspace, the run's temporary folder), so that it can write it.
+pub const OWN: &str = "--own";
 /// A file or folder the program may read and execute (not write).
 pub const READ: &str = "--ro";
 /// A file or folder the program may read, write, create in and delete from.

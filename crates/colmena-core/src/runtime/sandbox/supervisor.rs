@@ -263,7 +263,7 @@ fn ours(pid: i32, me: i32, group: i32) -> bool {
 
 /// The launcher's status for the program's: its code, or 128 + the signal
 /// that killed it.
-fn exit_code(status: WaitStatus) -> ExitCode {
+pub(crate) fn exit_code(status: WaitStatus) -> ExitCode {
     let code = status
         .exit_status()
         .or_else(|| status.terminating_signal().map(|s| 128 + s))
