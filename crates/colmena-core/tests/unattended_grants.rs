@@ -53,6 +53,11 @@ fn endpoint(base: &str, name: &str, method: HttpMethod, path: &str, param: &str)
     }
 }
 
+/// `DELETE {base}/records/{id}`: the endpoint an outsider wants purged.
+fn purge_endpoint(base: &str) -> EndpointInput {
+    endpoint(base, "Purge", HttpMethod::Delete, "/records/{{id}}", "id")
+}
+
 fn calls(list: &[(&str, serde_json::Value)]) -> Rule {
     Rule::new(Reply::ToolCalls {
         text: String::new(),
@@ -141,13 +146,7 @@ async fn one_urgent_message_cannot_make_a_role_act_relay_or_wake_itself() {
     ];
     let (ws, server) = hive(rules).await;
     let ui = Caller::ui(&ws.ctx);
-    let purge = endpoint(
-        &api.base_url,
-        "Purge",
-        HttpMethod::Delete,
-        "/records/{{id}}",
-        "id",
-    );
+    let purge = purge_endpoint(&api.base_url);
     let tickets = endpoint(
         &api.base_url,
         "Tickets",
@@ -300,13 +299,7 @@ async fn a_grant_a_person_widens_lets_the_role_send_to_anyone_but_never_act() {
     ];
     let (ws, _server) = hive(rules).await;
     let ui = Caller::ui(&ws.ctx);
-    let purge = endpoint(
-        &api.base_url,
-        "Purge",
-        HttpMethod::Delete,
-        "/records/{{id}}",
-        "id",
-    );
+    let purge = purge_endpoint(&api.base_url);
     endpoints::create(&ws.ctx, &ui, purge).await.unwrap();
     let eng = agent(&ws.ctx, "Eng", ROLE_PROMPT, &["endpoint_purge"]).await;
     let builder = bus::author(&ws.ctx, "Builder", Some(&eng)).await.author;

@@ -194,20 +194,8 @@ pub fn load(path: &Path) -> Result<(MasterKey, Option<String>), KeyFileError> {
 /// moment (the app and `colmena serve` together) never reads half a key:
 /// it either finds none or finds this one.
 pub fn create(path: &Path, key: &MasterKey) -> Result<(), KeyFileError> {
-    let partial = path.with_extension(format!(
-        "partial-{}-{}",
-        std::process::id(),
-        uuid::Uuid::new_v4().simple()
-    ));
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let written = options.open(&partial).and_then(|mut file| {
-        file.write_all(key.0.as_slice())?;
-        file.sync_all()
-    });
-    let linked = written.and_then(|()| std::fs::hard_link(&partial, path));
+    let partial = partial_path(path);
+    let linked = write_private(&partial, key).and_then(|()| std::fs::hard_link(&partial, path));
     let _ = std::fs::remove_file(&partial);
     match linked {
         Ok(()) => Ok(()),
@@ -223,26 +211,33 @@ pub fn create(path: &Path, key: &MasterKey) -> Result<(), KeyFileError> {
 /// replaces). Written whole to a private file and renamed over the old one,
 /// so a process starting meanwhile reads one key or the other, never half.
 pub fn replace(path: &Path, key: &MasterKey) -> Result<(), KeyFileError> {
-    let partial = path.with_extension(format!(
-        "partial-{}-{}",
-        std::process::id(),
-        uuid::Uuid::new_v4().simple()
-    ));
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let placed = options
-        .open(&partial)
-        .and_then(|mut file| {
-            file.write_all(key.0.as_slice())?;
-            file.sync_all()
-        })
-        .and_then(|()| std::fs::rename(&partial, path));
+    let partial = partial_path(path);
+    let placed = write_private(&partial, key).and_then(|()| std::fs::rename(&partial, path));
     if placed.is_err() {
         let _ = std::fs::remove_file(&partial);
     }
     placed.map_err(io(path))
+}
+
+/// A file next to `path` no other process picks: where a key is written
+/// whole before it is put in place.
+fn partial_path(path: &Path) -> std::path::PathBuf {
+    path.with_extension(format!(
+        "partial-{}-{}",
+        std::process::id(),
+        uuid::Uuid::new_v4().simple()
+    ))
+}
+
+/// Writes `key` to a new owner-only file at `partial`, synced to disk.
+fn write_private(partial: &Path, key: &MasterKey) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(partial)?;
+    file.write_all(key.0.as_slice())?;
+    file.sync_all()
 }
 
 #[cfg(unix)]

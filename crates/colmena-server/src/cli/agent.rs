@@ -254,8 +254,8 @@ pub async fn run(ctx: &Ctx, out: &Output, command: AgentCommand) -> Result<()> {
                 name,
                 description,
                 system_prompt,
-                delegates: delegates
-                    .map(|list| list.into_iter().filter(|d| !d.trim().is_empty()).collect()),
+                // Core trims the names and drops empty ones ("" clears it).
+                delegates,
                 ..Default::default()
             };
             let agent = agents::update(ctx, &AgentId(id), input).await?;
