@@ -63,6 +63,8 @@ pub fn builder<R: Runtime>() -> Builder<R> {
             backups::list_backups,
             backups::make_backup,
             backups::keep_backup_key,
+            backups::restore_backup,
+            backups::dismiss_restore_outcome,
             providers::provider_kinds,
             providers::list_providers,
             providers::create_provider,

@@ -214,6 +214,7 @@ pub fn app_builder<R: Runtime>(
         .setup(move |app| {
             specta.mount_events(app);
             app.manage(commands::desktop::Dialogs::new(app.handle().clone()));
+            app.manage(commands::backups::Quit::new(app.handle().clone()));
             app.manage(start_at_login(app.handle()));
             forward_changes(app.handle().clone());
             forward_notices(app.handle().clone());

@@ -22,6 +22,14 @@ export const commands = {
 	 *  one (before migrations, upgrades and updates); without it, stops.
 	 */
 	keepBackupKey: (keyPassphrase: string | null) => __TAURI_INVOKE<BackupsOverview_Serialize>("keep_backup_key", { keyPassphrase }),
+	/**
+	 *  Restores the copy at `path` (one in the backups folder) and, with
+	 *  `key_passphrase`, the key kept with it: checked now, done by
+	 *  `colmena restore` once the app has closed (the module docs say how).
+	 */
+	restoreBackup: (path: string, keyPassphrase: string | null) => __TAURI_INVOKE<null>("restore_backup", { path, keyPassphrase }),
+	/**  Forgets how the last restore ended (the person has read it). */
+	dismissRestoreOutcome: () => __TAURI_INVOKE<BackupsOverview_Serialize>("dismiss_restore_outcome"),
 	providerKinds: () => __TAURI_INVOKE<ProviderKindInfo[]>("provider_kinds"),
 	listProviders: () => __TAURI_INVOKE<Provider_Serialize[]>("list_providers"),
 	createProvider: (input: NewProvider_Deserialize) => __TAURI_INVOKE<Provider_Serialize>("create_provider", { input }),
@@ -784,6 +792,8 @@ export type BackupsOverview_Deserialize = {
 	 *  one for them).
 	 */
 	automaticKey: boolean,
+	/**  How the last restore asked for in Settings ended, until dismissed. */
+	lastRestore?: RestoreOutcome_Deserialize | null,
 };
 
 /**  The backups folder and what it holds, newest first. */
@@ -795,6 +805,8 @@ export type BackupsOverview_Serialize = {
 	 *  one for them).
 	 */
 	automaticKey: boolean,
+	/**  How the last restore asked for in Settings ended, until dismissed. */
+	lastRestore: RestoreOutcome_Serialize | null,
 };
 
 export type Canvas = Canvas_Serialize | Canvas_Deserialize;
@@ -2979,6 +2991,82 @@ export type Provider_Serialize = {
 	createdAt: string,
 	updatedAt: string,
 };
+
+/**  One restore asked for in Settings, as it ended. */
+export type RestoreOutcome = RestoreOutcome_Serialize | RestoreOutcome_Deserialize;
+
+/**  One restore asked for in Settings, as it ended. */
+export type RestoreOutcome_Deserialize = {
+	/**  The copy that was to be restored. */
+	file: string,
+	at: string,
+	/**  What the restore did, when it was done. */
+	report?: RestoreReport_Deserialize | null,
+	/**  Why it was not, when it was not (the store is then as it was). */
+	error?: string | null,
+};
+
+/**  One restore asked for in Settings, as it ended. */
+export type RestoreOutcome_Serialize = {
+	/**  The copy that was to be restored. */
+	file: string,
+	at: string,
+	/**  What the restore did, when it was done. */
+	report: RestoreReport_Serialize | null,
+	/**  Why it was not, when it was not (the store is then as it was). */
+	error: string | null,
+};
+
+/**  A restore done. */
+export type RestoreReport = RestoreReport_Serialize | RestoreReport_Deserialize;
+
+/**  A restore done. */
+export type RestoreReport_Deserialize = {
+	/**  The schema version of the restored file (migrated when next opened). */
+	schemaVersion: number,
+	/**  Where the store that was replaced was saved, if there was one. */
+	previous?: string | null,
+	/**  What became of the master key. */
+	key: RestoredKey,
+	/**
+	 *  Where a different key the keeper held was sealed (with the same
+	 *  passphrase, beside `previous`) before the backup's key replaced it.
+	 */
+	replacedKey?: string | null,
+};
+
+/**  A restore done. */
+export type RestoreReport_Serialize = {
+	/**  The schema version of the restored file (migrated when next opened). */
+	schemaVersion: number,
+	/**  Where the store that was replaced was saved, if there was one. */
+	previous: string | null,
+	/**  What became of the master key. */
+	key: RestoredKey,
+	/**
+	 *  Where a different key the keeper held was sealed (with the same
+	 *  passphrase, beside `previous`) before the backup's key replaced it.
+	 */
+	replacedKey: string | null,
+};
+
+/**  What a restore did with the master key. */
+export type RestoredKey = 
+/**  The backup's key is in the keeper now. */
+{ kind: "restored"; location: string } | 
+/**  The keeper already held the backup's key. */
+{ kind: "already_there"; location: string } | 
+/**  The backup carries a sealed key, not opened (no passphrase given). */
+{ kind: "not_opened"; bundle: string; 
+/**  Whether the key this workspace has opens the restored secrets. */
+currentKeyOpens: boolean } | 
+/**
+ *  The backup carries no key: its secrets need the key of the
+ *  workspace it came from.
+ */
+{ kind: "not_included"; currentKeyOpens: boolean } | 
+/**  The restored store has no master key yet: nothing in it is sealed. */
+{ kind: "no_key" };
 
 /**  A run to resume and the state it saved (H42). */
 export type Resumable = Resumable_Serialize | Resumable_Deserialize;

@@ -65,7 +65,9 @@ fn sandbox_check() -> Check {
             ok: true,
             warning: false,
             detail: format!(
-                "programs run by agents are confined with {} (launcher {})",
+                "programs run by agents are confined with {} (launcher {}); their network is \
+                 a namespace of its own whose only way out is Colmena's proxy, with the \
+                 agent's address policy",
                 mechanism.describe(),
                 launcher.display()
             ),

@@ -98,6 +98,21 @@ async fn a_thread_stays_between_its_two_authors() {
     let missing = reply(ctx, &cora, "cora", "ana", "Yo también", "msg_nonexistent")
         .await
         .unwrap_err();
+    // To an author that does not exist, a made-up answer says the same as
+    // to one that does: nothing tells the two apart.
+    let nobody = reply(
+        ctx,
+        &cora,
+        "cora",
+        "no-such-author",
+        "Hola",
+        "msg_nonexistent",
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(nobody.code, missing.code, "{nobody:?}");
+    assert_eq!(nobody.message, missing.message);
+    assert_eq!(nobody.details, missing.details);
     assert_eq!(intruding.code, ErrorCode::NotFound, "{intruding:?}");
     assert_eq!(intruding.code, missing.code);
     assert_eq!(intruding.details.as_ref().unwrap()["field"], "reply_to");

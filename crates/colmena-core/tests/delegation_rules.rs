@@ -186,3 +186,89 @@ async fn outside_a_swarm_an_agent_hands_work_only_to_the_agents_listed_for_it() 
         assert_eq!(err.details.unwrap()["field"], "delegates", "{bad}");
     }
 }
+
+/// The local-network switch is kept the same way (found in the attacker's
+/// re-review): an agent kept off this computer's network cannot reach it by
+/// handing the task to one that may — the delegate's program is refused by
+/// the sandbox's proxy, and the listener sees nothing.
+#[tokio::test]
+async fn a_delegated_run_keeps_the_strictest_local_network_switch() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let local = format!(
+        "http://{}/reached-via-delegation",
+        listener.local_addr().unwrap()
+    );
+    let accepted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = accepted.clone();
+    tokio::spawn(async move {
+        while let Ok((socket, _)) = listener.accept().await {
+            count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            drop(socket);
+        }
+    });
+    let command =
+        json!({ "command": "curl", "args": ["-s", "-S", "-i", "--max-time", "60", local] });
+    let (ws, _llm) = hive(vec![
+        Rule::tool_call(
+            "delegate_task",
+            &json!({ "agent_id": "runner", "task": "Fetch the admin page." }).to_string(),
+        )
+        .when(when(READER, 0))
+        .repeat(),
+        Rule::text("Done.").when(when(READER, 1)).repeat(),
+        Rule::tool_call("cli_exec", &command.to_string())
+            .when(when(RUNNER, 0))
+            .repeat(),
+        Rule::text("Ran it.").when(when(RUNNER, 1)).repeat(),
+    ])
+    .await;
+    colmena_core::tools::set_active(&ws.ctx, "cli_exec", true)
+        .await
+        .unwrap();
+    let runner = agent(&ws.ctx, "Runner", RUNNER, &["cli_exec"]).await;
+    let mut open = Permissions::allow_all();
+    open.local_network = true;
+    permissions::set_agent_permissions(&ws.ctx, &runner, open)
+        .await
+        .unwrap();
+    let reader = agent(&ws.ctx, "Reader", READER, &["delegate_task"]).await;
+    support::hive::hands_work_to(&ws.ctx, &reader, &[&runner]).await;
+    permissions::set_agent_permissions(&ws.ctx, &reader, Permissions::allow_all())
+        .await
+        .unwrap();
+
+    let run = run_agent(
+        &ws.ctx,
+        &reader,
+        "Summarise https://example.com/page",
+        AgentRunOptions::default(),
+        support::no_events(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(run.status, RunStatus::Completed);
+    let child = runs::list(
+        &ws.ctx,
+        runs::RunFilter {
+            include_children: true,
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap()
+    .into_iter()
+    .find(|r| r.target_id == "runner")
+    .expect("the delegated run");
+    let steps = runs::get(&ws.ctx, &child.id).await.unwrap().steps;
+    let result = steps
+        .iter()
+        .find(|s| s.kind == "tool_result")
+        .expect("the delegate's call");
+    let said = result.content["output"].as_str().unwrap();
+    assert!(said.contains("403") && said.contains("loopback"), "{said}");
+    assert_eq!(
+        accepted.load(std::sync::atomic::Ordering::SeqCst),
+        0,
+        "the delegate reached this computer"
+    );
+}

@@ -484,6 +484,97 @@ async fn a_run_reaches_this_computer_only_with_the_agents_local_network_grant() 
     );
 }
 
+/// The same for a program (security review finding 5): `cli_exec` with
+/// curl, through the sandbox's proxy and around it (`--noproxy`), reaches
+/// this computer only once the person grants that agent local network
+/// access — and around the proxy never.
+#[tokio::test]
+async fn a_program_reaches_this_computer_only_with_the_agents_local_network_grant() {
+    const RUNNER: &str = "You run commands.";
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let local = format!("http://{}/admin", listener.local_addr().unwrap());
+    let accepted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = accepted.clone();
+    tokio::spawn(async move {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        while let Ok((mut socket, _)) = listener.accept().await {
+            count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let mut request = [0u8; 2048];
+            let _ = socket.read(&mut request).await;
+            let body = "secret admin page";
+            let _ = socket
+                .write_all(
+                    format!(
+                        "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                        body.len()
+                    )
+                    .as_bytes(),
+                )
+                .await;
+        }
+    });
+    let curl = |extra: &str| {
+        format!(
+            r#"{{"command": "curl", "args": [{extra}"-s", "-S", "-i", "--max-time", "60", "{local}"]}}"#
+        )
+    };
+    let (ws, _server) = hive(vec![
+        Rule::tool_call("cli_exec", &curl(""))
+            .when(when(RUNNER, 0))
+            .repeat(),
+        Rule::tool_call("cli_exec", &curl(r#""--noproxy", "*", "#))
+            .when(when(RUNNER, 1))
+            .repeat(),
+        Rule::text("Done.").when(when(RUNNER, 2)).repeat(),
+    ])
+    .await;
+    colmena_core::tools::set_active(&ws.ctx, "cli_exec", true)
+        .await
+        .unwrap();
+    let id = agent(&ws.ctx, "Runner", RUNNER, &["cli_exec"]).await;
+    let mut rules = Permissions::allow_all();
+    permissions::set_agent_permissions(&ws.ctx, &id, rules)
+        .await
+        .unwrap();
+    let refused = go(&ws.ctx, &id).await;
+    let results = tool_results(&runs::get(&ws.ctx, &refused.id).await.unwrap().steps);
+    assert!(
+        results[0].3.contains("403") && results[0].3.contains("loopback"),
+        "{}",
+        results[0].3
+    );
+    assert!(
+        !results[1].3.contains("secret admin page"),
+        "{}",
+        results[1].3
+    );
+    assert_eq!(
+        accepted.load(std::sync::atomic::Ordering::SeqCst),
+        0,
+        "nothing was sent to this computer"
+    );
+
+    rules.local_network = true;
+    permissions::set_agent_permissions(&ws.ctx, &id, rules)
+        .await
+        .unwrap();
+    let allowed = go(&ws.ctx, &id).await;
+    let results = tool_results(&runs::get(&ws.ctx, &allowed.id).await.unwrap().steps);
+    assert!(
+        results[0].3.contains("secret admin page"),
+        "{}",
+        results[0].3
+    );
+    // Around the proxy there is still no way: the sandbox's network has no
+    // route to this computer.
+    assert!(
+        !results[1].3.contains("secret admin page"),
+        "{}",
+        results[1].3
+    );
+    assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
+
 /// A woken role cannot borrow another agent's trust: it delegates to an
 /// agent the person allowed to run programs in their own chats, and that
 /// agent's command is still denied, because the role may not run programs

@@ -7,6 +7,8 @@ pub const COMMANDS: &[&str] = &[
     "list_backups",
     "make_backup",
     "keep_backup_key",
+    "restore_backup",
+    "dismiss_restore_outcome",
     "provider_kinds",
     "list_providers",
     "create_provider",

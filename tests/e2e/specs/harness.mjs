@@ -243,6 +243,11 @@ export async function launchApp({ keepPlacement = false } = {}) {
     hostname: "127.0.0.1",
     port,
     logLevel: "warn",
+    // How long finding an element waits for it (and every wait without a
+    // timeout of its own): generous, since a dialog's code may still be
+    // loading on a busy 2-core machine — the 3 s default failed there
+    // ("#role-name … wasn't found" after clicking "New role").
+    waitforTimeout: 30_000,
     capabilities: {
       browserName: "wry",
       "wdio:enforceWebDriverClassic": true,

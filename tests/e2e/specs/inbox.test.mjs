@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 
-import { byTestId, clickTestId, colmenaCli, completeFirstRun, launchApp, shot, startDriver, waitGone } from "./harness.mjs";
+import { byTestId, clickTestId, colmenaCli, completeFirstRun, launchApp, shot, startDriver, waitGone, fillField } from "./harness.mjs";
 
 
 let driver;
@@ -129,7 +129,7 @@ test("a message composed in the Inbox view arrives in the recipient's inbox", as
   await click("compose");
   await (await el("compose-to")).selectByAttribute("value", "clonador");
   await click("priority-urgent");
-  await (await browser.$("#compose-body")).setValue("¿Está listo el clon de voz?");
+  await fillField(browser, "#compose-body", "¿Está listo el clon de voz?");
   await shot(browser, "inbox-compose");
   await click("compose-send");
   await waitGone(browser, byTestId("compose-dialog"), 10_000);
@@ -180,7 +180,7 @@ test("a message sent over the REST API appears live, urgent and unread", async (
 
 test("a role registered in the view shows its token once, and the token opens its inbox", async () => {
   await click("new-role");
-  await (await browser.$("#role-name")).setValue("Ambrosio");
+  await fillField(browser, "#role-name", "Ambrosio");
   await click("role-save");
   const token = await el("author-token");
   await token.waitForDisplayed({ timeout: 10_000 });

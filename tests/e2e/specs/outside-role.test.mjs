@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import { byTestId, clickTestId, colmenaCli, completeFirstRun, launchApp, shot, startDriver, waitGone, languageShown } from "./harness.mjs";
+import { byTestId, clickTestId, colmenaCli, completeFirstRun, launchApp, shot, startDriver, waitGone, languageShown, fillField } from "./harness.mjs";
 
 let driver;
 let browser;
@@ -41,7 +41,7 @@ test("a command role is made in the dialog, woken now, and its wake-up recorded"
 
   await click("nav-inbox");
   await click("new-role");
-  await (await browser.$("#role-name")).setValue("Fuera");
+  await fillField(browser, "#role-name", "Fuera");
   await click("wake-mode-command");
   await click("wake-preset-claude");
   const argv = await el("wake-argv");
@@ -58,9 +58,9 @@ test("a command role is made in the dialog, woken now, and its wake-up recorded"
   await shot(browser, "outside-role-dialog-en");
 
   // The stand-in for Claude Code: the script, with the env file as its argument.
-  await (await browser.$("#wake-program")).setValue(script);
-  await (await browser.$("#wake-args")).setValue(envFile);
-  await (await browser.$("#wake-timeout")).setValue("60");
+  await fillField(browser, "#wake-program", script);
+  await fillField(browser, "#wake-args", envFile);
+  await fillField(browser, "#wake-timeout", "60");
   await (await el("wake-env-hint")).scrollIntoView();
   await shot(browser, "outside-role-dialog-en-bottom");
   await click("role-save");

@@ -182,6 +182,8 @@ export type NewModel = NewModel_Deserialize;
 export type ModelFilter = ModelFilter_Deserialize;
 export type WorkspaceInfo = WorkspaceInfo_Serialize;
 export type BackupsOverview = BackupsOverview_Serialize;
+/** How the last restore asked for in Settings ended (until dismissed). */
+export type RestoreOutcome = NonNullable<BackupsOverview["lastRestore"]>;
 export type BackupFile = BackupFile_Serialize;
 export type { BackupReport };
 export type SecretBackendStatus = SecretBackendStatus_Serialize;
@@ -296,6 +298,8 @@ export const api = {
   listBackups: () => call(commands.listBackups()),
   makeBackup: (keyPassphrase: string | null) => call(commands.makeBackup(keyPassphrase)),
   keepBackupKey: (keyPassphrase: string | null) => call(commands.keepBackupKey(keyPassphrase)),
+  restoreBackup: (path: string, keyPassphrase: string | null) => call(commands.restoreBackup(path, keyPassphrase)),
+  dismissRestoreOutcome: () => call(commands.dismissRestoreOutcome()),
   providerKinds: () => call(commands.providerKinds()),
   listProviders: () => call(commands.listProviders()),
   createProvider: (input: NewProvider) => call(commands.createProvider(input)),

@@ -14,6 +14,9 @@ mod protocol;
 mod supervisor;
 
 #[cfg(target_os = "linux")]
+#[path = "../runtime/sandbox/launcher/forward.rs"]
+mod forward;
+#[cfg(target_os = "linux")]
 #[path = "../runtime/sandbox/launcher/hand_over.rs"]
 mod hand_over;
 #[cfg(target_os = "linux")]

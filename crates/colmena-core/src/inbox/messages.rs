@@ -329,6 +329,24 @@ pub(crate) fn other_conversation(id: &str, other: &str) -> AppError {
     )
 }
 
+/// An answer to a recipient that does not exist answers no message in the
+/// sender's mail, and says exactly that — as for any message id the sender
+/// cannot see — so a made-up `reply_to` does not tell authors that exist
+/// from those that do not, without sending anything (found in the
+/// attacker's re-review). Without `reply_to` the recipient's absence is
+/// said as it is: a message to an author is how one learns it exists.
+fn unknown_recipient<T>(found: Result<T>, reply_to: Option<&str>) -> Result<()> {
+    match (found, reply_to) {
+        (Ok(_), _) => Ok(()),
+        (Err(e), Some(id)) if e.code == ErrorCode::NotFound => {
+            let id = id.trim();
+            check_reply_id(id)?;
+            Err(no_such_reply(id))
+        }
+        (Err(e), _) => Err(e),
+    }
+}
+
 /// The message an answer answers, once checked: its id and its thread.
 pub(crate) struct Answered {
     id: String,
@@ -459,7 +477,8 @@ pub async fn send(
     if let Some(pg) = ctx.bus_pg() {
         caller.may_act_as(from)?;
         authors::must_exist(ctx, from).await?;
-        authors::must_exist(ctx, to).await?;
+        let recipient = authors::must_exist(ctx, to).await;
+        unknown_recipient(recipient, message.reply_to.as_deref())?;
         let max_unread = max_unread(ctx).await?;
         let min_wake = super::wakes::min_wake_interval(ctx).await?;
         let (sent, new) = pg::messages::send(
@@ -487,7 +506,10 @@ pub async fn send(
         .write_grouped(move |conn| {
             caller.may_act_as(&from)?;
             authors::require_exists(conn, &from)?;
-            authors::require_exists(conn, &to)?;
+            unknown_recipient(
+                authors::require_exists(conn, &to),
+                message.reply_to.as_deref(),
+            )?;
             let request = message.message_id.as_deref().map(|client_id| {
                 let sha = client_ids::fingerprint(
                     &to,

@@ -59,10 +59,26 @@ pub(crate) fn write_permissions(conn: &Connection, agent: &str, p: &Permissions)
 
 /// Whether the user let `agent`'s network tools reach this computer and its
 /// local network (loopback, private and link-local addresses).
-pub(crate) async fn local_network_allowed(ctx: &Ctx, agent: &AgentId) -> Result<bool> {
-    let id = agent.to_string();
+/// Whether `agent` may reach the local network in a run that `delegators`
+/// handed it (empty when nobody did): every one of them must allow it — the
+/// strictest wins, as for the rules (an agent kept off the local network
+/// cannot reach it by delegating to one that is not).
+pub(crate) async fn local_network_allowed(
+    ctx: &Ctx,
+    agent: &AgentId,
+    delegators: &[String],
+) -> Result<bool> {
+    let mut ids = vec![agent.to_string()];
+    ids.extend(delegators.iter().cloned());
     ctx.store()
-        .read(move |conn| Ok(permissions_in(conn, &id)?.local_network))
+        .read(move |conn| {
+            for id in &ids {
+                if !permissions_in(conn, id)?.local_network {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        })
         .await
 }
 

@@ -17,6 +17,7 @@
 
 mod key;
 mod listing;
+mod outcome;
 
 use std::path::{Path, PathBuf};
 
@@ -28,6 +29,7 @@ pub use key::{
     forget_for_automatic_copies, keep_for_automatic_copies, kept_for_automatic_copies,
 };
 pub use listing::{BackupFile, BackupsOverview, overview};
+pub use outcome::{RestoreOutcome, dismiss_outcome, last_outcome, record_outcome};
 
 use super::holders;
 use super::migrations::{latest_version, migrations, schema_version};
@@ -282,13 +284,7 @@ pub fn restore_with_key(
     file: &Path,
     wanted: KeyToRestore<'_>,
 ) -> Result<RestoreReport> {
-    if same_file(db_path, file) {
-        return Err(AppError::invalid_field(
-            "file",
-            "same_file",
-            "that file is the store itself",
-        ));
-    }
+    not_the_store_itself(db_path, file)?;
     let schema_version = validate(file)?;
     let opened = key::open_for(file, &wanted)?;
     let previous = replace_store(db_path, file)?;
@@ -305,6 +301,46 @@ pub fn restore_with_key(
         key,
         replaced_key,
     })
+}
+
+/// Everything [`restore_with_key`] checks before it changes anything — the
+/// file is a Colmena store, and the passphrase opens the key kept with it,
+/// which opens the copy's secrets — without changing anything: Settings
+/// checks this while the store is still open, before the app closes for
+/// the restore. Returns the copy's schema version.
+pub fn check_restore(db_path: &Path, file: &Path, wanted: KeyToRestore<'_>) -> Result<i64> {
+    not_the_store_itself(db_path, file)?;
+    let schema_version = validate(file)?;
+    key::open_for(file, &wanted)?;
+    Ok(schema_version)
+}
+
+/// Waits until no process has the store at `db_path` open (the app that
+/// asked for a restore is closing), at most `patience`; a `conflict` error
+/// when it is still open then.
+pub fn wait_until_closed(db_path: &Path, patience: std::time::Duration) -> Result<()> {
+    let deadline = std::time::Instant::now() + patience;
+    loop {
+        match holders::exclusive(db_path) {
+            Ok(_released_here) => return Ok(()),
+            Err(e) if std::time::Instant::now() < deadline => {
+                tracing::debug!("waiting for the store to close: {}", e.message);
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+fn not_the_store_itself(db_path: &Path, file: &Path) -> Result<()> {
+    if same_file(db_path, file) {
+        return Err(AppError::invalid_field(
+            "file",
+            "same_file",
+            "that file is the store itself",
+        ));
+    }
+    Ok(())
 }
 
 /// Puts the validated backup `file` in place of the store at `db_path`;

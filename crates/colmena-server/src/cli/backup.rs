@@ -52,7 +52,18 @@ pub struct RestoreArgs {
     /// The key bundle, when it is not beside the backup (<FILE>.colmena-key).
     #[arg(long, value_name = "BUNDLE", requires = "key_passphrase_stdin")]
     pub key_bundle: Option<PathBuf>,
+    /// Wait (up to two minutes) for Colmena to close the store first: how
+    /// Settings → Backups restores — the app starts this and closes.
+    #[arg(long)]
+    pub after_close: bool,
+    /// Once done, restored or not: record how it ended for the app (Settings
+    /// shows it) and start PROGRAM — the app — again on this data dir.
+    #[arg(long, value_name = "PROGRAM", requires = "after_close")]
+    pub then_open: Option<PathBuf>,
 }
+
+/// How long `--after-close` waits for the app to close the store.
+const AFTER_CLOSE_PATIENCE: std::time::Duration = std::time::Duration::from_secs(120);
 
 pub fn backup(options: &OpenOptions, out: &Output, args: BackupArgs) -> Result<()> {
     let db = options.data_dir.join(DB_FILE);
@@ -131,8 +142,14 @@ pub async fn restore(options: OpenOptions, out: &Output, args: RestoreArgs) -> R
         passphrase: phrase.as_deref().map(String::as_str),
         bundle: args.key_bundle.as_deref(),
     };
-    let report = backup::restore_with_key(&dir.join(DB_FILE), &args.file, wanted)?;
-    drop(Ctx::open(options).await?);
+    let db = dir.join(DB_FILE);
+    let result = restore_now(&db, &args, wanted, options).await;
+    if let Some(app) = &args.then_open {
+        let recorded = backup::record_outcome(&db, &args.file, &result);
+        open_again(app, &dir);
+        recorded?;
+    }
+    let report = result?;
     out.emit(&report, |r| {
         println!(
             "restored {} (schema {})",
@@ -171,6 +188,39 @@ pub async fn restore(options: OpenOptions, out: &Output, args: RestoreArgs) -> R
         }
     });
     Ok(())
+}
+
+/// The restore itself (after the app closed, with `--after-close`), then the
+/// workspace opened once.
+async fn restore_now(
+    db: &Path,
+    args: &RestoreArgs,
+    wanted: KeyToRestore<'_>,
+    options: OpenOptions,
+) -> Result<backup::RestoreReport> {
+    if args.after_close && backup::wait_until_closed(db, std::time::Duration::ZERO).is_err() {
+        eprintln!("waiting for Colmena to close the store…");
+        backup::wait_until_closed(db, AFTER_CLOSE_PATIENCE)?;
+    }
+    let report = backup::restore_with_key(db, &args.file, wanted)?;
+    drop(Ctx::open(options).await?);
+    Ok(report)
+}
+
+/// Starts the app again on `dir` (it outlives this command, in the same
+/// process group as the app that asked: what ends that app's session ends
+/// this one's too).
+fn open_again(app: &Path, dir: &Path) {
+    let mut command = std::process::Command::new(app);
+    command
+        .arg("--data-dir")
+        .arg(dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    if let Err(e) = command.spawn() {
+        eprintln!("colmena: could not open {} again: {e}", app.display());
+    }
 }
 
 fn opens_now(opens: bool) -> &'static str {

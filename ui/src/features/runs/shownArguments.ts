@@ -17,9 +17,12 @@ export function isHiddenControl(code: number): boolean {
   return code === 0xfeff || code === 0x00ad || code === 0x2028 || code === 0x2029;
 }
 
-/** Blank space that is not a line break: ASCII space, no-break and the
- * Unicode spaces. */
-const BLANK = /[ \u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/;
+/** Blank space that is not a line break: ASCII space, no-break, the
+ * Unicode spaces, and the letters that print as nothing (the Hangul and
+ * halfwidth fillers, the blank braille cell, the Khmer inherent vowels,
+ * the Mongolian vowel separator) — a run of them hides a line's end as
+ * well as spaces do. */
+const BLANK = /^(?:[ \u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u115f\u180e\u2800\u3164\uffa0]|\u1160|\u17b4|\u17b5)$/;
 /** Runs of blank space at least this long are collapsed (outside a line's
  * leading indentation, which pretty-printed JSON keeps short). */
 const LONG_BLANK = 8;

@@ -13,6 +13,7 @@ import { BackupsCard } from "./BackupsCard";
 const overview = (automaticKey: boolean): BackupsOverview => ({
   folder: "/data/backups",
   automaticKey,
+  lastRestore: backend.lastRestore,
   backups: [
     { path: "/data/backups/colmena-2.db", name: "colmena-2.db", bytes: 40960, modified: "2026-12-06T10:00:00Z", keyIncluded: true },
     { path: "/data/backups/pre-upgrade-1.db", name: "pre-upgrade-1.db", bytes: 20480, modified: "2026-12-01T10:00:00Z", keyIncluded: false },
@@ -23,6 +24,8 @@ const backend = {
   made: [] as (string | null)[],
   kept: [] as (string | null)[],
   automaticKey: false,
+  restored: [] as [string, string | null][],
+  lastRestore: null as BackupsOverview["lastRestore"],
 };
 
 vi.mock("../../api", async () => {
@@ -35,6 +38,15 @@ vi.mock("../../api", async () => {
         backend.made.push(keyPassphrase);
         const path = "/data/backups/colmena-3.db";
         return { path, schemaVersion: 20, bytes: 1, key: keyPassphrase ? { kind: "sealed", bundle: `${path}.colmena-key` } : { kind: "not_included" } };
+      },
+      restoreBackup: async (path: string, keyPassphrase: string | null) => {
+        if (keyPassphrase === "wrong passphrase") throw new errors.ApiError("validation", "the passphrase does not open the key kept with this copy");
+        backend.restored.push([path, keyPassphrase]);
+        return null;
+      },
+      dismissRestoreOutcome: async () => {
+        backend.lastRestore = null;
+        return overview(backend.automaticKey);
       },
       keepBackupKey: async (keyPassphrase: string | null) => {
         backend.kept.push(keyPassphrase);
@@ -58,6 +70,8 @@ beforeEach(() => {
   backend.made = [];
   backend.kept = [];
   backend.automaticKey = false;
+  backend.restored = [];
+  backend.lastRestore = null;
 });
 
 describe("Settings → Data → Backups", () => {
@@ -103,5 +117,44 @@ describe("Settings → Data → Backups", () => {
     await waitFor(() => expect(screen.getByTestId("backup-automatic")).toHaveTextContent("Automatic copies carry the master key"));
     fireEvent.click(screen.getByTestId("backup-automatic-stop"));
     await waitFor(() => expect(backend.kept).toEqual(["a long passphrase", null]));
+  });
+
+  it("restores a copy with the passphrase of its key, and says so when the passphrase is wrong", async () => {
+    renderCard();
+    fireEvent.click(await screen.findByTestId("backup-restore-open-colmena-2.db"));
+    const panel = screen.getByTestId("restore-colmena-2.db");
+    fireEvent.change(within(panel).getByLabelText("Passphrase of the key kept with this copy"), { target: { value: "wrong passphrase" } });
+    fireEvent.click(within(panel).getByTestId("restore-colmena-2.db-go"));
+    expect(await within(panel).findByRole("alert")).toHaveTextContent("does not open the key");
+    expect(backend.restored).toEqual([]);
+    fireEvent.change(within(panel).getByLabelText("Passphrase of the key kept with this copy"), { target: { value: "correct horse" } });
+    fireEvent.click(within(panel).getByTestId("restore-colmena-2.db-go"));
+    expect(await screen.findByTestId("restore-closing")).toHaveTextContent("Colmena is closing to restore it");
+    expect(backend.restored).toEqual([["/data/backups/colmena-2.db", "correct horse"]]);
+  });
+
+  it("restores a copy without a key without asking for a passphrase", async () => {
+    renderCard();
+    fireEvent.click(await screen.findByTestId("backup-restore-open-pre-upgrade-1.db"));
+    const panel = screen.getByTestId("restore-pre-upgrade-1.db");
+    expect(panel).toHaveTextContent("This copy carries no master key");
+    fireEvent.click(within(panel).getByTestId("restore-pre-upgrade-1.db-go"));
+    await waitFor(() => expect(backend.restored).toEqual([["/data/backups/pre-upgrade-1.db", null]]));
+  });
+
+  it("shows how the last restore ended until it is dismissed", async () => {
+    backend.lastRestore = {
+      file: "/data/backups/colmena-2.db",
+      at: "2026-12-06T11:00:00Z",
+      report: { schemaVersion: 20, previous: "/data/backups/pre-restore-1.db", key: { kind: "restored", location: "the key file" }, replacedKey: null },
+      error: null,
+    };
+    renderCard();
+    const outcome = await screen.findByTestId("restore-outcome");
+    expect(outcome).toHaveTextContent("Restored /data/backups/colmena-2.db.");
+    expect(outcome).toHaveTextContent("The master key kept with it was restored too.");
+    expect(outcome).toHaveTextContent("/data/backups/pre-restore-1.db");
+    fireEvent.click(screen.getByTestId("restore-outcome-dismiss"));
+    await waitFor(() => expect(screen.queryByTestId("restore-outcome")).toBeNull());
   });
 });

@@ -3,9 +3,9 @@
 // carries the master key. Without the key a copy gives back every row but no
 // secret once this computer's key is gone, so the card offers to seal the key
 // with a passphrase the person chooses — for this copy, or once for every
-// automatic one — and says plainly when a copy has no key. Restoring replaces
-// the store this window holds open, so it runs with Colmena closed: each copy
-// offers its `colmena restore` command.
+// automatic one — and says plainly when a copy has no key. Each copy can be
+// restored from here (Colmena closes and opens again, `RestoreBackup.tsx`)
+// and offers its `colmena restore` command for a restore by hand.
 
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
@@ -19,6 +19,7 @@ import { Button } from "../../components/Button";
 import { CopyId } from "../../components/CopyId";
 import { Field } from "../../components/Field";
 import { passphraseProblem, restoreCommand, MIN_PASSPHRASE_CHARS } from "./backupPassphrase";
+import { RestoreBackup, RestoreOutcomeBanner } from "./RestoreBackup";
 
 const BACKUPS = ["backups"] as const;
 
@@ -61,6 +62,7 @@ export function BackupsCard() {
   const [passphrase, setPassphrase] = useState<string | null>(null);
   const [automatic, setAutomatic] = useState(false);
   const [automaticPassphrase, setAutomaticPassphrase] = useState<string | null>(null);
+  const [restoring, setRestoring] = useState<string | null>(null);
   const refresh = () => client.invalidateQueries({ queryKey: BACKUPS });
 
   const make = useMutation<BackupReport, ApiError>({
@@ -90,6 +92,7 @@ export function BackupsCard() {
         <h3>{t("data.backups.title")}</h3>
       </div>
       <p className="muted">{t("data.backups.body")}</p>
+      {overview.data?.lastRestore && <RestoreOutcomeBanner outcome={overview.data.lastRestore} />}
       {error && <Banner tone="danger">{errorText(t, error)}</Banner>}
       {make.data && <MadeBanner report={make.data} />}
       <label className="check">
@@ -147,6 +150,12 @@ export function BackupsCard() {
                     {b.keyIncluded ? t("data.backups.keyIncluded") : t("data.backups.keyMissing")}
                   </span>
                   <CopyId id={restoreCommand(b.path, b.keyIncluded)} label={t("data.backups.copyRestore")} testId={`backup-restore-${b.name}`} />
+                  {restoring !== b.path && (
+                    <Button size="sm" onClick={() => setRestoring(b.path)} data-testid={`backup-restore-open-${b.name}`}>
+                      {t("data.backups.restore")}
+                    </Button>
+                  )}
+                  {restoring === b.path && <RestoreBackup backup={b} onCancel={() => setRestoring(null)} />}
                 </li>
               ))}
             </ul>

@@ -89,7 +89,7 @@ pub(crate) async fn call(
                 max_bytes,
                 timeout,
                 // The agent's grant, read fresh: a change applies to the next call.
-                crate::permissions::local_network_allowed(ctx, &agent.id).await?,
+                crate::permissions::local_network_allowed(ctx, &agent.id, &rc.delegators).await?,
                 &rc.cancel,
             )
             .await
@@ -99,7 +99,16 @@ pub(crate) async fn call(
         }
         "doc_outline" => Ok(docs::outline(&text(args, "markdown"))),
         "doc_stats" => Ok(docs::stats(&text(args, "text"))),
-        "cli_exec" => shell::exec(&files::workspace(ctx, &agent.id)?, args, &rc.cancel).await,
+        "cli_exec" => {
+            shell::exec(
+                &files::workspace(ctx, &agent.id)?,
+                args,
+                // Read fresh, as for web_fetch.
+                crate::permissions::local_network_allowed(ctx, &agent.id, &rc.delegators).await?,
+                &rc.cancel,
+            )
+            .await
+        }
         "git_status" | "git_diff" | "git_log" | "git_commit" => {
             shell::git(&files::workspace(ctx, &agent.id)?, name, args, &rc.cancel).await
         }

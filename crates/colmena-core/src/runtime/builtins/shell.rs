@@ -72,7 +72,15 @@ fn report(program: &str, finished: &Finished, timeout: Duration) -> Result<Strin
     Ok(text)
 }
 
-pub async fn exec(dir: &Path, args: &Value, cancel: &CancellationToken) -> Result<String> {
+/// `cli_exec`. `allow_local_network`: the agent's switch — its program
+/// may then reach loopback and private addresses through the sandbox's
+/// proxy, never metadata addresses (`sandbox::proxy`).
+pub async fn exec(
+    dir: &Path,
+    args: &Value,
+    allow_local_network: bool,
+    cancel: &CancellationToken,
+) -> Result<String> {
     let program = args["command"].as_str().unwrap_or_default();
     if program.trim().is_empty() {
         return Err(AppError::invalid_field(
@@ -90,7 +98,8 @@ pub async fn exec(dir: &Path, args: &Value, cancel: &CancellationToken) -> Resul
         })
         .unwrap_or_default();
     let timeout = Duration::from_secs(args["timeout_seconds"].as_u64().unwrap_or(60).clamp(1, 600));
-    let job = Job::new(dir, program, list, timeout);
+    let mut job = Job::new(dir, program, list, timeout);
+    job.egress = sandbox::Egress::new(allow_local_network);
     let finished = sandbox::run(&job, cancel).await?;
     report(program, &finished, timeout)
 }

@@ -51,11 +51,28 @@ fn user_options(user: &ProgramUser, workspace: &Path, tmp: &Path) -> Vec<OsStrin
     ]
 }
 
-/// bubblewrap's namespaces. As root it must not make a user namespace: it
+/// The app's proxy for a job with network (`proxy/`): the socket the
+/// launcher connects to, and its folder.
+pub(super) struct Proxy<'a> {
+    pub socket: &'a Path,
+    pub dir: &'a Path,
+}
+
+/// `--proxy SOCKET` when the job has network and the app serves a proxy;
+/// else `--no-network`: never the host's network as it is.
+fn network_options(proxy: Option<&Proxy<'_>>) -> Vec<OsString> {
+    match proxy {
+        Some(proxy) => vec![p::PROXY.into(), proxy.socket.into()],
+        None => vec![p::NO_NETWORK.into()],
+    }
+}
+
+/// bubblewrap's namespaces, a network namespace always (with network, the
+/// proxy is the way out). As root it must not make a user namespace: it
 /// would map uid 0 alone, and the launcher could neither switch to the
 /// program's user nor hand it the workspace (bubblewrap run by root keeps
 /// every capability; the launcher drops them).
-fn bubblewrap_namespaces(network: bool, as_root: bool) -> Vec<OsString> {
+fn bubblewrap_namespaces(as_root: bool) -> Vec<OsString> {
     let mut flags = vec!["--die-with-parent", "--new-session"];
     if as_root {
         flags.extend([
@@ -63,15 +80,10 @@ fn bubblewrap_namespaces(network: bool, as_root: bool) -> Vec<OsString> {
             "--unshare-pid",
             "--unshare-uts",
             "--unshare-cgroup-try",
+            "--unshare-net",
         ]);
-        if !network {
-            flags.push("--unshare-net");
-        }
     } else {
         flags.push("--unshare-all");
-        if network {
-            flags.push("--share-net");
-        }
     }
     flags.into_iter().map(OsString::from).collect()
 }
@@ -104,9 +116,11 @@ pub(super) fn build(
     launcher: &Path,
     job: &Job,
     tmp: &Path,
+    proxy: Option<Proxy<'_>>,
 ) -> Result<Command> {
     let mut args: Vec<OsString> = Vec::new();
-    let no_network = (!job.network).then(|| OsString::from(p::NO_NETWORK));
+    let proxy = proxy.filter(|_| job.network);
+    let network = network_options(proxy.as_ref());
     let user = program_user();
     let as_user = user
         .as_ref()
@@ -116,7 +130,7 @@ pub(super) fn build(
         Mechanism::Landlock => {
             args.push(p::LANDLOCK.into());
             args.push(p::PRIVATE_PROC.into());
-            args.extend(no_network);
+            args.extend(network);
             args.extend(as_user);
             for dir in SYSTEM_READ.iter().map(Path::new).filter(|d| exists(d)) {
                 args.extend([p::READ.into(), dir.into()]);
@@ -133,7 +147,7 @@ pub(super) fn build(
             let bind = |flag: &str, path: &Path| -> [OsString; 3] {
                 [flag.into(), path.into(), path.into()]
             };
-            args.extend(bubblewrap_namespaces(job.network, user.is_some()));
+            args.extend(bubblewrap_namespaces(user.is_some()));
             for dir in SYSTEM_READ
                 .iter()
                 .map(Path::new)
@@ -154,9 +168,14 @@ pub(super) fn build(
             args.extend(bind("--bind", &job.workspace));
             args.extend(bind("--bind", tmp));
             args.extend(bind("--ro-bind", launcher));
+            if let Some(proxy) = &proxy {
+                // For the launcher, which connects before confining itself
+                // (a socket on a read-only mount can still be connected to).
+                args.extend(bind("--ro-bind", proxy.dir));
+            }
             args.extend(["--chdir".into(), job.workspace.clone().into()]);
             args.extend([p::END.into(), launcher.into()]);
-            args.extend(no_network);
+            args.extend(network);
             args.extend(as_user);
             args.extend(limits(job));
             Command::new(bwrap)
@@ -165,9 +184,11 @@ pub(super) fn build(
     args.push(p::END.into());
     args.push(job.program.clone().into());
     args.extend(job.args.iter().map(OsString::from));
-    command
-        .args(args)
-        .env_clear()
-        .envs(env::allowed(&job.workspace, tmp, &job.env));
+    command.args(args).env_clear().envs(env::allowed(
+        &job.workspace,
+        tmp,
+        &job.env,
+        proxy.is_some(),
+    ));
     Ok(command)
 }

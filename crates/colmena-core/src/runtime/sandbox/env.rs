@@ -13,11 +13,14 @@ fn extra_allowed(name: &str) -> bool {
 }
 
 /// The whole environment for a program run in `workspace` with `tmp` as its
-/// temporary folder, plus the allowed `extra` variables.
+/// temporary folder, plus the allowed `extra` variables; with `proxied`,
+/// the variables that send proxy-aware programs (curl, pip, npm, git) to
+/// the app's proxy, the only way out of the sandbox's network.
 pub(crate) fn allowed(
     workspace: &Path,
     tmp: &Path,
     extra: &[(String, String)],
+    proxied: bool,
 ) -> Vec<(String, String)> {
     let mut env = vec![
         ("PATH".to_owned(), PATH.to_owned()),
@@ -28,6 +31,12 @@ pub(crate) fn allowed(
         ("TERM".to_owned(), "dumb".to_owned()),
         ("TMPDIR".to_owned(), tmp.display().to_string()),
     ];
+    if proxied {
+        let proxy = format!("http://127.0.0.1:{}", super::protocol::PROXY_PORT);
+        for name in ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY"] {
+            env.push((name.to_owned(), proxy.clone()));
+        }
+    }
     env.extend(
         extra
             .iter()

@@ -14,7 +14,8 @@
 //! 1. with `--private-proc`, PID and mount namespaces of its own, so that
 //!    `/proc` lists only the program's processes (`launcher/namespaces.rs`:
 //!    the launcher then runs again inside them and stays as their first
-//!    process);
+//!    process); with `--proxy` a network namespace too, whose only way out
+//!    is the app's proxy (`launcher/forward.rs`);
 //! 2. with `--uid`: the workspace handed to that user
 //!    (`launcher/hand_over.rs`) and the granted folders made reachable for
 //!    it (`launcher/reach.rs`);
@@ -68,18 +69,44 @@ pub fn main() -> ExitCode {
     if let Err(e) = check_user(&plan, root) {
         return fail(&e);
     }
-    let private_mounts = match enter_namespaces(&plan, root) {
+    let (private_mounts, own_network) = match enter_namespaces(&plan, root) {
         Ok(Stage::Ended(status)) => return status,
-        Ok(Stage::Here { private_mounts }) => private_mounts,
+        Ok(Stage::Here {
+            private_mounts,
+            own_network,
+        }) => (private_mounts, own_network),
         Err(e) => return fail(&e),
     };
-    if let Err(e) = confine(&plan, private_mounts) {
+    let forwarder = match open_forwarder(&plan, own_network) {
+        Ok(forwarder) => forwarder,
+        Err(e) => return fail(&e),
+    };
+    // `--proxy` without a namespace of its own: no network at all rather
+    // than the host's.
+    let no_network = plan.no_network || (plan.proxy.is_some() && !own_network);
+    if plan.proxy.is_some() && !own_network {
+        eprintln!(
+            "{}this system gave the sandbox no network namespace of its own, so the program \
+             runs without network (its address policy needs one)",
+            p::ERROR_PREFIX
+        );
+    }
+    if let Err(e) = confine(&plan, private_mounts, no_network) {
         return fail(&e);
     }
     #[cfg(target_os = "linux")]
-    if plan.init {
-        return crate::namespaces::run_program(&plan.program, &plan.args);
+    close_inherited(
+        forwarder
+            .as_ref()
+            .map(|f| f.descriptors())
+            .unwrap_or_default(),
+    );
+    #[cfg(target_os = "linux")]
+    if plan.init || forwarder.is_some() {
+        return crate::namespaces::run_program(&plan.program, &plan.args, forwarder);
     }
+    #[cfg(not(target_os = "linux"))]
+    let _ = forwarder;
     // Only returns when the program could not be executed.
     let error = std::process::Command::new(&plan.program)
         .args(&plan.args)
@@ -142,28 +169,42 @@ enum Stage {
     /// Confine this process and run the program from here.
     /// `private_mounts`: mounts made here never reach the host, so paths
     /// may be opened for the program's user (`launcher/reach.rs`).
-    Here { private_mounts: bool },
+    /// `own_network`: this process is in a network namespace of its own
+    /// (made with the others, or by bubblewrap) for `--proxy`.
+    Here {
+        private_mounts: bool,
+        own_network: bool,
+    },
 }
 
 #[cfg(target_os = "linux")]
 fn enter_namespaces(plan: &Plan, root: bool) -> Result<Stage, String> {
     use crate::namespaces;
+    let proxy = plan.proxy.is_some();
     if !plan.private_proc {
+        // Under bubblewrap, which made every namespace itself.
         return Ok(Stage::Here {
             private_mounts: false,
+            own_network: proxy,
         });
     }
     if plan.init {
-        let private_mounts = namespaces::prepare_first_process(root)?;
-        return Ok(Stage::Here { private_mounts });
+        // The first stage made a network namespace with the others.
+        let private_mounts = namespaces::prepare_first_process(root, proxy)?;
+        return Ok(Stage::Here {
+            private_mounts,
+            own_network: proxy,
+        });
     }
-    if namespaces::unshare_for_child(root)? {
+    if namespaces::unshare_for_child(root, proxy)? {
         Ok(Stage::Ended(namespaces::start_first_process()))
     } else {
         // Refused (no user namespaces for this user, a container without
-        // CAP_SYS_ADMIN): the host's /proc, as without the option.
+        // CAP_SYS_ADMIN): the host's /proc, as without the option, and no
+        // network namespace.
         Ok(Stage::Here {
             private_mounts: false,
+            own_network: false,
         })
     }
 }
@@ -172,12 +213,53 @@ fn enter_namespaces(plan: &Plan, root: bool) -> Result<Stage, String> {
 fn enter_namespaces(_plan: &Plan, _root: bool) -> Result<Stage, String> {
     Ok(Stage::Here {
         private_mounts: false,
+        own_network: false,
     })
+}
+
+/// `--proxy` in a network namespace of its own: the listener inside and
+/// the connection to the app (`launcher/forward.rs`), opened before
+/// confinement.
+#[cfg(target_os = "linux")]
+fn open_forwarder(
+    plan: &Plan,
+    own_network: bool,
+) -> Result<Option<crate::forward::Forwarder>, String> {
+    match &plan.proxy {
+        Some(socket) if own_network => crate::forward::Forwarder::open(socket).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// No network namespaces here: `--proxy` means no network.
+#[cfg(all(unix, not(target_os = "linux")))]
+fn open_forwarder(_plan: &Plan, _own_network: bool) -> Result<Option<()>, String> {
+    Ok(None)
+}
+
+/// Closes every descriptor above standard error but `keep`: whatever the
+/// app (or whoever started the app) left open without close-on-exec would
+/// otherwise reach the program past Landlock and the switch of user — an
+/// open root-only file, a socket (found in the attacker's re-review).
+#[cfg(target_os = "linux")]
+fn close_inherited(keep: [i32; 2]) {
+    use rustix::process::{Resource, getrlimit};
+    let limit = getrlimit(Resource::Nofile)
+        .current
+        .unwrap_or(65_536)
+        .min(65_536);
+    let limit = i32::try_from(limit).unwrap_or(65_536);
+    for fd in 3..limit {
+        if !keep.contains(&fd) {
+            // EBADF for most: nothing is open there.
+            let _ = nix::unistd::close(fd);
+        }
+    }
 }
 
 /// Steps 2 to 5 of the module docs, on this process.
 #[cfg(unix)]
-fn confine(plan: &Plan, private_mounts: bool) -> Result<(), String> {
+fn confine(plan: &Plan, private_mounts: bool, no_network: bool) -> Result<(), String> {
     if let Some(user) = plan.user {
         open_to(user, plan, private_mounts)?;
     }
@@ -186,7 +268,7 @@ fn confine(plan: &Plan, private_mounts: bool) -> Result<(), String> {
         landlock(plan)?;
     }
     drop_privileges(plan.user)?;
-    filter_syscalls(plan.no_network)
+    filter_syscalls(no_network)
 }
 
 /// Hands `--own` folders to `user` and makes every granted path reachable

@@ -36,9 +36,12 @@
 //! that confines itself and then becomes the program (see `launcher.rs` for
 //! why this is not done in the app's own process).
 //!
-//! Not yet: an address policy for `cli_exec`'s network (it reaches
-//! loopback, the local network and metadata addresses, unlike
-//! `web_fetch`); the git tools have no network at all.
+//! - **an address policy for the network** (`cli_exec`): the program's
+//!   network is a namespace of its own with nothing but its own loopback;
+//!   its one way out is the app's proxy ([`proxy`], `http_proxy`), which
+//!   applies `web_fetch`'s policy — never metadata addresses; loopback and
+//!   private ranges only when the agent may reach the local network. The
+//!   git tools have no network at all.
 //!
 //! The same launcher also keeps the user's MCP servers from outliving the
 //! app (`--supervise`, [`supervised_command`]): those are the person's own
@@ -51,6 +54,7 @@ mod env;
 mod group;
 mod mechanism;
 mod protocol;
+mod proxy;
 mod supervise;
 mod user;
 
@@ -65,6 +69,7 @@ use crate::error::{AppError, Result};
 
 pub(crate) use capture::Captured;
 pub(crate) use mechanism::{Mechanism, detect, launcher};
+pub(crate) use proxy::Egress;
 pub use supervise::{kill_group, supervised_command};
 pub(crate) use user::program_user;
 
@@ -112,9 +117,12 @@ pub(crate) struct Job {
     pub env: Vec<(String, String)>,
     pub timeout: Duration,
     pub limits: Limits,
-    /// The program may open network sockets (`cli_exec`); the git tools
+    /// The program may open network sockets (`cli_exec`), and reaches
+    /// what [`Job::egress`] allows through the app's proxy; the git tools
     /// run without.
     pub network: bool,
+    /// Where its network may go (the agent's local-network switch).
+    pub egress: Egress,
 }
 
 impl Job {
@@ -132,6 +140,7 @@ impl Job {
             timeout,
             limits: Limits::default(),
             network: true,
+            egress: Egress::new(false),
         }
     }
 }
@@ -168,7 +177,16 @@ pub(crate) async fn run_with(
 ) -> Result<Finished> {
     let launcher = mechanism::launcher()?;
     let tmp = RunTmp::create()?;
-    let mut command = command::build(mechanism, &launcher, job, tmp.path())?;
+    #[cfg(unix)]
+    let door = job.network.then(proxy::Door::open).transpose()?;
+    #[cfg(unix)]
+    let proxy = door.as_ref().map(|door| command::Proxy {
+        socket: door.socket(),
+        dir: door.dir(),
+    });
+    #[cfg(not(unix))]
+    let proxy = None;
+    let mut command = command::build(mechanism, &launcher, job, tmp.path(), proxy)?;
     command
         .current_dir(&job.workspace)
         .stdin(Stdio::null())
@@ -181,6 +199,9 @@ pub(crate) async fn run_with(
         .spawn()
         .map_err(|e| AppError::precondition(format!("cannot start {}: {e}", job.program)))?;
     let group = child.id();
+    // Connections end with the run (the guard is dropped on every return).
+    #[cfg(unix)]
+    let _proxy = door.map(|door| door.serve(job.egress.clone()));
     let budget = Arc::new(capture::Budget::new(FLOOD_LIMIT));
     let stop_reading = CancellationToken::new();
     let stdout = child.stdout.take().map(|pipe| {

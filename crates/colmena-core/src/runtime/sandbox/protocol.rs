@@ -2,7 +2,7 @@
 //! `colmena-sandbox` (which reads it; `src/bin/colmena-sandbox.rs` includes
 //! this file by path, so both sides always agree).
 //!
-//! `colmena-sandbox [--supervise [--parent PID]] [--landlock] [--private-proc] [--no-network] [--uid N --gid N [--own DIR]…] [--ro DIR]… [--rw DIR]… [--limit NAME=N]… -- PROGRAM ARG…`
+//! `colmena-sandbox [--supervise [--parent PID]] [--landlock] [--private-proc] [--no-network | --proxy SOCKET] [--uid N --gid N [--own DIR]…] [--ro DIR]… [--rw DIR]… [--limit NAME=N]… -- PROGRAM ARG…`
 //!
 //! (and `colmena-sandbox --watchdog PID`, which only the launcher itself
 //! starts in supervise mode, see `supervisor.rs`; and `--init` followed by
@@ -26,6 +26,19 @@ pub const LANDLOCK: &str = "--landlock";
 /// No sockets at all (the git tools); without it only IPv4 and IPv6
 /// sockets that are not raw may be opened.
 pub const NO_NETWORK: &str = "--no-network";
+/// The program's network is a namespace of its own with nothing but its
+/// own loopback, `--proxy SOCKET`: no route to the host's loopback, the
+/// local network, metadata addresses or anywhere else. The one way out is
+/// 127.0.0.1:[`PROXY_PORT`] in there, where the launcher accepts
+/// connections and hands each one to the app through the Unix socket
+/// SOCKET; the app's proxy (`proxy.rs`) applies the agent's address policy.
+/// With the Landlock mechanism it goes with [`PRIVATE_PROC`] (the launcher
+/// makes the namespace with the others); under bubblewrap, bubblewrap makes
+/// it. Where the system refuses the namespace the program runs with no
+/// network at all, and says so on standard error.
+pub const PROXY: &str = "--proxy";
+/// The port of the proxy inside the sandbox (`http_proxy` points there).
+pub const PROXY_PORT: u16 = 3128;
 /// Run the program in PID and mount namespaces of its own, with a `/proc`
 /// that lists only its own processes (the Landlock mechanism; bubblewrap
 /// builds its own). Where the system refuses namespaces to this user, the

@@ -34,6 +34,8 @@ pub struct BackupsOverview {
     /// Copies made without a passphrase carry the key (the person sealed
     /// one for them).
     pub automatic_key: bool,
+    /// How the last restore asked for in Settings ended, until dismissed.
+    pub last_restore: Option<super::RestoreOutcome>,
 }
 
 /// The copies of the store at `db_path` in its backups folder.
@@ -76,6 +78,7 @@ pub fn overview(db_path: &Path) -> Result<BackupsOverview> {
     });
     Ok(BackupsOverview {
         automatic_key: kept_for_automatic_copies(db_path),
+        last_restore: super::last_outcome(db_path),
         folder,
         backups,
     })

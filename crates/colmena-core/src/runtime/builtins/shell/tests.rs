@@ -213,6 +213,7 @@ async fn cli_exec_runs_in_the_workspace() {
     let out = exec(
         &ws,
         &json!({ "command": "sh", "args": ["-c", "pwd; echo $HOME; echo hi >&2"] }),
+        false,
         &CancellationToken::new(),
     )
     .await
@@ -221,8 +222,13 @@ async fn cli_exec_runs_in_the_workspace() {
     assert!(out.starts_with("exit status: 0"), "{out}");
     assert_eq!(out.matches(&ws_text).count(), 2, "{out}");
     assert!(out.contains("--- stderr ---\nhi"), "{out}");
-    let err = exec(&ws, &json!({ "command": " " }), &CancellationToken::new())
-        .await
-        .unwrap_err();
+    let err = exec(
+        &ws,
+        &json!({ "command": " " }),
+        false,
+        &CancellationToken::new(),
+    )
+    .await
+    .unwrap_err();
     assert_eq!(err.code, ErrorCode::Validation);
 }

@@ -53,7 +53,9 @@ use crate::protocol as p;
 
 /// Stage 1: new namespaces for this launcher's next child; `false` when the
 /// system refuses them (the module docs say what then).
-pub(crate) fn unshare_for_child(root: bool) -> Result<bool, String> {
+/// `network`: a network namespace too (`--proxy`, `forward.rs`); it is
+/// all or nothing — without it the program gets no network at all.
+pub(crate) fn unshare_for_child(root: bool, network: bool) -> Result<bool, String> {
     if !root && user_namespaces_restricted() {
         return Ok(false);
     }
@@ -61,6 +63,9 @@ pub(crate) fn unshare_for_child(root: bool) -> Result<bool, String> {
     let mut wanted = UnshareFlags::NEWNS | UnshareFlags::NEWPID;
     if !root {
         wanted |= UnshareFlags::NEWUSER;
+    }
+    if network {
+        wanted |= UnshareFlags::NEWNET;
     }
     // Deprecated because it is unsound with CLONE_FILES, not asked for here.
     #[allow(deprecated)]
@@ -105,11 +110,16 @@ fn map_only(uid: u32, gid: u32) -> Result<(), String> {
 
 /// A user other than root loses every capability at `exec`, inside its own
 /// user namespace too; the ambient set is what survives. The first process
-/// needs `CAP_SYS_ADMIN` in the new namespaces (to mount /proc) and
-/// `CAP_SETPCAP` (to empty its bounding set); it drops both before the
-/// program starts (`privileges.rs`).
+/// needs `CAP_SYS_ADMIN` in the new namespaces (to mount /proc),
+/// `CAP_NET_ADMIN` (to bring its loopback up) and `CAP_SETPCAP` (to empty
+/// its bounding set); it drops them all before the program starts
+/// (`privileges.rs`).
 fn keep_for_first_process() -> Result<(), Errno> {
-    let keep = [CapabilitySet::SYS_ADMIN, CapabilitySet::SETPCAP];
+    let keep = [
+        CapabilitySet::SYS_ADMIN,
+        CapabilitySet::NET_ADMIN,
+        CapabilitySet::SETPCAP,
+    ];
     let now = capabilities(None)?;
     let inheritable = keep.iter().fold(now.inheritable, |set, &c| set | c);
     set_capabilities(None, CapabilitySets { inheritable, ..now })?;
@@ -147,7 +157,12 @@ pub(crate) fn start_first_process() -> ExitCode {
 /// mounts that are not private could reach the host: an error. As another
 /// user, a mount namespace made with a user namespace never propagates back,
 /// and a system that refuses the mounts leaves the host's /proc.
-pub(crate) fn prepare_first_process(root: bool) -> Result<bool, String> {
+/// With `own_network` (the namespace has a network of its own), its
+/// loopback is brought up first: the only interface there is.
+pub(crate) fn prepare_first_process(root: bool, own_network: bool) -> Result<bool, String> {
+    if own_network {
+        crate::forward::loopback_up()?;
+    }
     let private = MountPropagationFlags::PRIVATE | MountPropagationFlags::REC;
     if let Err(e) = mount_change("/", private) {
         return if root {
@@ -169,8 +184,14 @@ pub(crate) fn prepare_first_process(root: bool) -> Result<bool, String> {
 
 /// Stage 2, confined: the program as a child (pid 2); every process that
 /// ends up here is reaped; the program's status — its code, or 128 + the
-/// signal that ended it — is this process's.
-pub(crate) fn run_program(program: &OsString, args: &[OsString]) -> ExitCode {
+/// signal that ended it — is this process's. With a `forwarder`, its
+/// connections are passed on to the app meanwhile (`forward.rs`). Under
+/// bubblewrap (not the namespace's first process) the same, with `--proxy`.
+pub(crate) fn run_program(
+    program: &OsString,
+    args: &[OsString],
+    forwarder: Option<crate::forward::Forwarder>,
+) -> ExitCode {
     // The first stage waits for this one; if it is killed on its own, so is
     // this one (and with it the namespace). Set here, after the switch of
     // user, which clears it. The app kills the whole group anyway.
@@ -187,6 +208,13 @@ pub(crate) fn run_program(program: &OsString, args: &[OsString]) -> ExitCode {
             return ExitCode::from(p::EXEC_FAILED);
         }
     };
+    if let Some(forwarder) = forwarder {
+        // The program runs as this process's user: not dumpable, this
+        // process's memory and descriptors are out of its reach.
+        let _ =
+            rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable);
+        forwarder.start();
+    }
     let program = i32::try_from(child.id()).ok();
     // Reaped below with every orphan, never by `std`.
     drop(child);

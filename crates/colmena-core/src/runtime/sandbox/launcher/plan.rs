@@ -26,6 +26,9 @@ pub(crate) struct Plan {
     /// made (started by itself with `--init`).
     pub init: bool,
     pub no_network: bool,
+    /// `--proxy`: the Unix socket of the app's proxy; the program's only
+    /// network goes through it.
+    pub proxy: Option<PathBuf>,
     pub user: Option<ProgramUser>,
     pub own: Vec<PathBuf>,
     pub read: Vec<PathBuf>,
@@ -43,6 +46,7 @@ pub(crate) fn parse(mut args: impl Iterator<Item = OsString>) -> Result<Plan, St
         private_proc: false,
         init: false,
         no_network: false,
+        proxy: None,
         user: None,
         own: Vec::new(),
         read: Vec::new(),
@@ -68,6 +72,9 @@ pub(crate) fn parse(mut args: impl Iterator<Item = OsString>) -> Result<Plan, St
             p::PRIVATE_PROC => plan.private_proc = true,
             p::INIT => plan.init = true,
             p::NO_NETWORK => plan.no_network = true,
+            p::PROXY => {
+                plan.proxy = Some(args.next().ok_or("--proxy needs a socket path")?.into());
+            }
             p::UID => uid = Some(account_id(p::UID, args.next())?),
             p::GID => gid = Some(account_id(p::GID, args.next())?),
             p::OWN => plan
@@ -134,6 +141,9 @@ fn check_combination(plan: &Plan) -> Result<(), String> {
     }
     if !plan.own.is_empty() && plan.user.is_none() {
         return Err("--own needs --uid and --gid".into());
+    }
+    if plan.proxy.is_some() && (plan.no_network || plan.supervise) {
+        return Err("--proxy goes with neither --no-network nor --supervise".into());
     }
     if plan.init && !plan.private_proc {
         return Err("--init is the launcher's own, with --private-proc".into());

@@ -20,7 +20,9 @@
 //! - **leaving the process group** (`setsid`, `setpgid`): the group is what
 //!   is killed when the call ends;
 //! - **io_uring**, which can open sockets without the `socket` call;
-//! - **other processes' memory** (`ptrace`, `process_vm_readv`/`writev`);
+//! - **other processes' memory and descriptors** (`ptrace`,
+//!   `process_vm_readv`/`writev`, `pidfd_getfd`: the launcher's connection
+//!   to the app's proxy stays its own);
 //! - **the kernel's own attack surface**: loading modules or a new kernel,
 //!   `bpf`, `perf_event_open`, the kernel keyrings (`keyctl`, `add_key`,
 //!   `request_key`), opening files by handle (which skips path checks);
@@ -80,6 +82,7 @@ pub(crate) fn filter(no_network: bool) -> Result<(), String> {
         libc::SYS_ptrace,
         libc::SYS_process_vm_readv,
         libc::SYS_process_vm_writev,
+        libc::SYS_pidfd_getfd,
         libc::SYS_init_module,
         libc::SYS_finit_module,
         libc::SYS_delete_module,

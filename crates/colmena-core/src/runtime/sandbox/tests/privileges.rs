@@ -240,3 +240,31 @@ async fn the_refused_calls_fail_with_eperm() {
         let _ = std::fs::remove_file(place.workspace.join("fifo"));
     }
 }
+
+/// A descriptor the app inherited without close-on-exec (here: a file of
+/// the data dir, opened by the test process and left inheritable) never
+/// reaches the program: the launcher closes everything above standard
+/// error before the program starts (found in the attacker's re-review).
+#[tokio::test]
+async fn descriptors_the_app_inherited_do_not_reach_the_program() {
+    use std::os::fd::AsRawFd;
+    let place = place();
+    let secret = std::fs::File::open(place.data.join("master.key")).unwrap();
+    rustix::io::fcntl_setfd(&secret, rustix::io::FdFlags::empty()).unwrap();
+    let code = format!(
+        "import os\n\
+         try:\n\
+         \x20   print('READ', os.read({fd}, 100))\n\
+         except OSError as e:\n\
+         \x20   print('closed', e.errno)\n",
+        fd = secret.as_raw_fd()
+    );
+    for mechanism in mechanisms() {
+        let said = python(&mechanism, &place, &code, false).await;
+        assert!(
+            !said.contains("TOP-SECRET") && !said.contains("READ") && said.contains("closed 9"),
+            "{}: {said}",
+            mechanism.describe()
+        );
+    }
+}
