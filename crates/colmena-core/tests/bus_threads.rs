@@ -113,6 +113,49 @@ async fn a_thread_stays_between_its_two_authors() {
     assert_eq!(nobody.code, missing.code, "{nobody:?}");
     assert_eq!(nobody.message, missing.message);
     assert_eq!(nobody.details, missing.details);
+    // Nor a real message of the sender's, used as `reply_to` towards an
+    // author who is not in its conversation: existing or not, the same.
+    let own = inbox::messages::send(
+        ctx,
+        &cora,
+        "cora",
+        "ana",
+        SendMessage {
+            body: "Una pregunta".into(),
+            priority: None,
+            reply_to: None,
+            message_id: None,
+        },
+    )
+    .await
+    .unwrap();
+    let to_beto = reply(ctx, &cora, "cora", "beto", "Hola", &own.id)
+        .await
+        .unwrap_err();
+    let to_nobody = reply(ctx, &cora, "cora", "no-such-author", "Hola", &own.id)
+        .await
+        .unwrap_err();
+    assert_eq!(to_beto.code, to_nobody.code, "{to_beto:?} {to_nobody:?}");
+    assert_eq!(to_beto.message, to_nobody.message);
+    assert_eq!(to_beto.details, to_nobody.details);
+    // By name (as MCP clients write), a made-up answer to a name nobody
+    // has says the same as to one that exists.
+    let by_name = inbox::messages::send_to_name(
+        ctx,
+        &cora,
+        "cora",
+        "Nadie Nunca",
+        SendMessage {
+            body: "Hola".into(),
+            priority: None,
+            reply_to: Some("msg_nonexistent".into()),
+            message_id: None,
+        },
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(by_name.code, missing.code, "{by_name:?}");
+    assert_eq!(by_name.message, missing.message);
     assert_eq!(intruding.code, ErrorCode::NotFound, "{intruding:?}");
     assert_eq!(intruding.code, missing.code);
     assert_eq!(intruding.details.as_ref().unwrap()["field"], "reply_to");

@@ -329,24 +329,6 @@ pub(crate) fn other_conversation(id: &str, other: &str) -> AppError {
     )
 }
 
-/// An answer to a recipient that does not exist answers no message in the
-/// sender's mail, and says exactly that — as for any message id the sender
-/// cannot see — so a made-up `reply_to` does not tell authors that exist
-/// from those that do not, without sending anything (found in the
-/// attacker's re-review). Without `reply_to` the recipient's absence is
-/// said as it is: a message to an author is how one learns it exists.
-fn unknown_recipient<T>(found: Result<T>, reply_to: Option<&str>) -> Result<()> {
-    match (found, reply_to) {
-        (Ok(_), _) => Ok(()),
-        (Err(e), Some(id)) if e.code == ErrorCode::NotFound => {
-            let id = id.trim();
-            check_reply_id(id)?;
-            Err(no_such_reply(id))
-        }
-        (Err(e), _) => Err(e),
-    }
-}
-
 /// The message an answer answers, once checked: its id and its thread.
 pub(crate) struct Answered {
     id: String,
@@ -477,8 +459,18 @@ pub async fn send(
     if let Some(pg) = ctx.bus_pg() {
         caller.may_act_as(from)?;
         authors::must_exist(ctx, from).await?;
-        let recipient = authors::must_exist(ctx, to).await;
-        unknown_recipient(recipient, message.reply_to.as_deref())?;
+        // An answer is checked against its conversation before its
+        // recipient: a `reply_to` names a message between the sender and
+        // the recipient, so a recipient that does not exist fails exactly
+        // as one outside that conversation does ("no message … in your mail
+        // to answer", "that message is with someone else"). A made-up or
+        // borrowed `reply_to` then tells nothing about who is on the bus,
+        // and sends nothing (found in the attacker's re-reviews). Without
+        // `reply_to` the recipient's absence is said as it is: writing to
+        // an author is how one learns it exists.
+        if message.reply_to.is_none() {
+            authors::must_exist(ctx, to).await?;
+        }
         let max_unread = max_unread(ctx).await?;
         let min_wake = super::wakes::min_wake_interval(ctx).await?;
         let (sent, new) = pg::messages::send(
@@ -506,10 +498,11 @@ pub async fn send(
         .write_grouped(move |conn| {
             caller.may_act_as(&from)?;
             authors::require_exists(conn, &from)?;
-            unknown_recipient(
-                authors::require_exists(conn, &to),
-                message.reply_to.as_deref(),
-            )?;
+            // As above: an answer's recipient is checked with its
+            // conversation.
+            if message.reply_to.is_none() {
+                authors::require_exists(conn, &to)?;
+            }
             let request = message.message_id.as_deref().map(|client_id| {
                 let sha = client_ids::fingerprint(
                     &to,
@@ -540,6 +533,11 @@ pub async fn send(
                 .as_deref()
                 .map(|id| answered(conn, &from, &to, id))
                 .transpose()?;
+            if answers.is_some() {
+                // The other author of a message the sender has; removed
+                // since, it is said as it is.
+                authors::require_exists(conn, &to)?;
+            }
             let sent = insert_answer(conn, &from, &to, &message.body, priority, answers.as_ref())?;
             if let Some((client_id, sha)) = &request {
                 client_ids::record(conn, &from, client_id, sha, &sent)?;
@@ -555,6 +553,9 @@ pub async fn send(
 
 /// Like [`send`], naming the recipient by id or by name (the model's tools
 /// and the seed's `send_message(to_author_name, …)`).
+/// No author has this id (ids are never empty).
+const NOBODY: &str = "";
+
 pub async fn send_to_name(
     ctx: &Ctx,
     caller: &Caller,
@@ -562,13 +563,16 @@ pub async fn send_to_name(
     to_name: &str,
     message: SendMessage,
 ) -> Result<Message> {
-    let to = authors::lookup(ctx, to_name).await?.ok_or_else(|| {
-        AppError::new(
+    match authors::lookup(ctx, to_name).await? {
+        Some(to) => send(ctx, caller, from, &to.id, message).await,
+        // An answer to nobody: refused as an answer outside its
+        // conversation is, whoever is on the bus (see `send`).
+        None if message.reply_to.is_some() => send(ctx, caller, from, NOBODY, message).await,
+        None => Err(AppError::new(
             ErrorCode::NotFound,
             format!("no author is called '{to_name}'"),
-        )
-    })?;
-    send(ctx, caller, from, &to.id, message).await
+        )),
+    }
 }
 
 pub(crate) fn after_send(ctx: &Ctx, message: &Message) {
