@@ -468,8 +468,14 @@ pub async fn send(
         // and sends nothing (found in the attacker's re-reviews). Without
         // `reply_to` the recipient's absence is said as it is: writing to
         // an author is how one learns it exists.
-        if message.reply_to.is_none() {
-            authors::must_exist(ctx, to).await?;
+        if let Err(missing) = authors::must_exist(ctx, to).await {
+            if let Some(id) = message.reply_to.as_deref() {
+                // Only an answer in a conversation with `to` learns that
+                // `to` is gone (the other author of a message may have been
+                // removed since).
+                pg::messages::check_answer(pg, from, to, id).await?;
+            }
+            return Err(missing);
         }
         let max_unread = max_unread(ctx).await?;
         let min_wake = super::wakes::min_wake_interval(ctx).await?;

@@ -197,6 +197,15 @@ pub(crate) async fn send(
     Ok((sent, true))
 }
 
+/// Whether `from` may answer message `id` with mail to `to` (as [`send`]
+/// checks it), without sending: how a send to a recipient that is gone is
+/// refused like any answer outside its conversation, unless it is one.
+pub(crate) async fn check_answer(bus: &PgBus, from: &str, to: &str, id: &str) -> Result<()> {
+    let mut client = bus.client().await?;
+    let tx = client.transaction().await?;
+    answered(&tx, from, to, id).await.map(|_| ())
+}
+
 /// The thread an answer joins: `from` may answer only a message it sent or
 /// received whose other author is `to` (`inbox::messages::answered`).
 async fn answered(
