@@ -416,12 +416,9 @@ async fn urgent_mail_cannot_make_a_woken_role_run_a_command() {
     );
 }
 
-/// A page told the agent to fetch this computer: `web_fetch` inside a run
-/// refuses loopback before connecting, even with the network allowed,
-/// until the person grants that agent local network access.
-#[tokio::test]
-async fn a_run_reaches_this_computer_only_with_the_agents_local_network_grant() {
-    const FETCHER: &str = "You fetch pages.";
+/// A page on this computer's loopback ("secret admin page"): its URL and
+/// how many connections it accepted.
+async fn admin_page() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let local = format!("http://{}/admin", listener.local_addr().unwrap());
     let accepted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
@@ -444,6 +441,16 @@ async fn a_run_reaches_this_computer_only_with_the_agents_local_network_grant() 
                 .await;
         }
     });
+    (local, accepted)
+}
+
+/// A page told the agent to fetch this computer: `web_fetch` inside a run
+/// refuses loopback before connecting, even with the network allowed,
+/// until the person grants that agent local network access.
+#[tokio::test]
+async fn a_run_reaches_this_computer_only_with_the_agents_local_network_grant() {
+    const FETCHER: &str = "You fetch pages.";
+    let (local, accepted) = admin_page().await;
     let arguments = format!(r#"{{"url": "{local}"}}"#);
     let (ws, _server) = hive(vec![
         Rule::tool_call("web_fetch", &arguments)
@@ -491,28 +498,7 @@ async fn a_run_reaches_this_computer_only_with_the_agents_local_network_grant() 
 #[tokio::test]
 async fn a_program_reaches_this_computer_only_with_the_agents_local_network_grant() {
     const RUNNER: &str = "You run commands.";
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let local = format!("http://{}/admin", listener.local_addr().unwrap());
-    let accepted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let count = accepted.clone();
-    tokio::spawn(async move {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
-        while let Ok((mut socket, _)) = listener.accept().await {
-            count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            let mut request = [0u8; 2048];
-            let _ = socket.read(&mut request).await;
-            let body = "secret admin page";
-            let _ = socket
-                .write_all(
-                    format!(
-                        "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                        body.len()
-                    )
-                    .as_bytes(),
-                )
-                .await;
-        }
-    });
+    let (local, accepted) = admin_page().await;
     let curl = |extra: &str| {
         format!(
             r#"{{"command": "curl", "args": [{extra}"-s", "-S", "-i", "--max-time", "60", "{local}"]}}"#

@@ -45,8 +45,9 @@ fn json_of(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-#[test]
-fn issue33_the_key_goes_with_a_backup_and_comes_back_with_its_passphrase() {
+/// A workspace holding one sealed secret (a provider's key): its temporary
+/// root, its data dir and its key file.
+fn workspace_with_a_secret() -> (tempfile::TempDir, PathBuf, PathBuf) {
     let root = tempfile::tempdir().unwrap();
     let dir = root.path().join("data");
     ok_json(colmena(&dir).args([
@@ -60,7 +61,13 @@ fn issue33_the_key_goes_with_a_backup_and_comes_back_with_its_passphrase() {
     ]));
     let doctor = ok_json(colmena(&dir).arg("doctor"));
     let key_file = PathBuf::from(doctor["info"]["secrets"]["location"].as_str().unwrap());
-    assert!(key_file.is_file(), "{doctor}");
+    (root, dir, key_file)
+}
+
+#[test]
+fn issue33_the_key_goes_with_a_backup_and_comes_back_with_its_passphrase() {
+    let (root, dir, key_file) = workspace_with_a_secret();
+    assert!(key_file.is_file(), "{}", key_file.display());
 
     // Without the flag: a copy, and the word that it has no key.
     let bare = run(colmena(&dir).arg("backup"));
@@ -151,19 +158,7 @@ fn opened_with(record: &Path) -> String {
 /// a restore that fails still opens the app, which then says why.
 #[test]
 fn issue33_a_restore_from_settings_waits_for_the_app_then_opens_it_again() {
-    let root = tempfile::tempdir().unwrap();
-    let dir = root.path().join("data");
-    ok_json(colmena(&dir).args([
-        "provider",
-        "add",
-        "OpenAI",
-        "--kind",
-        "openai_compatible",
-        "--api-key",
-        KEY,
-    ]));
-    let doctor = ok_json(colmena(&dir).arg("doctor"));
-    let key_file = PathBuf::from(doctor["info"]["secrets"]["location"].as_str().unwrap());
+    let (root, dir, key_file) = workspace_with_a_secret();
     let copy = root.path().join("copy.db");
     json_of(&with_stdin(
         &dir,

@@ -120,7 +120,7 @@ pub async fn restore_backup(
     let checking = phrase.clone();
     let file = path.clone();
     blocking(move || {
-        in_backups_folder(&db, &file)?;
+        backup::listed_copy(&db, &file)?;
         let wanted = KeyToRestore {
             passphrase: checking.as_deref().map(String::as_str),
             bundle: None,
@@ -131,27 +131,6 @@ pub async fn restore_backup(
     start_restore(&data_dir, &path, phrase.as_deref().map(String::as_str))?;
     (quit.0)();
     Ok(())
-}
-
-/// Only copies Settings lists: files directly in the backups folder.
-fn in_backups_folder(db: &Path, file: &Path) -> Result<(), AppError> {
-    let folder = backup::backups_dir(db).canonicalize().ok();
-    let parent = file
-        .canonicalize()
-        .ok()
-        .and_then(|f| f.parent().map(Path::to_path_buf));
-    if folder.is_some() && folder == parent {
-        Ok(())
-    } else {
-        Err(AppError::invalid_field(
-            "path",
-            "not_a_listed_backup",
-            format!(
-                "{} is not a copy in the backups folder; restore other files with `colmena restore`",
-                file.display()
-            ),
-        ))
-    }
 }
 
 /// `colmena restore --after-close --then-open <this app>`, on its own, with

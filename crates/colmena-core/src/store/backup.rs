@@ -28,7 +28,7 @@ pub use key::{
     AUTOMATIC_BUNDLE, BUNDLE_SUFFIX, BackupKey, KeyToRestore, RestoredKey, bundle_path,
     forget_for_automatic_copies, keep_for_automatic_copies, kept_for_automatic_copies,
 };
-pub use listing::{BackupFile, BackupsOverview, overview};
+pub use listing::{BackupFile, BackupsOverview, listed_copy, overview};
 pub use outcome::{RestoreOutcome, dismiss_outcome, last_outcome, record_outcome};
 
 use super::holders;

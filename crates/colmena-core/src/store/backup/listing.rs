@@ -83,3 +83,26 @@ pub fn overview(db_path: &Path) -> Result<BackupsOverview> {
         backups,
     })
 }
+
+/// `file` is one of the copies [`overview`] lists for the store at
+/// `db_path` (a file directly in its backups folder): Settings restores
+/// only those; other files go through `colmena restore`.
+pub fn listed_copy(db_path: &Path, file: &Path) -> Result<()> {
+    let folder = backups_dir(db_path).canonicalize().ok();
+    let parent = file
+        .canonicalize()
+        .ok()
+        .and_then(|f| f.parent().map(Path::to_path_buf));
+    if folder.is_some() && folder == parent {
+        Ok(())
+    } else {
+        Err(AppError::invalid_field(
+            "path",
+            "not_a_listed_backup",
+            format!(
+                "{} is not a copy in the backups folder; restore other files with `colmena restore`",
+                file.display()
+            ),
+        ))
+    }
+}
