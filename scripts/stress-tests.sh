@@ -5,6 +5,7 @@
 #   ./scripts/stress-tests.sh [N]                 # N = 10 by default
 #   STRESS_GROUPS=netns,http ./scripts/stress-tests.sh 20
 #   STRESS_NO_BUILD=1 …   # use the binaries the target dir holds as they are
+#   STRESS_GROUPS=e2e STRESS_E2E_SPECS=swarms …   # one E2E spec only
 #
 # Groups (all by default):
 #   netns     tests/netns/team-bus.sh: links cut mid-traffic across namespaces
@@ -30,7 +31,8 @@ wants() { [[ $groups == *",$1,"* ]]; }
 # The E2E specs that kill or relaunch the app, or wait on work the app does
 # in the background after its first frame (schedulers, the local server,
 # streaming, the team bus's outbox).
-E2E_SPECS=(swarms desktop-shell looks cron inbox chat-images canvas team-bus upgrade)
+# STRESS_E2E_SPECS (space-separated) narrows them, to hammer one spec.
+read -r -a E2E_SPECS <<<"${STRESS_E2E_SPECS:-swarms desktop-shell looks cron inbox chat-images canvas team-bus upgrade}"
 HTTP_TESTS=(--test http_abuse --test http_malformed)
 # A busy store is SQLite's write lock held by another process: one machine's.
 SQLITE_ONLY='test(safe_a_busy_store_is_503_with_retry_after_and_no_internal_detail)'

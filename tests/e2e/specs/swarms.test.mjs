@@ -166,8 +166,14 @@ test("a hierarchical swarm without an orchestrator cannot be saved; the fix make
   await el("node-jefa").then((e) => e.waitForDisplayed({ timeout: 10_000 }));
   await click("add-investigadora");
   await click("add-redactora");
-  // The first member became the orchestrator; take the crown away.
-  await click("lead-jefa");
+  // The first member became the orchestrator; take the crown away. The
+  // graph glides to a new framing as members come (~200 ms), and a pointer
+  // click computed before the glide lands beside the moving button: the
+  // button is pressed where it is, as a keyboard user would.
+  await el("lead-jefa").then(async (crown) => {
+    await crown.waitForDisplayed({ timeout: 10_000 });
+    await browser.execute((button) => button.click(), crown);
+  });
   const save = await el("save-swarm");
   await browser.waitUntil(async () => !(await save.isEnabled()), { timeout: 10_000, timeoutMsg: "Save stayed on without an orchestrator" });
   assert.match(await el("save-blocked").then((e) => e.getText()), /Can.t save yet: a hierarchical swarm needs an orchestrator\./);
