@@ -239,7 +239,7 @@ async fn a_remote_tool_not_marked_read_only_runs_from_mail_only_with_a_grant_nam
     let operator = role(&ctx, "Operator", Some(vec![Risk::Act])).await;
     let results = woken_by_mail(&ctx, &outsider, &operator).await;
     assert!(
-        results[0].1 && results[0].2.contains("simulated logging"),
+        results[0].1 && results[0].2.contains("Started simulated"),
         "{results:?}"
     );
     assert_eq!(recorder.calls_of(ACTS), 1);
