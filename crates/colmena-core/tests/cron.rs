@@ -893,6 +893,77 @@ async fn h25_a_jobs_run_reaches_the_network_only_with_the_jobs_unattended_grant(
     assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 1);
 }
 
+/// A job a person allowed to send (to post its summary) still changes no
+/// other system: an HTTP endpoint that deletes, with the person's sealed
+/// credentials, is a class of its own, "act", which only a grant naming it
+/// covers (security review, finding 1).
+#[tokio::test]
+async fn h25_a_job_allowed_to_send_changes_no_other_system_until_allowed_to_act() {
+    let api = support::web::service(200, serde_json::json!({ "ok": true })).await;
+    let (ws, _llm) = hive(vec![
+        Rule::tool_call("endpoint_purge", r#"{"id": "all"}"#)
+            .when(support::hive::when(WORKER, 0))
+            .repeat(),
+        Rule::text("Purged.")
+            .when(support::hive::when(WORKER, 1))
+            .repeat(),
+    ])
+    .await;
+    let ctx = &ws.ctx;
+    colmena_core::endpoints::create(
+        ctx,
+        &colmena_core::Caller::ui(ctx),
+        support::endpoints::purge(&api.base_url),
+    )
+    .await
+    .unwrap();
+    let worker = agent(ctx, "Worker", WORKER, &["endpoint_purge"]).await;
+    let (scheduler, clock) = scheduler_at(ctx, "2026-05-01T06:59:00Z").await;
+    let mut nightly = job("Nightly", cron_at("0 7 * * *"), "UTC", &worker);
+    nightly.unattended = Some(vec![Risk::Send, Risk::Network, Risk::Write, Risk::Run]);
+    let created = cron::create(ctx, nightly).await.unwrap();
+
+    clock.set(utc("2026-05-01T07:00:00Z"));
+    assert_eq!(tick(&scheduler).await, (1, 0));
+    let entry = cron::history(ctx, &created.id, None).await.unwrap()[0].clone();
+    let results = tool_results(ctx, entry.run_id.as_deref().unwrap()).await;
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert!(
+        !results[0].1
+            && results[0].2.contains("change other systems")
+            && results[0].2.contains("scheduled job 'Nightly'"),
+        "{results:?}"
+    );
+    assert!(
+        api.seen().is_empty(),
+        "the API was called: {:?}",
+        api.seen()
+    );
+
+    // Only the person's grant that names it lets the job act.
+    cron::update(
+        ctx,
+        &created.id,
+        CronJobUpdate {
+            unattended: Some(vec![Risk::Act]),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    clock.set(utc("2026-05-02T07:00:00Z"));
+    assert_eq!(tick(&scheduler).await, (1, 0));
+    let entry = cron::history(ctx, &created.id, None).await.unwrap()[0].clone();
+    let results = tool_results(ctx, entry.run_id.as_deref().unwrap()).await;
+    assert!(results[0].1, "{results:?}");
+    let seen = api.seen();
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert_eq!(
+        (seen[0].method.as_str(), seen[0].path.as_str()),
+        ("DELETE", "/records/all")
+    );
+}
+
 /// A model cannot grant itself: the cron tools refuse `unattended`, and a
 /// job a tool changed loses the grant the person gave it.
 #[tokio::test]

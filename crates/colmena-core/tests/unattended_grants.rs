@@ -12,7 +12,7 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use colmena_core::endpoints::{self, EndpointInput, HttpMethod, SecretHeaderInput};
+use colmena_core::endpoints::{self, HttpMethod};
 use colmena_core::inbox::wake_budget::{self, WakeBudget};
 use colmena_core::inbox::{self, Caller, InboxQuery, Message, SendMessage};
 use colmena_core::permissions::Risk;
@@ -24,39 +24,7 @@ use support::bus;
 use support::hive::{agent, hive, when, when_system};
 use tokio_util::sync::CancellationToken;
 
-const SECRET: &str = "Bearer sk-live-SECRET-12345";
 const ROLE_PROMPT: &str = "You are Builder, the team's engineer.";
-
-/// An endpoint on `base` with the person's sealed `Authorization` header.
-fn endpoint(base: &str, name: &str, method: HttpMethod, path: &str, param: &str) -> EndpointInput {
-    let body = (method != HttpMethod::Delete).then(|| json!({ param: format!("{{{{{param}}}}}") }));
-    EndpointInput {
-        name: name.into(),
-        slug: None,
-        description: format!("{name} on our API"),
-        method,
-        url: format!("{base}{path}"),
-        query: vec![],
-        body,
-        headers: vec![],
-        secret_headers: vec![SecretHeaderInput {
-            name: "Authorization".into(),
-            value: Some(SECRET.into()),
-        }],
-        param_schema: Some(json!({
-            "type": "object",
-            "properties": { param: { "type": "string" } },
-            "required": [param]
-        })),
-        enabled: None,
-        timeout_seconds: None,
-    }
-}
-
-/// `DELETE {base}/records/{id}`: the endpoint an outsider wants purged.
-fn purge_endpoint(base: &str) -> EndpointInput {
-    endpoint(base, "Purge", HttpMethod::Delete, "/records/{{id}}", "id")
-}
 
 fn calls(list: &[(&str, serde_json::Value)]) -> Rule {
     Rule::new(Reply::ToolCalls {
@@ -146,8 +114,8 @@ async fn one_urgent_message_cannot_make_a_role_act_relay_or_wake_itself() {
     ];
     let (ws, server) = hive(rules).await;
     let ui = Caller::ui(&ws.ctx);
-    let purge = purge_endpoint(&api.base_url);
-    let tickets = endpoint(
+    let purge = support::endpoints::purge(&api.base_url);
+    let tickets = support::endpoints::endpoint(
         &api.base_url,
         "Tickets",
         HttpMethod::Post,
@@ -299,7 +267,7 @@ async fn a_grant_a_person_widens_lets_the_role_send_to_anyone_but_never_act() {
     ];
     let (ws, _server) = hive(rules).await;
     let ui = Caller::ui(&ws.ctx);
-    let purge = purge_endpoint(&api.base_url);
+    let purge = support::endpoints::purge(&api.base_url);
     endpoints::create(&ws.ctx, &ui, purge).await.unwrap();
     let eng = agent(&ws.ctx, "Eng", ROLE_PROMPT, &["endpoint_purge"]).await;
     let builder = bus::author(&ws.ctx, "Builder", Some(&eng)).await.author;

@@ -146,6 +146,47 @@ fn h25_cron_verbs_work_without_a_scheduler_and_trigger_refuses() {
     assert_eq!(list, Value::Array(vec![]));
 }
 
+/// Changing other systems is named apart, in capitals, wherever the CLI
+/// shows what a job or a role may do with nobody watching (security review,
+/// finding 1): it is never read past in a list of grants.
+#[test]
+fn a_grant_to_change_other_systems_is_shown_apart_for_jobs_and_roles() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    agent(dir);
+    let job = ok_json(colmena(dir).args([
+        "cron", "create", "Purge", "--every", "1h", "--agent", "worker", "--prompt", "Purge.",
+        "--allow", "act,send",
+    ]));
+    let granted = job["unattended"].as_array().unwrap();
+    assert!(
+        granted.len() == 2 && granted.contains(&"act".into()) && granted.contains(&"send".into()),
+        "{job}"
+    );
+    let shown = run(colmena(dir).args(["cron", "show", "purge"]));
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        text.contains("with nobody watching, may also: send, ACT (changes other systems)"),
+        "{text}"
+    );
+    let plain = ok_json(colmena(dir).args(["cron", "update", "purge", "--allow", "send"]));
+    assert_eq!(plain["unattended"], serde_json::json!(["send"]));
+    let shown = run(colmena(dir).args(["cron", "show", "purge"]));
+    assert!(!String::from_utf8_lossy(&shown.stdout).contains("ACT ("));
+
+    ok_json(colmena(dir).args(["author", "create", "Builder", "--agent", "worker"]));
+    let listed = run(colmena(dir).args(["author", "list"]));
+    let text = String::from_utf8_lossy(&listed.stdout);
+    assert!(text.contains("reply") && !text.contains("ACT ("), "{text}");
+    ok_json(colmena(dir).args(["author", "update", "builder", "--unattended", "reply,act"]));
+    let listed = run(colmena(dir).args(["author", "list"]));
+    let text = String::from_utf8_lossy(&listed.stdout);
+    assert!(
+        text.contains("reply, ACT (changes other systems)"),
+        "{text}"
+    );
+}
+
 /// `colmena serve` on the data dir, up once it prints where it listens.
 fn serve(dir: &Path) -> Child {
     let mut child = colmena(dir)

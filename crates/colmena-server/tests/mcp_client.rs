@@ -15,27 +15,15 @@ use colmena_core::Caller;
 use colmena_core::Ctx;
 use colmena_core::ids::AgentId;
 use colmena_core::mcp_servers::{self, McpServerInput, McpTransportInput, McpVarInput};
-use colmena_core::models::{self, NewModel};
-use colmena_core::providers::{self, NewProvider};
 use colmena_core::runs::{self, RunStatus};
 use colmena_core::runtime::agent::{AgentRunOptions, run_agent};
-use colmena_scripted_llm::{Matcher, Protocol, Rule, Script, ScriptedLlm};
+use colmena_scripted_llm::{Matcher, Rule, ScriptedLlm};
+use common::mcp_partner::{hive, node_bin};
 
 const PROMPT: &str = "You use MCP tools.";
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// A server installed by `scripts/setup.sh` under tests/mcp.
-fn node_bin(name: &str) -> String {
-    let path = repo().join("tests/mcp/node_modules/.bin").join(name);
-    assert!(
-        path.exists(),
-        "{} is missing: run scripts/setup.sh",
-        path.display()
-    );
-    path.display().to_string()
 }
 
 fn python() -> String {
@@ -72,38 +60,6 @@ fn var(name: &str, value: &str, secret: bool) -> McpVarInput {
         value: Some(value.into()),
         secret,
     }
-}
-
-/// A workspace with Colmena's MCP client, whose default model is scripted.
-async fn hive(rules: Vec<Rule>) -> (tempfile::TempDir, Ctx, ScriptedLlm) {
-    let (dir, ctx) = common::workspace().await;
-    colmena_server::mcp_client::install(&ctx);
-    let llm = ScriptedLlm::start(Script { rules }).await.unwrap();
-    providers::create(
-        &ctx,
-        NewProvider {
-            name: "Scripted".into(),
-            kind: "openai".into(),
-            base_url: Some(llm.base_url(Protocol::OpenAi)),
-            api_key: Some("sk-stored-key-0123456789".into()),
-        },
-    )
-    .await
-    .unwrap();
-    let model = models::create(
-        &ctx,
-        NewModel {
-            provider_id: "scripted".into(),
-            name: "gpt-test".into(),
-            label: None,
-        },
-    )
-    .await
-    .unwrap();
-    models::set_default_model(&ctx, Some(model.id))
-        .await
-        .unwrap();
-    (dir, ctx, llm)
 }
 
 /// One tool call per step, then a final answer.
@@ -249,30 +205,7 @@ async fn everything_over_stdio_lists_its_tools_and_an_agent_call_reaches_the_mod
 
 #[tokio::test]
 async fn everything_over_streamable_http_with_a_secret_header() {
-    let port = {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.local_addr().unwrap().port()
-    };
-    let mut served = tokio::process::Command::new(node_bin("mcp-server-everything"))
-        .arg("streamableHttp")
-        .env("PORT", port.to_string())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    // A hang guard, not a timing claim: node may be slow to start.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while tokio::net::TcpStream::connect(("127.0.0.1", port))
-        .await
-        .is_err()
-    {
-        assert!(
-            Instant::now() < deadline,
-            "mcp-server-everything never listened on {port}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let everything = common::mcp_partner::streamable_http().await;
     let steps = [(
         "mcp__remote__echo",
         r#"{"message": "over http"}"#.to_owned(),
@@ -282,7 +215,7 @@ async fn everything_over_streamable_http_with_a_secret_header() {
     let input = McpServerInput {
         name: "remote".into(),
         transport: McpTransportInput::Http {
-            url: format!("http://127.0.0.1:{port}/mcp"),
+            url: everything.url(),
             headers: vec![var("Authorization", "Bearer http-secret-token-9876", true)],
         },
         enabled: None,
@@ -312,7 +245,7 @@ async fn everything_over_streamable_http_with_a_secret_header() {
         dir.path(),
         b"http-secret-token-9876"
     ));
-    served.kill().await.unwrap();
+    drop(everything);
 }
 
 #[tokio::test]

@@ -4,6 +4,7 @@
 #![allow(dead_code, clippy::unwrap_used)]
 
 pub mod bus;
+pub mod endpoints;
 pub mod hive;
 pub mod web;
 

@@ -38,7 +38,8 @@ pub enum AuthorCommand {
         /// What its wake-ups may do with nobody watching where the agent
         /// asks: reply (answer who wrote; the default), send (to anyone),
         /// write, run, network, act (change other systems: endpoints that
-        /// are not GET) — comma-separated; "" for none.
+        /// are not GET, remote MCP tools not marked read-only) —
+        /// comma-separated; "" for none.
         #[arg(long, value_delimiter = ',', num_args = 0..)]
         unattended: Option<Vec<String>>,
         #[command(flatten)]

@@ -32,7 +32,9 @@ pub enum CronCommand {
         #[arg(long)]
         paused: bool,
         /// What its runs may also do with nobody watching where the agent
-        /// asks: write, run, network, send (comma-separated). Default none.
+        /// asks: write, run, network, send, act (change other systems:
+        /// endpoints that are not GET, remote MCP tools not marked
+        /// read-only) — comma-separated. Default none.
         #[arg(long, value_delimiter = ',', num_args = 0.., value_name = "CLASSES")]
         allow: Option<Vec<String>>,
     },
@@ -54,7 +56,8 @@ pub enum CronCommand {
         #[arg(long, value_enum)]
         missed: Option<Missed>,
         /// Replaces what its runs may do with nobody watching: write, run,
-        /// network, send (comma-separated; "" for none).
+        /// network, send, act (change other systems) — comma-separated; ""
+        /// for none.
         #[arg(long, value_delimiter = ',', num_args = 0.., value_name = "CLASSES")]
         allow: Option<Vec<String>>,
     },

@@ -8,6 +8,7 @@ use std::process::{Child, Command, Output};
 
 use serde_json::Value;
 
+pub mod mcp_partner;
 pub mod postgres;
 
 pub const KEY: &str = "sk-test-1234567890abcdef";

@@ -2,7 +2,7 @@
 // runs in Cron) beyond reading, where its agent would ask. The classes that
 // stay on the bus or this computer come first; what changes the person's
 // other systems (HTTP endpoints that create, change or delete, with their
-// credentials) stands apart, with what it means, so it is never ticked
+// credentials; remote MCP tools not marked read-only) stands apart, with what it means, so it is never ticked
 // along with the rest (issue "Safe by default, round two").
 
 import { TriangleAlert } from "lucide-react";

@@ -163,4 +163,23 @@ describe("the Cron view", () => {
     fireEvent.click(screen.getByTestId("cron-save"));
     await waitFor(() => expect(backend.updates).toEqual([["press", { unattended: ["network", "send"] }]]));
   });
+
+  it("shows changing other systems apart from the rest of a job's grant, with what it means", async () => {
+    backend.jobs = [job({ unattended: ["send"] })];
+    renderView();
+    fireEvent.click(await screen.findByTestId("cron-edit"));
+    const grant = await screen.findByTestId("cron-unattended");
+    const act = within(grant).getByTestId<HTMLInputElement>("cron-unattended-act");
+    expect(act.checked).toBe(false);
+    const apart = act.closest(".grant-act");
+    expect(apart).not.toBeNull();
+    expect(apart).toHaveTextContent("Changes other systems");
+    expect(apart).toHaveTextContent(/remote MCP servers not marked read-only/);
+    for (const risk of ["send", "write", "run", "network"]) {
+      expect(apart).not.toContainElement(within(grant).getByTestId(`cron-unattended-${risk}`));
+    }
+    fireEvent.click(act);
+    fireEvent.click(screen.getByTestId("cron-save"));
+    await waitFor(() => expect(backend.updates).toEqual([["press", { unattended: ["send", "act"] }]]));
+  });
 });
