@@ -147,20 +147,7 @@ async fn woken_by_mail(ctx: &Ctx, from: &str, role: &str) -> Vec<(String, bool, 
         .into_iter()
         .find(|r| !before.contains(&r.id))
         .expect("the wake-up's run");
-    runs::get(ctx, &run.id)
-        .await
-        .unwrap()
-        .steps
-        .iter()
-        .filter(|s| s.kind == "tool_result")
-        .map(|s| {
-            (
-                s.content["name"].as_str().unwrap().to_owned(),
-                s.content["ok"].as_bool().unwrap(),
-                s.content["output"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect()
+    common::mcp_partner::tool_results(ctx, &run.id).await
 }
 
 #[tokio::test]

@@ -15,10 +15,10 @@ use colmena_core::Caller;
 use colmena_core::Ctx;
 use colmena_core::ids::AgentId;
 use colmena_core::mcp_servers::{self, McpServerInput, McpTransportInput, McpVarInput};
-use colmena_core::runs::{self, RunStatus};
+use colmena_core::runs::RunStatus;
 use colmena_core::runtime::agent::{AgentRunOptions, run_agent};
 use colmena_scripted_llm::{Matcher, Rule, ScriptedLlm};
-use common::mcp_partner::{hive, node_bin};
+use common::mcp_partner::{hive, node_bin, tool_results};
 
 const PROMPT: &str = "You use MCP tools.";
 
@@ -118,20 +118,7 @@ async fn run_results(ctx: &Ctx, agent: &AgentId) -> Vec<(String, bool, String)> 
     .await
     .unwrap();
     assert_eq!(run.status, RunStatus::Completed, "{:?}", run.error);
-    runs::get(ctx, &run.id)
-        .await
-        .unwrap()
-        .steps
-        .iter()
-        .filter(|s| s.kind == "tool_result")
-        .map(|s| {
-            (
-                s.content["name"].as_str().unwrap().to_owned(),
-                s.content["ok"].as_bool().unwrap(),
-                s.content["output"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect()
+    tool_results(ctx, &run.id).await
 }
 
 /// Everything the scripted model was sent, as text.

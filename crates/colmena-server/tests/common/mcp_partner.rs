@@ -43,6 +43,24 @@ pub async fn hive(rules: Vec<Rule>) -> (tempfile::TempDir, Ctx, ScriptedLlm) {
     (dir, ctx, llm)
 }
 
+/// The tool results of run `run_id`: (tool, ok, output).
+pub async fn tool_results(ctx: &Ctx, run_id: &str) -> Vec<(String, bool, String)> {
+    colmena_core::runs::get(ctx, run_id)
+        .await
+        .unwrap()
+        .steps
+        .iter()
+        .filter(|s| s.kind == "tool_result")
+        .map(|s| {
+            (
+                s.content["name"].as_str().unwrap().to_owned(),
+                s.content["ok"].as_bool().unwrap(),
+                s.content["output"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
 /// A program of tests/mcp's npm packages.
 pub fn node_bin(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
