@@ -27,7 +27,9 @@ echo "sandbox launcher: $CARGO_TARGET_DIR/$profile/colmena-sandbox"
 step "Running Colmena"
 if [[ -z "${DISPLAY:-}" && -z "${WAYLAND_DISPLAY:-}" ]]; then
   echo "No display: running under Xvfb on :${COLMENA_XVFB_DISPLAY:-77} (screenshot: DISPLAY=:${COLMENA_XVFB_DISPLAY:-77} import -window root shot.png)"
-  export WEBKIT_DISABLE_DMABUF_RENDERER=1 NO_AT_BRIDGE=1
+  # No GPU under Xvfb: Skia paints on the CPU rather than through Mesa's
+  # software GL, which crashed WebKit's web process now and then.
+  export WEBKIT_DISABLE_DMABUF_RENDERER=1 NO_AT_BRIDGE=1 WEBKIT_SKIA_ENABLE_CPU_RENDERING=1
   exec xvfb-run -n "${COLMENA_XVFB_DISPLAY:-77}" -s "-screen 0 1280x800x24" "$app" "${args[@]}"
 fi
 exec "$app" "${args[@]}"

@@ -43,6 +43,11 @@ export COLMENA_SCRIPTED_LLM="$CARGO_TARGET_DIR/debug/colmena-scripted-llm"
 export COLMENA_MCP_PYTHON="$TOOLS/mcp-venv/bin/python"
 export COLMENA_E2E_SCREENSHOTS="$logs/screenshots"
 
+# A web process that crashes ends its session ("invalid session id"): count
+# the crashes the kernel logged during the run, where its log is readable.
+web_crashes() { dmesg 2>/dev/null | grep -c 'WebKitWebProces.*segfault' || true; }
+crashes_before=$(web_crashes)
+
 cd "$REPO"
 if [[ -n ${STRESS_NO_BUILD:-} ]]; then
   # The binaries as the target dir holds them (another checkout is using
@@ -128,6 +133,9 @@ step "Failures per test ($rounds rounds; logs in $logs)"
 awk -F'\t' '{ runs[$2]++; if ($3 == "fail") fails[$2]++ }
   END { for (t in runs) printf "%d\t%d\t%s\n", fails[t] + 0, runs[t], t }' "$results" |
   sort -t$'\t' -k1,1nr -k3,3 | awk -F'\t' '{ printf "%3d failed of %3d  %s\n", $1, $2, $3 }'
+if dmesg >/dev/null 2>&1; then
+  printf 'web process crashes in the kernel log during this run: %s\n' "$(($(web_crashes) - crashes_before))"
+fi
 total=$(grep -c $'\tfail$' "$results" || true)
 tests=$(cut -f2 "$results" | sort -u | wc -l)
 printf '%s tests, %s runs: %s passed, %s failed\n' "$tests" "$(wc -l <"$results")" \

@@ -13,8 +13,8 @@ import { remote } from "webdriverio";
 const here = dirname(fileURLToPath(import.meta.url));
 export const repo = resolve(here, "../../..");
 
-export const APP = process.env.COLMENA_APP ?? join(repo, "target/debug/colmena-desktop");
 const target = process.env.CARGO_TARGET_DIR ?? join(repo, "target");
+export const APP = process.env.COLMENA_APP ?? join(target, "debug/colmena-desktop");
 export const CLI = process.env.COLMENA_CLI ?? join(target, "debug/colmena");
 const SCRIPTED = process.env.COLMENA_SCRIPTED_LLM ?? join(target, "debug/colmena-scripted-llm");
 export const SCREENSHOTS = process.env.COLMENA_E2E_SCREENSHOTS ?? join(repo, "tests/e2e/screenshots");
@@ -93,6 +93,11 @@ export async function startDriver({ portOffset = 0 } = {}) {
       // Not WEBKIT_DISABLE_COMPOSITING_MODE: with it, WebKitWebDriver's
       // screenshot command never answers.
       NO_AT_BRIDGE: "1",
+      // Xvfb has no GPU: WebKit's Skia painting threads then draw through
+      // Mesa's software GL, which crashed the web process now and then
+      // (a segfault in swrast_dri.so; the session ends "invalid session
+      // id"). Skia's CPU raster is what a machine without a GPU should use.
+      WEBKIT_SKIA_ENABLE_CPU_RENDERING: "1",
       LANG: "C.UTF-8",
     },
     stdio: ["ignore", "inherit", "inherit"],
