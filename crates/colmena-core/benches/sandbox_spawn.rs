@@ -17,7 +17,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const LAUNCHER: &str = env!("CARGO_BIN_EXE_colmena-sandbox");
-/// The folders `cli_exec` gives read access to (runtime/sandbox/mechanism.rs).
+/// The folders `cli_exec` gives read access to (sandbox/mechanism.rs).
 const SYSTEM_READ: [&str; 10] = [
     "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc",
 ];
@@ -134,7 +134,7 @@ fn main() {
     }
     if Path::new("/usr/bin/bwrap").exists() {
         // As root without a user namespace (it would map root alone), as
-        // the app starts it (runtime/sandbox/command.rs).
+        // the app starts it (sandbox/command.rs).
         let namespaces: &[&str] = if as_user().is_empty() {
             &["--unshare-all", "--share-net"]
         } else {

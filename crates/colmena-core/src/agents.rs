@@ -22,12 +22,14 @@ use serde_json::json;
 
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
+use crate::glob;
 use crate::ids::{AgentId, ModelId, slug_for};
+use crate::models;
 use crate::permissions::{self, Permissions};
 use crate::search::{self, SearchDoc};
 use crate::skills::{self, SkillDraft};
+use crate::tools;
 use crate::validate::{self, FieldErrors};
-use crate::{glob, models, tools};
 
 const MAX_NAME_CHARS: usize = 80;
 const MAX_PROMPT_CHARS: usize = 100_000;

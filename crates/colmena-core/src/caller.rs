@@ -33,13 +33,13 @@
 //! memories, under the scope `@<role id>`, not its owner's. The scope comes
 //! only from how the caller was built; nothing a model or a token door's
 //! client sends names it, and a person's id never begins with `@`
-//! ([`crate::memory::check_user`]). A person browses a role's memories
+//! ([`crate::users::check_user`]). A person browses a role's memories
 //! through [`crate::memory::role_caller`] (the local doors only).
 
-use crate::canvas::Client;
+use serde::{Deserialize, Serialize};
+
 use crate::ctx::Ctx;
 use crate::error::{AppError, ErrorCode, Result};
-use crate::inbox::authors;
 
 /// The scope of a role's token: never a user id (those hold no `:`).
 const ROLE_SCOPE: &str = "role:";
@@ -47,6 +47,14 @@ const ROLE_SCOPE: &str = "role:";
 const RUN_SCOPE: &str = "run:";
 /// Joins a delegated run's id to the role whose wake-up it serves.
 const OF_ROLE: char = '@';
+/// How a role's own memory and conversation scope begins: no person's id
+/// does (`users::check_user`).
+pub(crate) const ROLE_OWN_SCOPE: &str = "@";
+
+/// The memory and conversation scope of a role: its own, not its owner's.
+pub fn role_scope(author: &str) -> String {
+    format!("{ROLE_OWN_SCOPE}{author}")
+}
 
 /// The operations a role's token may use: the bus, nothing else.
 pub const BUS_OPERATIONS: [&str; 6] = [
@@ -57,6 +65,70 @@ pub const BUS_OPERATIONS: [&str; 6] = [
     "read_thread",
     "mark_unread",
 ];
+
+/// Who asked, as the seed names clients (`ui`, `claude-code`, …; MCP
+/// clients by their declared name), plus the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "kebab-case")]
+pub enum Client {
+    Ui,
+    Cli,
+    /// The REST API with a bearer token.
+    Http,
+    /// An agent run (a woken role's tools).
+    Agent,
+    ClaudeCode,
+    Cursor,
+    ClaudeDesktop,
+    Cline,
+    OtherMcp,
+}
+
+impl Client {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Client::Ui => "ui",
+            Client::Cli => "cli",
+            Client::Http => "http",
+            Client::Agent => "agent",
+            Client::ClaudeCode => "claude-code",
+            Client::Cursor => "cursor",
+            Client::ClaudeDesktop => "claude-desktop",
+            Client::Cline => "cline",
+            Client::OtherMcp => "other-mcp",
+        }
+    }
+
+    /// The client an MCP peer is, from the name it declared.
+    pub fn from_mcp_name(name: &str) -> Client {
+        let name = name.to_ascii_lowercase();
+        if name.contains("claude-code") || name.contains("claude code") {
+            Client::ClaudeCode
+        } else if name.contains("cursor") {
+            Client::Cursor
+        } else if name.contains("claude") {
+            Client::ClaudeDesktop
+        } else if name.contains("cline") {
+            Client::Cline
+        } else {
+            Client::OtherMcp
+        }
+    }
+
+    pub(crate) fn parse(text: &str) -> Client {
+        match text {
+            "ui" => Client::Ui,
+            "cli" => Client::Cli,
+            "http" => Client::Http,
+            "agent" => Client::Agent,
+            "claude-code" => Client::ClaudeCode,
+            "cursor" => Client::Cursor,
+            "claude-desktop" => Client::ClaudeDesktop,
+            "cline" => Client::Cline,
+            _ => Client::OtherMcp,
+        }
+    }
+}
 
 /// Who is asking, for whom, and through which client.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -121,22 +193,14 @@ impl Caller {
         }
     }
 
-    /// The author whose bearer token this is, or `unauthorized`.
-    pub async fn from_token(ctx: &Ctx, token: &str, client: Client) -> Result<Caller> {
-        let author = authors::authenticate(ctx, token).await?;
-        Caller::as_author(ctx, &author, client).await
-    }
-
-    /// Acting as `author` (an existing author), through `client`.
-    pub async fn as_author(ctx: &Ctx, author: &str, client: Client) -> Result<Caller> {
-        let found = authors::get(ctx, author).await?;
-        Ok(Caller {
-            user: found
-                .user_id
-                .unwrap_or_else(|| format!("{ROLE_SCOPE}{}", found.id)),
-            author: Some(found.id),
+    /// Acting as the bus author `id` through `client`: a person's author
+    /// for its `user`, a role's (no user) in a scope no person has.
+    pub(crate) fn for_author(id: String, user: Option<String>, client: Client) -> Caller {
+        Caller {
+            user: user.unwrap_or_else(|| format!("{ROLE_SCOPE}{id}")),
+            author: Some(id),
             client,
-        })
+        }
     }
 
     /// The person this caller acts for, or `forbidden` for a role's token:
@@ -179,7 +243,7 @@ impl Caller {
             },
             _ => None,
         };
-        role.map_or_else(|| self.user.clone(), crate::inbox::role_thread::scope)
+        role.map_or_else(|| self.user.clone(), role_scope)
     }
 
     /// Does this caller come through a door that is not the workspace's own

@@ -174,7 +174,7 @@ pub enum NoticeTopic {
     Approval {
         agent: String,
         tool: String,
-        risk: crate::permissions::Risk,
+        risk: crate::risk::Risk,
     },
     /// An agent's own notice (`notify_user`): the title and body are its
     /// words, shown as a message from an agent — `from` is the role whose

@@ -57,7 +57,7 @@ pub async fn workspace_info(ctx: &Ctx) -> Result<WorkspaceInfo> {
 /// not at all — then `cli_exec` and the git tools refuse to run), and
 /// whether the launcher they go through is installed.
 fn sandbox_check() -> Check {
-    use crate::runtime::sandbox::{detect, launcher};
+    use crate::sandbox::{detect, launcher};
     let found = detect().and_then(|m| launcher().map(|l| (m, l)));
     match found {
         Ok((mechanism, launcher)) => Check {
@@ -85,7 +85,7 @@ fn sandbox_check() -> Check {
 /// programs agents run are moved to another user, everything else Colmena
 /// does keeps root's powers. `None` when not root.
 fn root_check() -> Option<Check> {
-    let user = crate::runtime::sandbox::program_user()?;
+    let user = crate::sandbox::program_user()?;
     Some(Check {
         name: "user".into(),
         ok: true,

@@ -401,7 +401,7 @@ async fn store(
     let stored = ctx
         .store()
         .write(move |tx| {
-            crate::memory::check_user(&user)?;
+            crate::users::check_user(&user)?;
             tx.execute(
                 "INSERT INTO artifacts (id, user_id, name, mime, width, height, format, size_bytes, sha256, file,
                                         source_id, derivation, created_at)
@@ -591,14 +591,22 @@ pub async fn model_part(ctx: &Ctx, user: &str, id: &str) -> Result<Option<crate:
     Ok(Some(crate::llm::ImagePart::new(artifact.mime, data)))
 }
 
+/// An image item's picture, small enough to show beside it: the copy made
+/// for models (≤ 1024 px WebP), inline as base64 — the webview has no other
+/// way into the data dir.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ImagePreview {
+    pub mime: String,
+    pub width: Option<u32>,
+    pub height: Option<u32>,
+    pub data_base64: String,
+}
+
 /// A picture of artifact `id` small enough to show: its model copy (made
 /// if need be), inline as base64. Not an image: `validation`, reason
 /// `not_an_image`.
-pub async fn preview(
-    ctx: &Ctx,
-    user: &str,
-    id: &str,
-) -> Result<crate::canvas::items::ImagePreview> {
+pub async fn preview(ctx: &Ctx, user: &str, id: &str) -> Result<ImagePreview> {
     use base64::Engine;
     let copy = model_copy(ctx, user, id).await?;
     if !is_model_image(&copy) {
@@ -609,7 +617,7 @@ pub async fn preview(
         ));
     }
     let data = bytes(ctx, user, &copy.id).await?;
-    Ok(crate::canvas::items::ImagePreview {
+    Ok(ImagePreview {
         mime: copy.mime,
         width: copy.width,
         height: copy.height,

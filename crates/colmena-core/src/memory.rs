@@ -19,13 +19,11 @@ use crate::caller::Caller;
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, Result};
 use crate::search::{self, DocKind, SearchHit, SearchQuery};
+use crate::users::{check_owner, check_user};
 use crate::validate;
 
 const MAX_TITLE: usize = 200;
 const MAX_CONTENT: usize = 200_000;
-const MAX_USER: usize = 64;
-/// How a role's own scope begins (`inbox::role_thread::scope`).
-const ROLE_SCOPE: &str = "@";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
@@ -46,52 +44,6 @@ pub struct MemoryHit {
     pub memory: Memory,
     pub snippet: Vec<search::SnippetPart>,
     pub score: f32,
-}
-
-/// A person's user id: what is left of `:` in a memory id, so it cannot
-/// hold one, and never `@…` — that is a role's own scope, which only a
-/// woken role's caller carries ([`Caller::memory_owner`]), so no token,
-/// model argument or request can name it. (The local doors — the window
-/// and the CLI, on the workspace's own machine — may browse a role's
-/// memories, through [`role_caller`].)
-pub fn check_user(user: &str) -> Result<String> {
-    let user = check_owner(user)?;
-    if user.starts_with(ROLE_SCOPE) {
-        return Err(AppError::invalid_field(
-            "userId",
-            "role_scope",
-            format!(
-                "'{user}' is a role's own scope, not a person: a role's memories are read as that role"
-            ),
-        ));
-    }
-    Ok(user)
-}
-
-/// A person's user id or a role's own scope (`@<author id>`): who may own
-/// memories and conversations (a role's thread). For what the caller
-/// resolved, never for what a request names.
-pub(crate) fn check_owner(user: &str) -> Result<String> {
-    let user = user.trim();
-    let bare = user.strip_prefix(ROLE_SCOPE).unwrap_or(user);
-    if bare.is_empty() || user.chars().count() > MAX_USER {
-        return Err(AppError::invalid_field(
-            "userId",
-            "invalid_user",
-            format!("a user id must have 1 to {MAX_USER} characters"),
-        ));
-    }
-    if bare
-        .chars()
-        .any(|c| c == ':' || c == '/' || c == '@' || c.is_whitespace() || c.is_control())
-    {
-        return Err(AppError::invalid_field(
-            "userId",
-            "invalid_user",
-            format!("'{user}' is not a user id: no ':', '/', '@', spaces or control characters"),
-        ));
-    }
-    Ok(user.to_owned())
 }
 
 /// Whose memories: the caller's (H26: "resolved from the calling
@@ -295,4 +247,37 @@ pub async fn delete(ctx: &Ctx, caller: &Caller, title: &str) -> Result<()> {
         .await;
     ctx.changed(Change::Memories);
     Ok(())
+}
+
+/// A search over the catalog, as the model and the UI ask it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct CatalogSearch {
+    pub query: String,
+    /// Kinds to include; empty means skills, tools and memories.
+    #[serde(default)]
+    pub kinds: Vec<DocKind>,
+    /// Whose memories to include (default: the workspace owner).
+    #[serde(default)]
+    pub user_id: Option<String>,
+    /// Only active skills and tools: what a model may use.
+    #[serde(default)]
+    pub active_only: bool,
+    #[serde(default)]
+    pub limit: Option<u32>,
+}
+
+/// One search for skills, tools and the user's memories (BM25), serving
+/// the `search_catalog` tool and the UI alike.
+pub async fn search_catalog(ctx: &Ctx, input: CatalogSearch) -> Result<Vec<SearchHit>> {
+    // A woken role's search_catalog finds its own memories (`@<role>`).
+    let owner = check_owner(input.user_id.as_deref().unwrap_or(ctx.owner()))?;
+    ctx.search(SearchQuery {
+        text: input.query,
+        kinds: input.kinds,
+        owner: Some(owner),
+        active_only: input.active_only,
+        limit: input.limit.unwrap_or(20) as usize,
+    })
+    .await
 }

@@ -27,6 +27,7 @@ use crate::ids::{AgentId, ModelId, ProviderId};
 use crate::providers;
 use crate::validate::FieldErrors;
 
+pub mod resolve;
 pub mod vision;
 
 const MAX_NAME_CHARS: usize = 200;
@@ -283,7 +284,7 @@ pub async fn set_images(ctx: &Ctx, id: &ModelId, setting: Option<bool>) -> Resul
 }
 
 /// Sets a model's context window in tokens (`None`: the known figure for
-/// its name, `runtime::context_window`): a woken role's thread is
+/// its name, `llm::context_window`): a woken role's thread is
 /// summarised to stay under it (issue 15). Answers the window now in force.
 pub async fn set_context_window(ctx: &Ctx, id: &ModelId, tokens: Option<u32>) -> Result<u32> {
     if let Some(t) = tokens
@@ -304,7 +305,7 @@ pub async fn set_context_window(ctx: &Ctx, id: &ModelId, tokens: Option<u32>) ->
                 "UPDATE models SET context_window = ?2, updated_at = ?3 WHERE id = ?1",
                 params![id, tokens, Utc::now()],
             )?;
-            crate::runtime::context_window::window_of(tx, id.as_str(), &model.name)
+            crate::llm::context_window::window_of(tx, id.as_str(), &model.name)
         })
         .await?;
     ctx.changed(Change::Models);

@@ -7,7 +7,7 @@
 //! re-parented to the launcher; [`kill_group`] ends the group at once. The
 //! launcher exits with the program's status once nothing it started is
 //! alive, and kills everything itself when Colmena dies (see
-//! `runtime/sandbox/supervisor.rs` for how, and why not the parent-death
+//! `sandbox/supervisor.rs` for how, and why not the parent-death
 //! signal).
 
-pub use crate::runtime::sandbox::{kill_group, supervised_command};
+pub use crate::sandbox::{kill_group, supervised_command};

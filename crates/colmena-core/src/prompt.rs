@@ -4,10 +4,12 @@
 
 use rusqlite::Connection;
 
+use crate::agents;
 use crate::ctx::Ctx;
 use crate::error::Result;
+use crate::ethics;
 use crate::ids::AgentId;
-use crate::{agents, ethics, skills};
+use crate::skills;
 
 pub async fn compose_system_prompt(ctx: &Ctx, agent: &AgentId) -> Result<String> {
     let agent = agent.clone();
@@ -15,8 +17,8 @@ pub async fn compose_system_prompt(ctx: &Ctx, agent: &AgentId) -> Result<String>
 }
 
 pub(crate) fn compose_in(conn: &Connection, id: &AgentId) -> Result<String> {
-    let agent =
-        agents::find(conn, id)?.ok_or_else(|| crate::AppError::not_found("agent", id.as_str()))?;
+    let agent = agents::find(conn, id)?
+        .ok_or_else(|| crate::error::AppError::not_found("agent", id.as_str()))?;
     let mut out = agent.system_prompt.trim().to_owned();
 
     let rules = ethics::active_in(conn)?;

@@ -10,11 +10,14 @@ use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use crate::caller::ROLE_OWN_SCOPE;
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
 use crate::ids::slug_for;
-use crate::memory::check_user;
 use crate::validate;
+
+/// The longest user id.
+const MAX_USER: usize = 64;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
@@ -264,4 +267,51 @@ async fn decide(ctx: &Ctx, id: &str, user: Option<String>) -> Result<PairingRequ
         .await?;
     ctx.changed(Change::Users);
     Ok(request)
+}
+
+/// A person's user id: what is left of `:` in a memory id, so it cannot
+/// hold one, and never `@…` — that is a role's own scope, which only a
+/// woken role's caller carries
+/// ([`Caller::memory_owner`](crate::caller::Caller::memory_owner)), so no
+/// token, model argument or request can name it. (The local doors — the
+/// window and the CLI, on the workspace's own machine — may browse a
+/// role's memories, through [`crate::memory::role_caller`].)
+pub fn check_user(user: &str) -> Result<String> {
+    let user = check_owner(user)?;
+    if user.starts_with(ROLE_OWN_SCOPE) {
+        return Err(AppError::invalid_field(
+            "userId",
+            "role_scope",
+            format!(
+                "'{user}' is a role's own scope, not a person: a role's memories are read as that role"
+            ),
+        ));
+    }
+    Ok(user)
+}
+
+/// A person's user id or a role's own scope (`@<author id>`): who may own
+/// memories and conversations (a role's thread). For what the caller
+/// resolved, never for what a request names.
+pub(crate) fn check_owner(user: &str) -> Result<String> {
+    let user = user.trim();
+    let bare = user.strip_prefix(ROLE_OWN_SCOPE).unwrap_or(user);
+    if bare.is_empty() || user.chars().count() > MAX_USER {
+        return Err(AppError::invalid_field(
+            "userId",
+            "invalid_user",
+            format!("a user id must have 1 to {MAX_USER} characters"),
+        ));
+    }
+    if bare
+        .chars()
+        .any(|c| c == ':' || c == '/' || c == '@' || c.is_whitespace() || c.is_control())
+    {
+        return Err(AppError::invalid_field(
+            "userId",
+            "invalid_user",
+            format!("'{user}' is not a user id: no ':', '/', '@', spaces or control characters"),
+        ));
+    }
+    Ok(user.to_owned())
 }

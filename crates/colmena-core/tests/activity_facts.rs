@@ -8,11 +8,12 @@
 
 mod support;
 
+use colmena_core::caller::Client;
 use colmena_core::canvas::activity::{self, Activity};
 use colmena_core::canvas::generate::{self, no_events};
 use colmena_core::canvas::items::{NewItem, SourceKind};
 use colmena_core::canvas::variants::NewVariant;
-use colmena_core::canvas::{self, Caller, Client, items, variants};
+use colmena_core::canvas::{self, Caller, items, variants};
 use colmena_scripted_llm::Rule;
 use support::hive::hive;
 

@@ -262,7 +262,7 @@ async fn h5_declared_skills_become_indexed_rows_idempotently() {
     let skill = skills::get(&ws.ctx, "tono-de-marca").await.unwrap();
     assert_eq!(skill.used_by, ["redactor"]);
 
-    let hits = colmena_core::search::search_catalog(&ws.ctx, support::catalog_query("zumbido"))
+    let hits = colmena_core::memory::search_catalog(&ws.ctx, support::catalog_query("zumbido"))
         .await
         .unwrap();
     assert_eq!(
@@ -286,7 +286,7 @@ async fn h5_declared_skills_become_indexed_rows_idempotently() {
     let skill = skills::get(&ws.ctx, "tono-de-marca").await.unwrap();
     assert!(skill.body.contains("panal"));
     assert_eq!(skill.used_by, ["redactor", "revisor"]);
-    let stale = colmena_core::search::search_catalog(&ws.ctx, support::catalog_query("zumbido"))
+    let stale = colmena_core::memory::search_catalog(&ws.ctx, support::catalog_query("zumbido"))
         .await
         .unwrap();
     assert!(

@@ -154,7 +154,7 @@ async fn b2_concurrent_readers_never_receive_the_same_message() {
                     &Caller {
                         user: me.clone(),
                         author: Some(me.clone()),
-                        client: colmena_core::canvas::Client::Http,
+                        client: colmena_core::caller::Client::Http,
                     },
                     &me,
                     query,

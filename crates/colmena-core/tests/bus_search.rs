@@ -6,7 +6,7 @@
 
 mod support;
 
-use colmena_core::canvas::Client;
+use colmena_core::caller::Client;
 use colmena_core::inbox::{self, Caller, search};
 use colmena_core::{Ctx, ErrorCode};
 use support::bus::send;
@@ -158,7 +158,7 @@ async fn a_token_cannot_search_as_another_author_and_bad_input_is_a_clear_error(
     let ana = support::bus::author(ctx, "Ana", None).await;
     support::bus::author(ctx, "Beto", None).await;
     send(ctx, "beto", "ana", "hello there", "normal").await;
-    let caller = Caller::from_token(ctx, &ana.token, Client::Http)
+    let caller = colmena_core::inbox::authors::caller_from_token(ctx, &ana.token, Client::Http)
         .await
         .unwrap();
     let err = search::search(ctx, &caller, "beto", "hello", None)

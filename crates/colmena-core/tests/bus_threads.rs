@@ -8,7 +8,7 @@
 
 mod support;
 
-use colmena_core::canvas::Client;
+use colmena_core::caller::Client;
 use colmena_core::inbox::messages::ConversationQuery;
 use colmena_core::inbox::{self, Caller, InboxQuery, Message, SendMessage};
 use colmena_core::{Ctx, ErrorCode};
@@ -91,7 +91,9 @@ async fn a_thread_stays_between_its_two_authors() {
 
     // Cora, with her own token: not part of it. Answering into it and
     // reading it both fail exactly like a message that does not exist.
-    let cora = Caller::as_author(ctx, "cora", Client::Http).await.unwrap();
+    let cora = colmena_core::inbox::authors::caller_as(ctx, "cora", Client::Http)
+        .await
+        .unwrap();
     let intruding = reply(ctx, &cora, "cora", "ana", "Yo también", &answer.id)
         .await
         .unwrap_err();
@@ -248,7 +250,7 @@ async fn mark_unread_restores_the_count_and_only_for_the_recipient() {
             .unwrap(),
         0
     );
-    let cora = Caller::as_author(ctx, "cora", Client::Cursor)
+    let cora = colmena_core::inbox::authors::caller_as(ctx, "cora", Client::Cursor)
         .await
         .unwrap();
     let refused = inbox::messages::mark_unread(ctx, &cora, "beto", vec![one.id.clone()])

@@ -9,6 +9,7 @@ mod support;
 
 use std::time::{Duration, Instant};
 
+use colmena_core::caller::Client;
 use colmena_core::canvas::exports::{ExportRequest, ExportTarget};
 use colmena_core::canvas::generate::{self, no_events};
 use colmena_core::canvas::items::{NewItem, SourceKind};
@@ -16,7 +17,7 @@ use colmena_core::canvas::presets::PresetDraft;
 use colmena_core::canvas::sources::{NewSource, SourceType};
 use colmena_core::canvas::variants::{NewVariant, VariantUpdate};
 use colmena_core::canvas::{
-    self, Caller, Client, VariantStatus, activity, exports, items, presets, sources, variants,
+    self, Caller, VariantStatus, activity, exports, items, presets, sources, variants,
 };
 use colmena_core::{Ctx, ErrorCode};
 use colmena_scripted_llm::{Matcher, Rule};

@@ -12,7 +12,8 @@ mod support;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use colmena_core::canvas::{self, Client, VariantStatus};
+use colmena_core::caller::Client;
+use colmena_core::canvas::{self, VariantStatus};
 use colmena_core::contracts::{self, Progress, ProgressSink, bus, canvas as ops, hive};
 use colmena_core::inbox::{self, NewAuthor};
 use colmena_core::permissions::approvals::{self, Decision};
@@ -43,7 +44,7 @@ async fn c5_a_generation_reports_progress_and_the_doors_cancel_stops_it() {
     ])
     .await;
     let ctx = &ws.ctx;
-    let me = Caller::as_author(ctx, ctx.owner(), Client::ClaudeCode)
+    let me = colmena_core::inbox::authors::caller_as(ctx, ctx.owner(), Client::ClaudeCode)
         .await
         .unwrap();
     let c = ops::create(ctx, &me, ops::SessionCreate { name: None })
@@ -115,9 +116,10 @@ async fn x2_a_roles_token_reaches_no_persons_canvas_memory_or_run() {
     )
     .await
     .unwrap();
-    let clonador = Caller::from_token(ctx, &role.token, Client::Cursor)
-        .await
-        .unwrap();
+    let clonador =
+        colmena_core::inbox::authors::caller_from_token(ctx, &role.token, Client::Cursor)
+            .await
+            .unwrap();
     let owner = Caller::ui(ctx);
     let mine = canvas::create(ctx, &owner, Some("Mío".into()))
         .await
@@ -200,7 +202,7 @@ async fn x2_an_outside_clients_run_asks_the_person_before_a_tool_acts() {
         .await
         .unwrap();
     let shell = agent(ctx, "Shell", SHELL, &["cli_exec"]).await;
-    let me = Caller::as_author(ctx, ctx.owner(), Client::ClaudeCode)
+    let me = colmena_core::inbox::authors::caller_as(ctx, ctx.owner(), Client::ClaudeCode)
         .await
         .unwrap();
     let (progress, seen) = recorder();

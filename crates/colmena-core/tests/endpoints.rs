@@ -17,7 +17,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use colmena_core::canvas::Client;
+use colmena_core::caller::Client;
 use colmena_core::endpoints::{
     self, EndpointInput, EndpointPair, HttpMethod, MASK, SecretHeaderInput,
 };
@@ -702,7 +702,7 @@ async fn h29_endpoint_tools_are_re_armed_after_a_restart() {
             .unwrap()
             .active
     );
-    let hits = colmena_core::search::search_catalog(&ctx, support::catalog_query("forecast"))
+    let hits = colmena_core::memory::search_catalog(&ctx, support::catalog_query("forecast"))
         .await
         .unwrap();
     assert!(

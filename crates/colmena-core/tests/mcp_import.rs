@@ -6,7 +6,7 @@
 
 mod support;
 
-use colmena_core::canvas::Client;
+use colmena_core::caller::Client;
 use colmena_core::mcp_servers::import::{
     self, ImportMatch, ImportOptions, ImportPreview, ImportSource, ImportStatus,
 };

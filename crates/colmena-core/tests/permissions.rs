@@ -11,7 +11,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use colmena_core::agents;
-use colmena_core::canvas::Client;
+use colmena_core::caller::Client;
 use colmena_core::ids::AgentId;
 use colmena_core::inbox::{self, Caller, InboxQuery};
 use colmena_core::permissions::approvals::{self, Approval, ApprovalStatus, Decision};

@@ -221,7 +221,7 @@ async fn only_the_local_doors_read_a_role_and_no_one_names_its_scope() {
 
     // A person's id never begins with `@`: `--user @coordinador` (or any
     // named user) does not reach the role's scope.
-    let err = memory::check_user("@coordinador").unwrap_err();
+    let err = colmena_core::users::check_user("@coordinador").unwrap_err();
     assert_eq!(err.code, ErrorCode::Validation);
     assert_eq!(err.details.unwrap()["reason"], "role_scope");
     let named = Caller::cli(ctx, Some("@coordinador"));
@@ -237,18 +237,26 @@ async fn only_the_local_doors_read_a_role_and_no_one_names_its_scope() {
 
     // A token — a person's or a role's — may not read a role as a role.
     for token_of in [&ana.id, &coordinador.id] {
-        let remote = Caller::as_author(ctx, token_of, colmena_core::canvas::Client::Http)
-            .await
-            .unwrap();
+        let remote = colmena_core::inbox::authors::caller_as(
+            ctx,
+            token_of,
+            colmena_core::caller::Client::Http,
+        )
+        .await
+        .unwrap();
         let refused = memory::role_caller(ctx, &remote, &coordinador.id)
             .await
             .unwrap_err();
         assert_eq!(refused.code, ErrorCode::Forbidden);
     }
     // And a role's token has no memories of a person.
-    let role_token = Caller::as_author(ctx, &coordinador.id, colmena_core::canvas::Client::Http)
-        .await
-        .unwrap();
+    let role_token = colmena_core::inbox::authors::caller_as(
+        ctx,
+        &coordinador.id,
+        colmena_core::caller::Client::Http,
+    )
+    .await
+    .unwrap();
     let refused = colmena_core::contracts::hive::memory_search(
         ctx,
         &role_token,

@@ -9,7 +9,7 @@
 mod support;
 
 use colmena_core::inbox::{self, Caller, NewAuthor, role_thread, wake_history};
-use colmena_core::runtime::context_window;
+use colmena_core::llm::context_window;
 use colmena_core::{Ctx, ErrorCode, memory, models};
 use colmena_scripted_llm::{Matcher, Rule};
 use support::bus::send;
@@ -342,10 +342,10 @@ async fn a_woken_roles_memories_are_its_own() {
     );
 
     // Only the local doors browse a role's memories: a role's token may not.
-    let token_caller = Caller::as_author(
+    let token_caller = colmena_core::inbox::authors::caller_as(
         &ws.ctx,
         &clonador.id,
-        colmena_core::canvas::Client::OtherMcp,
+        colmena_core::caller::Client::OtherMcp,
     )
     .await
     .unwrap();

@@ -6,7 +6,8 @@ mod support;
 
 use colmena_core::Caller;
 use colmena_core::memory;
-use colmena_core::search::{self, CatalogSearch, DocKind, INDEX_DIR};
+use colmena_core::memory::CatalogSearch;
+use colmena_core::search::{self, DocKind, INDEX_DIR};
 use colmena_core::tools;
 use support::{catalog_query, workspace};
 
@@ -21,7 +22,7 @@ async fn deleting_the_index_folder_and_starting_again_restores_search_results() 
     )
     .await
     .unwrap();
-    let before = search::search_catalog(&ws.ctx, catalog_query("cebolla"))
+    let before = memory::search_catalog(&ws.ctx, catalog_query("cebolla"))
         .await
         .unwrap();
     assert_eq!(before.len(), 1);
@@ -31,11 +32,11 @@ async fn deleting_the_index_folder_and_starting_again_restores_search_results() 
     std::fs::remove_dir_all(dir.join(INDEX_DIR)).unwrap();
 
     let ctx = support::open(&dir).await;
-    let after = search::search_catalog(&ctx, catalog_query("cebolla"))
+    let after = memory::search_catalog(&ctx, catalog_query("cebolla"))
         .await
         .unwrap();
     assert_eq!(after, before);
-    let tool_hits = search::search_catalog(
+    let tool_hits = memory::search_catalog(
         &ctx,
         CatalogSearch {
             query: "chart".into(),
@@ -64,7 +65,7 @@ async fn a_corrupt_index_is_rebuilt_at_start() {
     std::fs::write(dir.join(INDEX_DIR).join("meta.json"), b"garbage").unwrap();
     let ctx = support::open(&dir).await;
     assert_eq!(
-        search::search_catalog(&ctx, catalog_query("murcielago"))
+        memory::search_catalog(&ctx, catalog_query("murcielago"))
             .await
             .unwrap()
             .len(),
@@ -95,7 +96,7 @@ async fn an_index_behind_the_store_is_caught_up_at_start() {
     drop(ws.ctx);
     let ctx = support::open(&dir).await;
     assert_eq!(
-        search::search_catalog(&ctx, catalog_query("ornitorrinco"))
+        memory::search_catalog(&ctx, catalog_query("ornitorrinco"))
             .await
             .unwrap()
             .len(),
@@ -122,7 +123,7 @@ async fn search_catalog_finds_skills_tools_and_only_the_callers_memories() {
     )
     .await
     .unwrap();
-    let hits = search::search_catalog(&ws.ctx, catalog_query("fetch"))
+    let hits = memory::search_catalog(&ws.ctx, catalog_query("fetch"))
         .await
         .unwrap();
     let kinds: Vec<(DocKind, String)> = hits.iter().map(|h| (h.kind, h.id.clone())).collect();
@@ -141,7 +142,7 @@ async fn search_catalog_finds_skills_tools_and_only_the_callers_memories() {
     tools::set_active(&ws.ctx, "web_fetch", false)
         .await
         .unwrap();
-    let active = search::search_catalog(
+    let active = memory::search_catalog(
         &ws.ctx,
         CatalogSearch {
             query: "fetch".into(),
@@ -163,7 +164,7 @@ async fn reindex_rebuilds_everything_from_the_store() {
     let count = ws.ctx.reindex().await.unwrap();
     assert!(count > 40, "tools + skills + memory: {count}");
     assert_eq!(
-        search::search_catalog(&ws.ctx, catalog_query("quokka"))
+        memory::search_catalog(&ws.ctx, catalog_query("quokka"))
             .await
             .unwrap()
             .len(),

@@ -201,11 +201,11 @@ async fn h13_importing_a_folder_is_idempotent_by_name_and_uses_the_same_parser()
     );
 
     // The import is indexed, and the old text is gone from the index (H14).
-    let hits = colmena_core::search::search_catalog(&ws.ctx, catalog_query("gaviota"))
+    let hits = colmena_core::memory::search_catalog(&ws.ctx, catalog_query("gaviota"))
         .await
         .unwrap();
     assert_eq!(hits[0].id, "release-notes");
-    let stale = colmena_core::search::search_catalog(&ws.ctx, catalog_query("golondrina"))
+    let stale = colmena_core::memory::search_catalog(&ws.ctx, catalog_query("golondrina"))
         .await
         .unwrap();
     assert!(stale.is_empty());
@@ -222,7 +222,7 @@ async fn h14_every_create_update_and_delete_re_syncs_the_index() {
     let search = |q: &'static str| {
         let ctx = ws.ctx.clone();
         async move {
-            colmena_core::search::search_catalog(&ctx, catalog_query(q))
+            colmena_core::memory::search_catalog(&ctx, catalog_query(q))
                 .await
                 .unwrap()
                 .into_iter()

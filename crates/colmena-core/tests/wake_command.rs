@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use colmena_core::canvas::Client;
+use colmena_core::caller::Client;
 use colmena_core::inbox::wake_command::{self, ENV_MCP_URL, ENV_TOKEN};
 use colmena_core::inbox::wake_history::{self, WakeKind, WakeRecord};
 use colmena_core::inbox::{self, Author, Caller, InboxQuery, NewAuthor, local_server};
@@ -248,7 +248,7 @@ while [ ! -e "$2" ]; do sleep 0.05; done"#,
         role.id
     );
     // What the HTTP and MCP doors build from a bearer token.
-    let caller = Caller::from_token(&ws.ctx, &token, Client::Http)
+    let caller = colmena_core::inbox::authors::caller_from_token(&ws.ctx, &token, Client::Http)
         .await
         .unwrap();
     assert_eq!(caller.author.as_deref(), Some(role.id.as_str()));

@@ -180,7 +180,7 @@ async fn inbox_reads(stored: usize) {
             &Caller {
                 user: who.id.clone(),
                 author: Some(who.id.clone()),
-                client: colmena_core::canvas::Client::Http,
+                client: colmena_core::caller::Client::Http,
             },
             &who.id,
             query,

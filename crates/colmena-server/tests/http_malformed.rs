@@ -14,7 +14,8 @@
 mod common;
 
 use colmena_core::Ctx;
-use colmena_core::canvas::{self, Caller, Client};
+use colmena_core::caller::Client;
+use colmena_core::canvas;
 use colmena_core::inbox;
 use colmena_server::http::ServerConfig;
 use futures_util::StreamExt;
@@ -497,7 +498,7 @@ async fn safe_two_hundred_malformed_requests_are_4xx_json_and_store_nothing() {
         .await
         .unwrap();
     let (beto, _) = common::author(&ctx, "Beto").await;
-    let me = Caller::as_author(&ctx, ctx.owner(), Client::Http)
+    let me = colmena_core::inbox::authors::caller_as(&ctx, ctx.owner(), Client::Http)
         .await
         .unwrap();
     let mine = canvas::create(&ctx, &me, Some("Mío".into())).await.unwrap();

@@ -10,7 +10,8 @@
 mod common;
 
 use colmena_core::caller::BUS_OPERATIONS;
-use colmena_core::canvas::{self, Caller, Client, items::NewItem};
+use colmena_core::caller::Client;
+use colmena_core::canvas::{self, Caller, items::NewItem};
 use colmena_core::inbox::{self, NewAuthor};
 use colmena_core::secrets::BackendChoice;
 use colmena_core::{Ctx, OpenOptions};
@@ -305,7 +306,7 @@ async fn x2_a_roles_token_reaches_only_the_bus_tools() {
 async fn c9_the_canvas_rest_routes_act_for_the_token_and_check_their_input() {
     let s = server().await;
     let token = s.owner_token().await;
-    let me = Caller::as_author(&s.ctx, s.ctx.owner(), Client::Http)
+    let me = colmena_core::inbox::authors::caller_as(&s.ctx, s.ctx.owner(), Client::Http)
         .await
         .unwrap();
     let mine = canvas::create(&s.ctx, &me, Some("Mío".into()))

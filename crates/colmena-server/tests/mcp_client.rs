@@ -535,7 +535,7 @@ async fn switching_a_server_off_takes_its_tools_from_agents_at_once() {
 #[tokio::test]
 async fn only_a_person_at_this_computer_configures_servers() {
     let (_dir, ctx, _llm) = hive(vec![]).await;
-    let remote = Caller::ui(&ctx).through(colmena_core::canvas::Client::ClaudeCode);
+    let remote = Caller::ui(&ctx).through(colmena_core::caller::Client::ClaudeCode);
     let refused = mcp_servers::create(
         &ctx,
         &remote,
@@ -544,7 +544,7 @@ async fn only_a_person_at_this_computer_configures_servers() {
     .await
     .unwrap_err();
     assert_eq!(refused.code, colmena_core::ErrorCode::Forbidden);
-    let agent_door = Caller::ui(&ctx).through(colmena_core::canvas::Client::Agent);
+    let agent_door = Caller::ui(&ctx).through(colmena_core::caller::Client::Agent);
     assert_eq!(
         mcp_servers::create(&ctx, &agent_door, stdio("x", "sh", &[], vec![]))
             .await

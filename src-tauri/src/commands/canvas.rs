@@ -12,6 +12,7 @@ use colmena_core::canvas::presets::{self, PresetDraft, UserPreset};
 use colmena_core::canvas::sources::{self, NewSource, Source, SourceItem};
 use colmena_core::canvas::variants::{self, NewVariant, Round, Variant, VariantUpdate};
 use colmena_core::canvas::{self, Caller, Canvas, CanvasDetail};
+use colmena_core::images::ImagePreview;
 use colmena_core::{AppError, Ctx};
 use tauri::State;
 use tauri::ipc::Channel;
@@ -79,7 +80,7 @@ pub async fn canvas_item_image(
     ctx: State<'_, Ctx>,
     canvas: String,
     item: String,
-) -> Result<items::ImagePreview, AppError> {
+) -> Result<ImagePreview, AppError> {
     items::image_preview(&ctx, &me(&ctx), &canvas, &item).await
 }
 

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use colmena_core::agents::{self, Agent, AgentUpdate, NewAgent};
 use colmena_core::ethics::{self, EthicsDraft, EthicsRule};
 use colmena_core::ids::AgentId;
-use colmena_core::search::{self, CatalogSearch, SearchHit};
+use colmena_core::memory::{self, CatalogSearch};
+use colmena_core::search::SearchHit;
 use colmena_core::setup::{self, ActivationPlan, SeedPlan, SetupStatus};
 use colmena_core::skills::{self, DiskSkill, Skill, SkillDraft, SkillFilter, SkillFolder, folders};
 use colmena_core::tools::{self, PatternExpansion, Tool, ToolFilter, ToolMetadata};
@@ -155,7 +156,7 @@ pub async fn search_catalog(
     ctx: State<'_, Ctx>,
     input: CatalogSearch,
 ) -> Result<Vec<SearchHit>, AppError> {
-    search::search_catalog(&ctx, input).await
+    memory::search_catalog(&ctx, input).await
 }
 
 #[tauri::command]

@@ -4,9 +4,9 @@
 //! drop (base64 over the IPC, decoded here — transport, not logic) or
 //! picked in the native dialog, whose paths never come from the page.
 
-use colmena_core::canvas::items::ImagePreview;
 use colmena_core::conversations::{self, ChatMessage, Conversation, ListOptions, Resumable};
 use colmena_core::ids::AgentId;
+use colmena_core::images::ImagePreview;
 use colmena_core::images::{self, Artifact};
 use colmena_core::runs::Run;
 use colmena_core::runtime::{RunEvent, chat};

@@ -14,73 +14,9 @@ use chrono::{DateTime, Utc};
 use rusqlite::{Connection, params};
 use serde::{Deserialize, Serialize};
 
-use crate::caller::Caller;
+use crate::caller::{Caller, Client};
 use crate::ctx::Ctx;
 use crate::error::{AppError, Result};
-
-/// Who asked, as the seed names clients (`ui`, `claude-code`, …; MCP
-/// clients by their declared name), plus the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, specta::Type)]
-#[serde(rename_all = "kebab-case")]
-pub enum Client {
-    Ui,
-    Cli,
-    /// The REST API with a bearer token.
-    Http,
-    /// An agent run (a woken role's tools).
-    Agent,
-    ClaudeCode,
-    Cursor,
-    ClaudeDesktop,
-    Cline,
-    OtherMcp,
-}
-
-impl Client {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Client::Ui => "ui",
-            Client::Cli => "cli",
-            Client::Http => "http",
-            Client::Agent => "agent",
-            Client::ClaudeCode => "claude-code",
-            Client::Cursor => "cursor",
-            Client::ClaudeDesktop => "claude-desktop",
-            Client::Cline => "cline",
-            Client::OtherMcp => "other-mcp",
-        }
-    }
-
-    /// The client an MCP peer is, from the name it declared.
-    pub fn from_mcp_name(name: &str) -> Client {
-        let name = name.to_ascii_lowercase();
-        if name.contains("claude-code") || name.contains("claude code") {
-            Client::ClaudeCode
-        } else if name.contains("cursor") {
-            Client::Cursor
-        } else if name.contains("claude") {
-            Client::ClaudeDesktop
-        } else if name.contains("cline") {
-            Client::Cline
-        } else {
-            Client::OtherMcp
-        }
-    }
-
-    pub(crate) fn parse(text: &str) -> Client {
-        match text {
-            "ui" => Client::Ui,
-            "cli" => Client::Cli,
-            "http" => Client::Http,
-            "agent" => Client::Agent,
-            "claude-code" => Client::ClaudeCode,
-            "cursor" => Client::Cursor,
-            "claude-desktop" => Client::ClaudeDesktop,
-            "cline" => Client::Cline,
-            _ => Client::OtherMcp,
-        }
-    }
-}
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]

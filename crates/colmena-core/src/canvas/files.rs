@@ -14,7 +14,9 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::items::{self, CanvasItem, NewItem, SourceKind};
-use crate::{AppError, Caller, Ctx, Result};
+use crate::caller::Caller;
+use crate::ctx::Ctx;
+use crate::error::{AppError, Result};
 
 /// Text files are read whole into the item, up to this size.
 const MAX_TEXT_FILE: u64 = 100_000;

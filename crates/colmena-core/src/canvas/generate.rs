@@ -28,7 +28,7 @@ use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
 use crate::ids::ModelId;
 use crate::llm::{self, CallOptions, ChatRequest, ImagePart, Message, StreamEvent};
-use crate::runtime::{RunCredentials, resolve_model_for};
+use crate::models::resolve::{ResolvedModel, RunCredentials, resolve_model_for};
 
 /// Most variants generating at once in `generate_all`.
 pub const MAX_PARALLEL: usize = 20;
@@ -90,7 +90,7 @@ pub struct VariantFailure {
 struct Prepared {
     variant: Variant,
     items: Vec<CanvasItem>,
-    resolved: crate::runtime::ResolvedModel,
+    resolved: ResolvedModel,
 }
 
 fn prepare(ctx: &Ctx, conn: &rusqlite::Connection, user: &str, id: &str) -> Result<Prepared> {

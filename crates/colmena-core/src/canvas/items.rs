@@ -11,6 +11,7 @@ use serde_json::Value;
 use super::{Caller, activity, require, touch};
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, Result};
+use crate::images::ImagePreview;
 
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, schemars::JsonSchema,
@@ -327,18 +328,6 @@ pub async fn add_image(
         ..Default::default()
     };
     add_item(ctx, actor, canvas, input).await
-}
-
-/// An image item's picture, small enough to show beside it: the copy made
-/// for models (≤ 1024 px WebP), inline as base64 — the webview has no other
-/// way into the data dir.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
-#[serde(rename_all = "camelCase")]
-pub struct ImagePreview {
-    pub mime: String,
-    pub width: Option<u32>,
-    pub height: Option<u32>,
-    pub data_base64: String,
 }
 
 /// The preview of an image item of `canvas`. Items that are not images,

@@ -34,7 +34,6 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 pub use crate::caller::Caller;
-pub use activity::Client;
 pub use items::CanvasItem;
 pub use variants::{Round, Variant, VariantStatus};
 
@@ -114,7 +113,7 @@ pub async fn create(ctx: &Ctx, actor: &Caller, name: Option<String>) -> Result<C
     let canvas = ctx
         .store()
         .write(move |tx| {
-            crate::memory::check_user(&actor2.user)?;
+            crate::users::check_user(&actor2.user)?;
             let id = uuid::Uuid::now_v7().to_string();
             let now = Utc::now();
             tx.execute(

@@ -137,7 +137,7 @@ pub async fn register_source(ctx: &Ctx, actor: &Caller, input: NewSource) -> Res
                 "a feed or a page needs its URL",
             ));
         }
-        (_, Some(url)) => Some(crate::runtime::builtins::web::http_url(url)?.to_string()),
+        (_, Some(url)) => Some(crate::net_guard::fetch::http_url(url)?.to_string()),
     };
     let actor2 = actor.clone();
     let source = ctx
@@ -308,15 +308,15 @@ struct Fetched {
 }
 
 async fn fetch_feed(url: &str) -> Result<Vec<Fetched>> {
-    let body = crate::runtime::builtins::web::fetch_raw(url).await?;
+    let body = crate::net_guard::fetch::fetch_raw(url).await?;
     parse_feed(&body)
 }
 
 async fn fetch_page(url: &str) -> Result<Vec<Fetched>> {
-    let body = crate::runtime::builtins::web::fetch_raw(url).await?;
+    let body = crate::net_guard::fetch::fetch_raw(url).await?;
     let text = String::from_utf8_lossy(&body);
-    let title = crate::runtime::builtins::web::html_title(&text).unwrap_or_else(|| url.to_owned());
-    let readable = crate::runtime::builtins::web::readable_text(&text);
+    let title = crate::net_guard::fetch::html_title(&text).unwrap_or_else(|| url.to_owned());
+    let readable = crate::net_guard::fetch::readable_text(&text);
     Ok(vec![Fetched {
         external_id: url.to_owned(),
         title,
@@ -421,7 +421,7 @@ fn parse_feed(body: &[u8]) -> Result<Vec<Fetched>> {
                         items.push(Fetched {
                             external_id: external_id.trim().to_owned(),
                             title: title.trim().to_owned(),
-                            snippet: crate::runtime::builtins::web::readable_text(&body)
+                            snippet: crate::net_guard::fetch::readable_text(&body)
                                 .chars()
                                 .take(4000)
                                 .collect(),

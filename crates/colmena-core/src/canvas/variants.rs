@@ -12,7 +12,8 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 use super::presets::{self, USER_SAVED};
-use super::{Caller, Client, activity, require, touch};
+use super::{Caller, activity, require, touch};
+use crate::caller::Client;
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, Result};
 use crate::ids::ModelId;

@@ -7,7 +7,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::Caller;
+use crate::caller::Caller;
 use crate::ctx::Ctx;
 use crate::error::Result;
 use crate::inbox::messages::{self, InboxQuery, Message, Priority, SendMessage, SentQuery};

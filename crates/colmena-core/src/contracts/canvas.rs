@@ -14,7 +14,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::{Progress, ProgressSink, until_cancelled};
-use crate::Caller;
+use crate::caller::Caller;
 use crate::canvas::activity::{self, Activity};
 use crate::canvas::exports::{self, ExportRequest, ExportTarget, Exported};
 use crate::canvas::generate::{self, CanvasEvent, CanvasSink, GenerateAllOutcome};

@@ -16,7 +16,7 @@ use crate::error::{AppError, Result};
 
 /// A model may not grant itself: `unattended` is set by a person, in the
 /// job's settings in Cron or with `colmena cron ... --allow`.
-fn refuse_grant(given: &Option<Vec<crate::permissions::Risk>>) -> Result<()> {
+fn refuse_grant(given: &Option<Vec<crate::risk::Risk>>) -> Result<()> {
     if given.is_some() {
         return Err(AppError::invalid_field(
             "unattended",

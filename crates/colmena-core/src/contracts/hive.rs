@@ -9,17 +9,17 @@ use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 use super::{Progress, ProgressSink, until_cancelled};
-use crate::Caller;
 use crate::agents;
+use crate::caller::Caller;
 use crate::ctx::Ctx;
 use crate::error::Result;
 use crate::ids::AgentId;
-use crate::memory::{self, Memory};
+use crate::memory::{self, CatalogSearch, Memory};
 use crate::permissions::approvals::ApprovalStatus;
 use crate::runs::Run;
 use crate::runtime::agent::{self, AgentRunOptions};
 use crate::runtime::{EventSink, RunEvent};
-use crate::search::{self, CatalogSearch, SearchHit};
+use crate::search::SearchHit;
 use crate::swarms::{self, run::SwarmRunOptions};
 
 /// An agent as a client chooses one.
@@ -226,7 +226,7 @@ pub async fn search_catalog(
     input: SearchArgs,
 ) -> Result<Vec<CatalogFound>> {
     caller.person()?;
-    let hits: Vec<SearchHit> = search::search_catalog(
+    let hits: Vec<SearchHit> = memory::search_catalog(
         ctx,
         CatalogSearch {
             query: input.query,

@@ -12,7 +12,7 @@
 //! seed 003 names (`to_author_name`, `unread_only`), the hive tools the
 //! built-in agent tools' snake_case (`agent_id`, `query`).
 //!
-//! Each function takes the [`Caller`](crate::Caller) its door built once
+//! Each function takes the [`Caller`](crate::caller::Caller) its door built once
 //! and does nothing but call the operation in its domain module: the logic
 //! stays there.
 

@@ -21,8 +21,8 @@ use serde_json::json;
 
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, Result};
-use crate::memory::check_user;
 use crate::runs::{self, Run, RunStatus};
+use crate::users::check_user;
 use crate::users::{self, ChannelIdentity};
 
 pub use thread_id::{
@@ -187,7 +187,7 @@ fn insert(
 
 /// A person's conversations, or a role's own thread (`@<author id>`).
 fn owner_or(ctx: &Ctx, user: Option<&str>) -> Result<String> {
-    crate::memory::check_owner(user.unwrap_or(ctx.owner()))
+    crate::users::check_owner(user.unwrap_or(ctx.owner()))
 }
 
 /// The conversation of a user with a peer on a channel, created if new.

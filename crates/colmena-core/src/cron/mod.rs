@@ -62,7 +62,7 @@ pub(crate) use store::grant_of;
 
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
-use crate::permissions::Risk;
+use crate::risk::Risk;
 
 /// When a job fires.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type, JsonSchema)]

@@ -14,7 +14,7 @@ use super::{
 };
 use crate::error::{AppError, Result};
 use crate::ids::slug_for;
-use crate::permissions::Risk;
+use crate::risk::Risk;
 
 pub(crate) fn stored(at: DateTime<Utc>) -> String {
     at.to_rfc3339_opts(SecondsFormat::Micros, true)

@@ -18,7 +18,7 @@
 //! - Calling one from a run goes through the permission gate like any tool:
 //!   a GET reaches the network; any other method changes something on the
 //!   other side on the person's behalf, so it counts as sending
-//!   (see `permissions::risk_in`).
+//!   (see `permissions::gate::risk_in`).
 //! - After a restart the tool rows are re-armed from the store (H29):
 //!   [`rearm`] runs with the other start-up reconciliation.
 
@@ -41,7 +41,7 @@ pub use config::{
 pub(crate) use tool::rearm;
 
 use crate::caller::Caller;
-use crate::canvas::Client;
+use crate::caller::Client;
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
 use crate::runtime::RunContext;

@@ -16,10 +16,12 @@ use serde::{Deserialize, Serialize};
 use super::time::{self, parse_stored, stored};
 use super::token;
 use super::{pg, role_config};
+use crate::caller::{Caller, Client};
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
 use crate::ids::{AgentId, slug_for};
-use crate::permissions::{self, Risk};
+use crate::permissions;
+use crate::risk::Risk;
 use crate::validate;
 
 /// Minutes between wake-ups when a role's agent is set without a schedule.
@@ -753,6 +755,18 @@ pub async fn remove(ctx: &Ctx, id: &str) -> Result<()> {
     ctx.changed(Change::Authors);
     ctx.changed(Change::Messages);
     Ok(())
+}
+
+/// The caller a bearer token stands for (its author), or `unauthorized`.
+pub async fn caller_from_token(ctx: &Ctx, token: &str, client: Client) -> Result<Caller> {
+    let author = authenticate(ctx, token).await?;
+    caller_as(ctx, &author, client).await
+}
+
+/// A caller acting as `author` (an existing author), through `client`.
+pub async fn caller_as(ctx: &Ctx, author: &str, client: Client) -> Result<Caller> {
+    let found = get(ctx, author).await?;
+    Ok(Caller::for_author(found.id, found.user_id, client))
 }
 
 /// The author a bearer token belongs to, or `unauthorized`.

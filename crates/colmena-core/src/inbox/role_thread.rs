@@ -5,7 +5,7 @@
 //! (`@<author id>`, channel `bus`, peer the role), with a stable id.
 //!
 //! The thread must fit the model's window: before a wake-up its size is
-//! estimated (`runtime::context_window`), and when the turns, the standing
+//! estimated (`llm::context_window`), and when the turns, the standing
 //! instructions and the new mail would take more than three quarters of the
 //! window, the oldest turns (with the summary before them) are summarised by
 //! one call to the role's model and kept in `thread_summaries`; the request
@@ -21,13 +21,14 @@ use serde_json::json;
 use super::authors::Author;
 use super::role_config;
 use super::time::{self, stored};
+use crate::caller::role_scope;
 use crate::conversations::{self, ChatMessage, MessageRole, make_thread_id};
 use crate::ctx::Ctx;
 use crate::error::{AppError, Result};
 use crate::ids::AgentId;
+use crate::llm::context_window::{self, clip, tokens};
 use crate::llm::{self, CallOptions, ChatRequest, Endpoint, Message};
 use crate::runtime::agent::AgentState;
-use crate::runtime::context_window::{self, clip, tokens};
 
 /// The channel of role threads.
 pub const CHANNEL: &str = "bus";
@@ -38,14 +39,9 @@ const RECENT: f64 = 0.35;
 /// The most tokens a summary is asked to take.
 const SUMMARY_TOKENS: u32 = 1_024;
 
-/// The memory and conversation scope of a role: its own, not its owner's.
-pub fn scope(author: &str) -> String {
-    format!("@{author}")
-}
-
 /// The stable id of `author`'s thread.
 pub fn thread_id(author: &str) -> String {
-    make_thread_id(&scope(author), CHANNEL, author)
+    make_thread_id(&role_scope(author), CHANNEL, author)
 }
 
 /// The summary standing for a thread's older turns.
@@ -235,7 +231,7 @@ async fn ensure(ctx: &Ctx, role: &Author, agent: &AgentId) -> Result<String> {
         Ok(found) => Ok(found.id),
         Err(e) if e.code == crate::error::ErrorCode::NotFound => Ok(conversations::create(
             ctx,
-            Some(&scope(&role.id)),
+            Some(&role_scope(&role.id)),
             CHANNEL,
             &role.id,
             Some(agent.as_str()),
@@ -254,7 +250,13 @@ async fn read(ctx: &Ctx, thread: &str, author: &str, agent: &AgentId) -> Result<
         .read(move |conn| {
             let found = crate::agents::find(conn, &agent)?
                 .ok_or_else(|| AppError::not_found("agent", agent.as_str()))?;
-            let model = crate::runtime::resolve_model(conn, &ctx2, &found, None)?;
+            let model = crate::models::resolve::resolve_agent_model(
+                conn,
+                &ctx2,
+                found.id.as_str(),
+                found.model_id.as_ref(),
+                None,
+            )?;
             let window = context_window::window_of(conn, model.id.as_str(), &model.model)?;
             let summary = conn
                 .query_row(

@@ -19,7 +19,9 @@
 //! from zero, because some servers (llama.cpp's) stream no usage at all.
 
 mod anthropic;
+pub mod context_window;
 pub mod http;
+mod kind;
 mod ollama;
 mod openai;
 pub mod sse;
@@ -33,7 +35,7 @@ use tokio_util::sync::CancellationToken;
 use zeroize::Zeroizing;
 
 use crate::error::{AppError, Result};
-use crate::providers::ProviderKind;
+pub use kind::ProviderKind;
 
 /// Who speaks in a conversation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -449,7 +451,7 @@ impl Accumulator {
         for (index, mut call) in self.calls {
             if call.name.is_empty() {
                 return Err(AppError::new(
-                    crate::ErrorCode::Upstream,
+                    crate::error::ErrorCode::Upstream,
                     format!("the provider streamed a tool call (#{index}) without a name"),
                 ));
             }

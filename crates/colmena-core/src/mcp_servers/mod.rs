@@ -29,7 +29,7 @@ pub use config::{
 pub use hub::Hub;
 
 use crate::caller::Caller;
-use crate::canvas::Client;
+use crate::caller::Client;
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
 use crate::ids;

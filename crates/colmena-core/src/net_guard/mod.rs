@@ -19,6 +19,7 @@
 
 mod classify;
 mod connector;
+pub(crate) mod fetch;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

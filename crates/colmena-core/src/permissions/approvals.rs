@@ -14,8 +14,8 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde::{Deserialize, Serialize};
 
 use super::Risk;
-use crate::Caller;
-use crate::canvas::Client;
+use crate::caller::Caller;
+use crate::caller::Client;
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
 use crate::runs::{self, RunStatus};

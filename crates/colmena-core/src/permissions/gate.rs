@@ -2,7 +2,7 @@
 //! swarm, canvas, a role's wake-up, an outside client).
 
 use super::approvals::{self, ApprovalStatus, MAX_ARGUMENTS_CHARS, Request};
-use super::{Risk, Rule, permissions_in, risk_in, unattended_in};
+use super::{Risk, Rule, permissions_in, risk_of, unattended_in};
 use crate::agents::Agent;
 use crate::error::Result;
 use crate::llm::ToolCall;
@@ -33,6 +33,45 @@ pub(crate) enum Grantor<'a> {
 /// than reading runs only when the role was allowed it for its wake-ups —
 /// whatever the agent's own rule (set, perhaps, for the person's chats) and
 /// whichever agent the wake-up delegated to. The agent's "deny" always holds.
+/// The risk class of a tool, with what the store knows about it. An HTTP
+/// endpoint declared with GET reads from the network (`network`); one with
+/// POST, PUT, PATCH or DELETE changes something on another system on the
+/// person's behalf — files a ticket, posts a message, deletes a record — so
+/// it has the class of its own (`act`): neither a grant to read the web nor
+/// one to answer mail covers it.
+///
+/// An MCP server's tool: a stdio server's runs a program on this computer
+/// (`run`), whatever it claims; an HTTP server's reaches the network when
+/// the server marks it read-only, and otherwise changes another system
+/// (`act`).
+pub(crate) fn risk_in(conn: &rusqlite::Connection, tool: &str) -> crate::error::Result<Risk> {
+    if tool.starts_with("mcp__") {
+        return mcp_risk_in(conn, tool);
+    }
+    Ok(match crate::endpoints::method_in(conn, tool)? {
+        Some(method) if method.reads_only() => Risk::Network,
+        Some(_) => Risk::Act,
+        None => risk_of(tool),
+    })
+}
+
+fn mcp_risk_in(conn: &rusqlite::Connection, tool: &str) -> crate::error::Result<Risk> {
+    use rusqlite::OptionalExtension;
+    let found: Option<(String, bool)> = conn
+        .query_row(
+            "SELECT s.transport, t.mcp_read_only FROM tools t
+             JOIN mcp_servers s ON s.id = t.mcp_server_id WHERE t.id = ?1",
+            [tool],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    Ok(match found {
+        Some((transport, true)) if transport == "http" => Risk::Network,
+        Some((transport, false)) if transport == "http" => Risk::Act,
+        _ => Risk::Run,
+    })
+}
+
 #[cfg(test)]
 pub(crate) fn judge(
     tool: &str,
@@ -128,7 +167,7 @@ async fn check(rc: &RunContext, agent: &Agent, call: &ToolCall) -> Result<Verdic
     let shared_grant = match (&author, rc.ctx.bus_pg()) {
         (Some(role), Some(_)) => match crate::inbox::authors::get(&rc.ctx, role).await {
             Ok(found) => Some(found.unattended),
-            Err(e) if e.code == crate::ErrorCode::NotFound => Some(Vec::new()),
+            Err(e) if e.code == crate::error::ErrorCode::NotFound => Some(Vec::new()),
             Err(e) => return Err(e),
         },
         _ => None,
@@ -276,6 +315,26 @@ async fn ask(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_remote_servers_tool_acts_unless_marked_read_only_and_a_local_ones_runs() {
+        let mut conn = rusqlite::Connection::open_in_memory().unwrap();
+        crate::store::migrations().to_latest(&mut conn).unwrap();
+        conn.execute_batch(
+            "INSERT INTO mcp_servers (id, name, transport, created_at, updated_at) VALUES
+               ('tracker', 'Tracker', 'http', 'now', 'now'), ('shell', 'Shell', 'stdio', 'now', 'now');
+             INSERT INTO tools (id, category, description, parameters, source, created_at, updated_at,
+                                mcp_server_id, mcp_tool_name, mcp_read_only) VALUES
+               ('mcp__tracker__list', 'mcp', 'd', '{}', 'mcp', 'now', 'now', 'tracker', 'list', 1),
+               ('mcp__tracker__delete', 'mcp', 'd', '{}', 'mcp', 'now', 'now', 'tracker', 'delete', 0),
+               ('mcp__shell__ls', 'mcp', 'd', '{}', 'mcp', 'now', 'now', 'shell', 'ls', 1);",
+        )
+        .unwrap();
+        assert_eq!(risk_in(&conn, "mcp__tracker__list").unwrap(), Risk::Network);
+        assert_eq!(risk_in(&conn, "mcp__tracker__delete").unwrap(), Risk::Act);
+        assert_eq!(risk_in(&conn, "mcp__shell__ls").unwrap(), Risk::Run);
+        assert_eq!(risk_in(&conn, "mcp__gone__x").unwrap(), Risk::Run);
+    }
 
     #[test]
     fn attended_runs_ask_and_unattended_ones_are_refused_unless_the_role_allows_the_class() {

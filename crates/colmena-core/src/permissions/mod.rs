@@ -17,96 +17,12 @@ mod store;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::risk::Risk;
+
 pub use store::{agent_permissions, role_unattended, set_agent_permissions, set_role_unattended};
 pub(crate) use store::{
     local_network_allowed, permissions_in, unattended_in, write_permissions, write_unattended,
 };
-
-/// What a tool can do to the world outside Colmena's own store.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, specta::Type,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Risk {
-    /// Reads, or changes only Colmena's own records (memories, artifacts,
-    /// notices to the person): nothing outside.
-    Read,
-    /// Writes, moves or deletes files, or commits.
-    Write,
-    /// Runs programs.
-    Run,
-    /// Reaches the network.
-    Network,
-    /// Sends messages to others.
-    Send,
-    /// Changes other systems on the person's behalf: an HTTP endpoint
-    /// declared with POST, PUT, PATCH or DELETE (files a ticket, deletes a
-    /// record), an MCP tool of a remote server that is not marked
-    /// read-only. Never in a default grant: what a role may do to answer
-    /// its mail is not what it may do to the person's other systems.
-    Act,
-    /// A grant only, no tool has this class: a role's wake-up may answer
-    /// the authors whose mail it was handed (`send_message` to them, and to
-    /// nobody else). The default grant of a new role.
-    Reply,
-}
-
-impl Risk {
-    /// The classes tools have: an agent has a rule for each.
-    pub const ALL: [Risk; 6] = [
-        Risk::Read,
-        Risk::Write,
-        Risk::Run,
-        Risk::Network,
-        Risk::Send,
-        Risk::Act,
-    ];
-
-    /// What an unattended run may be granted beyond reading (a role's
-    /// wake-ups, a scheduled job's runs).
-    pub const GRANTS: [Risk; 6] = [
-        Risk::Reply,
-        Risk::Send,
-        Risk::Write,
-        Risk::Run,
-        Risk::Network,
-        Risk::Act,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Risk::Read => "read",
-            Risk::Write => "write",
-            Risk::Run => "run",
-            Risk::Network => "network",
-            Risk::Send => "send",
-            Risk::Act => "act",
-            Risk::Reply => "reply",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Risk> {
-        Risk::ALL
-            .into_iter()
-            .chain([Risk::Reply])
-            .find(|r| r.as_str() == text)
-    }
-
-    /// What the class means, as a person reads it in a refusal.
-    pub fn described(self) -> &'static str {
-        match self {
-            Risk::Read => "reads",
-            Risk::Write => "writes files",
-            Risk::Run => "runs programs",
-            Risk::Network => "reaches the network",
-            Risk::Send => "sends messages",
-            Risk::Act => {
-                "change other systems (HTTP endpoints that are not GET, remote MCP tools not marked read-only)"
-            }
-            Risk::Reply => "answer the authors whose mail it was handed",
-        }
-    }
-}
 
 /// The risk class of a tool, by name. An MCP server's tool can do anything
 /// its program can (a shell server, a file server), so it counts as
@@ -120,45 +36,6 @@ pub fn risk_of(tool: &str) -> Risk {
         return Risk::Run;
     }
     class_of(tool).unwrap_or(Risk::Network)
-}
-
-/// The risk class of a tool, with what the store knows about it. An HTTP
-/// endpoint declared with GET reads from the network (`network`); one with
-/// POST, PUT, PATCH or DELETE changes something on another system on the
-/// person's behalf — files a ticket, posts a message, deletes a record — so
-/// it has the class of its own (`act`): neither a grant to read the web nor
-/// one to answer mail covers it.
-///
-/// An MCP server's tool: a stdio server's runs a program on this computer
-/// (`run`), whatever it claims; an HTTP server's reaches the network when
-/// the server marks it read-only, and otherwise changes another system
-/// (`act`).
-pub(crate) fn risk_in(conn: &rusqlite::Connection, tool: &str) -> crate::error::Result<Risk> {
-    if tool.starts_with("mcp__") {
-        return mcp_risk_in(conn, tool);
-    }
-    Ok(match crate::endpoints::method_in(conn, tool)? {
-        Some(method) if method.reads_only() => Risk::Network,
-        Some(_) => Risk::Act,
-        None => risk_of(tool),
-    })
-}
-
-fn mcp_risk_in(conn: &rusqlite::Connection, tool: &str) -> crate::error::Result<Risk> {
-    use rusqlite::OptionalExtension;
-    let found: Option<(String, bool)> = conn
-        .query_row(
-            "SELECT s.transport, t.mcp_read_only FROM tools t
-             JOIN mcp_servers s ON s.id = t.mcp_server_id WHERE t.id = ?1",
-            [tool],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()?;
-    Ok(match found {
-        Some((transport, true)) if transport == "http" => Risk::Network,
-        Some((transport, false)) if transport == "http" => Risk::Act,
-        _ => Risk::Run,
-    })
 }
 
 /// The class of a tool this build knows.
@@ -317,26 +194,6 @@ mod tests {
             Risk::Run,
             "the browser is an MCP server's tool now, and MCP tools count as running programs"
         );
-    }
-
-    #[test]
-    fn a_remote_servers_tool_acts_unless_marked_read_only_and_a_local_ones_runs() {
-        let mut conn = rusqlite::Connection::open_in_memory().unwrap();
-        crate::store::migrations().to_latest(&mut conn).unwrap();
-        conn.execute_batch(
-            "INSERT INTO mcp_servers (id, name, transport, created_at, updated_at) VALUES
-               ('tracker', 'Tracker', 'http', 'now', 'now'), ('shell', 'Shell', 'stdio', 'now', 'now');
-             INSERT INTO tools (id, category, description, parameters, source, created_at, updated_at,
-                                mcp_server_id, mcp_tool_name, mcp_read_only) VALUES
-               ('mcp__tracker__list', 'mcp', 'd', '{}', 'mcp', 'now', 'now', 'tracker', 'list', 1),
-               ('mcp__tracker__delete', 'mcp', 'd', '{}', 'mcp', 'now', 'now', 'tracker', 'delete', 0),
-               ('mcp__shell__ls', 'mcp', 'd', '{}', 'mcp', 'now', 'now', 'shell', 'ls', 1);",
-        )
-        .unwrap();
-        assert_eq!(risk_in(&conn, "mcp__tracker__list").unwrap(), Risk::Network);
-        assert_eq!(risk_in(&conn, "mcp__tracker__delete").unwrap(), Risk::Act);
-        assert_eq!(risk_in(&conn, "mcp__shell__ls").unwrap(), Risk::Run);
-        assert_eq!(risk_in(&conn, "mcp__gone__x").unwrap(), Risk::Run);
     }
 
     #[test]

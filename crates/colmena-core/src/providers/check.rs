@@ -3,7 +3,7 @@
 //! trusting it with an agent.
 //!
 //! The call goes through the same client, endpoint and key as every agent
-//! run (`llm::chat` over `runtime::resolve_model_for`), so a test that passes
+//! run (`llm::chat` over `models::resolve::resolve_model_for`), so a test that passes
 //! means runs will reach the model; it is small on purpose (one short
 //! sentence, [`MAX_TOKENS`]) and fails fast (one retry, short timeouts).
 //! Errors keep the client's stable codes and reasons — `upstream` with
@@ -30,7 +30,7 @@ use crate::error::{AppError, ErrorCode, Result};
 use crate::ids::ModelId;
 use crate::llm::{self, CallOptions, ChatRequest, Message, RetryPolicy, StreamEvent};
 use crate::models;
-use crate::runtime::resolve_model_for;
+use crate::models::resolve::resolve_model_for;
 
 /// The answer is one sentence; this bounds what a chatty model costs.
 pub const MAX_TOKENS: u32 = 48;

@@ -7,13 +7,14 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{RunBase, RunContext, RunEvent, drive, drive_for, resolve_model, tools};
+use super::{RunBase, RunContext, RunEvent, drive, drive_for, tools};
 use crate::agents::{self, Agent};
 use crate::ctx::Ctx;
 use crate::error::{AppError, Result};
 use crate::ids::AgentId;
 use crate::inbox::cut_off::{self, WakeOf};
 use crate::llm::{self, CallOptions, ChatRequest, Message, StreamEvent, ToolCall, ToolSpec, Usage};
+use crate::models::resolve::resolve_agent_model;
 use crate::prompt;
 use crate::runs::{self, NewRun, Run, RunKind};
 
@@ -43,7 +44,7 @@ impl AgentState {
 /// What the model is told and offered, read once per run.
 struct Setup {
     agent: Agent,
-    model: super::ResolvedModel,
+    model: crate::models::resolve::ResolvedModel,
     system: String,
     tools: Vec<ToolSpec>,
 }
@@ -74,7 +75,13 @@ fn setup(
                             ),
                     );
                 }
-                let model = resolve_model(conn, &rc2.ctx, &agent, rc2.credentials.as_ref())?;
+                let model = resolve_agent_model(
+                    conn,
+                    &rc2.ctx,
+                    agent.id.as_str(),
+                    agent.model_id.as_ref(),
+                    rc2.credentials.as_ref(),
+                )?;
                 let mut system = prompt::compose_in(conn, &agent.id)?;
                 if let Some(extra) = extra {
                     system.push_str("\n\n");
@@ -276,7 +283,7 @@ pub(crate) fn agent_checkpoint(state: &AgentState) -> Value {
 #[serde(rename_all = "camelCase")]
 pub struct AgentRunOptions {
     #[serde(default)]
-    pub credentials: Option<super::RunCredentials>,
+    pub credentials: Option<crate::models::resolve::RunCredentials>,
     /// The user the run acts for (memories, notices); default: the owner.
     #[serde(default)]
     pub user_id: Option<String>,
@@ -365,7 +372,7 @@ async fn start_agent_run(
     start: Option<(AgentState, Option<String>)>,
     sink: super::EventSink,
 ) -> Result<Run> {
-    let user = crate::memory::check_user(options.user_id.as_deref().unwrap_or(ctx.owner()))?;
+    let user = crate::users::check_user(options.user_id.as_deref().unwrap_or(ctx.owner()))?;
     agents::get(ctx, agent_id).await?;
     let run = runs::start(
         ctx,

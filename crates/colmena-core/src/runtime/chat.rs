@@ -13,12 +13,13 @@
 use serde_json::Value;
 
 use super::agent::{AgentState, agent_checkpoint, run_loop};
-use super::{EventSink, RunBase, RunCredentials, drive, resolve_model};
+use super::{EventSink, RunBase, drive};
 use crate::conversations::{self, ChatMessage, MessageImage, MessageRole};
 use crate::ctx::Ctx;
 use crate::error::{AppError, ErrorCode, Result};
 use crate::ids::AgentId;
 use crate::llm::{ImagePart, Message};
+use crate::models::resolve::{RunCredentials, resolve_agent_model};
 use crate::runs::{self, NewRun, Run, RunKind, RunStatus};
 
 /// Most images one message may carry.
@@ -131,7 +132,14 @@ pub async fn send_with_images(
             .read(move |conn| {
                 let found = crate::agents::find(conn, &agent2)?
                     .ok_or_else(|| AppError::not_found("agent", agent2.as_str()))?;
-                resolve_model(conn, &ctx2, &found, credentials2.as_ref())?.check_images(wanted)
+                resolve_agent_model(
+                    conn,
+                    &ctx2,
+                    found.id.as_str(),
+                    found.model_id.as_ref(),
+                    credentials2.as_ref(),
+                )?
+                .check_images(wanted)
             })
             .await?;
     }

@@ -11,26 +11,19 @@
 pub mod agent;
 pub(crate) mod builtins;
 pub mod chat;
-pub mod context_window;
-pub(crate) mod sandbox;
 pub(crate) mod tools;
 
 use std::future::Future;
 use std::sync::Arc;
 
-use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 use tokio_util::sync::CancellationToken;
-use zeroize::Zeroizing;
 
-use crate::agents::Agent;
 use crate::ctx::Ctx;
 use crate::error::{AppError, ErrorCode, Result};
-use crate::ids::ModelId;
-use crate::llm::{Endpoint, Usage};
+use crate::llm::Usage;
+use crate::models::resolve::RunCredentials;
 use crate::runs::{self, Run, RunKind, RunStatus};
-use crate::{models, providers};
 
 /// What streams out of a run, as it happens.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
@@ -110,17 +103,6 @@ pub fn no_events() -> EventSink {
     Arc::new(|_| {})
 }
 
-/// Credentials for one run, overriding the stored ones (SPEC H9): a tenant's
-/// key, or another endpoint.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, specta::Type)]
-#[serde(rename_all = "camelCase")]
-pub struct RunCredentials {
-    #[serde(default)]
-    pub api_key: Option<String>,
-    #[serde(default)]
-    pub base_url: Option<String>,
-}
-
 /// Everything a step of a run needs.
 #[derive(Clone)]
 pub(crate) struct RunContext {
@@ -156,124 +138,20 @@ pub(crate) struct RunContext {
 
 impl RunContext {
     /// Who this run acts as: the woken role, else the run's user.
-    pub(crate) fn caller(&self) -> crate::Caller {
+    pub(crate) fn caller(&self) -> crate::caller::Caller {
         match &self.author {
-            Some(role) => crate::Caller::role_run(role, &self.user_id),
-            None => {
-                crate::Caller::agent_run(&self.user_id, &self.run_id, self.wake_role.as_deref())
-            }
+            Some(role) => crate::caller::Caller::role_run(role, &self.user_id),
+            None => crate::caller::Caller::agent_run(
+                &self.user_id,
+                &self.run_id,
+                self.wake_role.as_deref(),
+            ),
         }
     }
 
     pub(crate) fn emit(&self, event: RunEvent) {
         (self.sink)(event);
     }
-}
-
-/// The model a run (or a canvas variant) uses and how to reach it.
-pub(crate) struct ResolvedModel {
-    pub endpoint: Endpoint,
-    /// The provider's id, as rounds record it.
-    pub provider: String,
-    pub model: String,
-    /// `{provider}/{name}`, as errors name it.
-    pub id: ModelId,
-    /// Whether images may be sent to it (see `models::Model`).
-    pub accepts_images: bool,
-}
-
-impl ResolvedModel {
-    /// Refuses `images` images for a model that does not accept them,
-    /// before anything is sent (`models::images_refused`).
-    pub(crate) fn check_images(&self, images: usize) -> Result<()> {
-        if images > 0 && !self.accepts_images {
-            return Err(models::images_refused(&self.id, images));
-        }
-        Ok(())
-    }
-}
-
-/// The agent's model (or the default), checked usable, with its endpoint.
-pub(crate) fn resolve_model(
-    conn: &Connection,
-    ctx: &Ctx,
-    agent: &Agent,
-    credentials: Option<&RunCredentials>,
-) -> Result<ResolvedModel> {
-    resolve_model_for(
-        conn,
-        ctx,
-        agent.model_id.as_ref(),
-        &format!("agent '{}'", agent.id),
-        json!({ "agentId": agent.id }),
-        credentials,
-    )
-}
-
-/// `model` (or the default model), checked usable, with its endpoint and
-/// `credentials` applied over the provider's. `whose` names who wanted it
-/// in errors ("agent 'x'", "this variant"); `details` are added to them.
-pub(crate) fn resolve_model_for(
-    conn: &Connection,
-    ctx: &Ctx,
-    model: Option<&ModelId>,
-    whose: &str,
-    details: serde_json::Value,
-    credentials: Option<&RunCredentials>,
-) -> Result<ResolvedModel> {
-    let with = |reason: &str| {
-        let mut d = details.clone();
-        d["reason"] = json!(reason);
-        d
-    };
-    let id: ModelId = match model {
-        Some(id) => id.clone(),
-        None => models::default_model_in(conn)?.ok_or_else(|| {
-            AppError::precondition(format!(
-                "{whose} has no model and no default model is set: choose one in Settings → Providers & models"
-            ))
-            .with_details(with("no_model"))
-        })?,
-    };
-    let model = models::find(conn, &id)?.ok_or_else(|| {
-        AppError::precondition(format!("the model '{id}' of {whose} no longer exists"))
-            .with_details(with("no_model"))
-    })?;
-    if !model.provider_enabled {
-        return Err(AppError::precondition(format!(
-            "provider '{}' is disabled",
-            model.provider_id
-        ))
-        .with_details(json!({ "reason": "provider_disabled" })));
-    }
-    if !model.enabled {
-        return Err(AppError::precondition(format!("model '{id}' is disabled"))
-            .with_details(json!({ "reason": "model_disabled" })));
-    }
-    let mut endpoint = providers::endpoint(conn, ctx.vault(), &model.provider_id)?;
-    if let Some(credentials) = credentials {
-        if let Some(key) = credentials
-            .api_key
-            .as_deref()
-            .filter(|k| !k.trim().is_empty())
-        {
-            endpoint.api_key = Some(Zeroizing::new(key.trim().to_owned()));
-        }
-        if let Some(url) = credentials
-            .base_url
-            .as_deref()
-            .filter(|u| !u.trim().is_empty())
-        {
-            endpoint.base_url = providers::normalize_base_url(endpoint.kind, Some(url))?;
-        }
-    }
-    Ok(ResolvedModel {
-        endpoint,
-        provider: model.provider_id.to_string(),
-        model: model.name,
-        id: model.id,
-        accepts_images: model.accepts_images,
-    })
 }
 
 /// Runs `body` as the run `run`: registers it for cancellation, keeps its

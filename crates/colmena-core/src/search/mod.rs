@@ -491,36 +491,3 @@ mod tests {
         assert_eq!(a.num_docs(), 10);
     }
 }
-
-/// A search over the catalog, as the model and the UI ask it.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, specta::Type)]
-#[serde(rename_all = "camelCase")]
-pub struct CatalogSearch {
-    pub query: String,
-    /// Kinds to include; empty means skills, tools and memories.
-    #[serde(default)]
-    pub kinds: Vec<DocKind>,
-    /// Whose memories to include (default: the workspace owner).
-    #[serde(default)]
-    pub user_id: Option<String>,
-    /// Only active skills and tools: what a model may use.
-    #[serde(default)]
-    pub active_only: bool,
-    #[serde(default)]
-    pub limit: Option<u32>,
-}
-
-/// One search for skills, tools and the user's memories (BM25), serving
-/// the `search_catalog` tool and the UI alike.
-pub async fn search_catalog(ctx: &crate::Ctx, input: CatalogSearch) -> Result<Vec<SearchHit>> {
-    // A woken role's search_catalog finds its own memories (`@<role>`).
-    let owner = crate::memory::check_owner(input.user_id.as_deref().unwrap_or(ctx.owner()))?;
-    ctx.search(SearchQuery {
-        text: input.query,
-        kinds: input.kinds,
-        owner: Some(owner),
-        active_only: input.active_only,
-        limit: input.limit.unwrap_or(20) as usize,
-    })
-    .await
-}

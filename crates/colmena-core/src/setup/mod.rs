@@ -26,9 +26,10 @@ use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, Result};
 use crate::ids::AgentId;
 use crate::search::{self, SearchDoc};
+use crate::skills;
 use crate::store::meta;
+use crate::tools;
 use crate::tools::catalog::{MINIMAL_TOOLS, is_minimal};
-use crate::{skills, tools};
 
 pub use personas::{PERSONAS, Persona};
 
@@ -483,7 +484,7 @@ fn personas_in(conn: &Connection) -> Result<Vec<CatalogPersona>> {
         out.push(CatalogPersona {
             runs_programs: tools
                 .iter()
-                .any(|t| crate::permissions::risk_of(t) == crate::permissions::Risk::Run),
+                .any(|t| crate::permissions::risk_of(t) == crate::risk::Risk::Run),
             id: persona.id.to_owned(),
             name: persona.name.to_owned(),
             description: persona.description.to_owned(),

@@ -15,9 +15,10 @@ use crate::ctx::Ctx;
 use crate::error::{AppError, ErrorCode, Result};
 use crate::ids::AgentId;
 use crate::llm::Usage;
+use crate::models::resolve::RunCredentials;
 use crate::runs::{self, NewRun, Run, RunKind};
 use crate::runtime::agent::{AgentState, run_loop};
-use crate::runtime::{EventSink, RunBase, RunContext, RunCredentials, drive_for};
+use crate::runtime::{EventSink, RunBase, RunContext, drive_for};
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
@@ -95,7 +96,7 @@ async fn start(
         ))
         .with_details(json!({ "reason": "swarm_disabled" })));
     }
-    let user = crate::memory::check_user(options.user_id.as_deref().unwrap_or(ctx.owner()))?;
+    let user = crate::users::check_user(options.user_id.as_deref().unwrap_or(ctx.owner()))?;
     let run = runs::start(
         ctx,
         NewRun {

@@ -275,7 +275,7 @@ pub(super) fn parse(backend: WebSearchBackend, answer: &Value) -> Result<Vec<Web
 
 /// Text without markup (Brave highlights with `<strong>`), on one line, cut.
 fn plain(text: &str, max: usize) -> String {
-    let text = crate::runtime::builtins::web::html_to_text(text);
+    let text = crate::net_guard::fetch::html_to_text(text);
     let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if line.chars().count() > max {
         let mut cut: String = line.chars().take(max).collect();

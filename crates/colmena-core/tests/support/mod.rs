@@ -52,8 +52,8 @@ pub fn any_file_contains(dir: &Path, needle: &[u8]) -> bool {
 }
 
 /// A catalog search for `text` over everything, for the owner.
-pub fn catalog_query(text: &str) -> colmena_core::search::CatalogSearch {
-    colmena_core::search::CatalogSearch {
+pub fn catalog_query(text: &str) -> colmena_core::memory::CatalogSearch {
+    colmena_core::memory::CatalogSearch {
         query: text.to_owned(),
         ..Default::default()
     }

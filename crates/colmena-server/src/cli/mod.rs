@@ -75,7 +75,8 @@ use std::path::PathBuf;
 pub use entry::main;
 
 use clap::{Parser, Subcommand};
-use colmena_core::{Ctx, OpenOptions, Result, search, skills};
+use colmena_core::memory::{CatalogSearch, search_catalog};
+use colmena_core::{Ctx, OpenOptions, Result, skills};
 
 /// Colmena: a local-first workbench for teams of AI agents.
 #[derive(Debug, Parser)]
@@ -252,14 +253,14 @@ async fn dispatch(ctx: &Ctx, out: &output::Output, command: Command) -> Result<(
             user,
             limit,
         } => {
-            let input = search::CatalogSearch {
+            let input = CatalogSearch {
                 query,
                 kinds: Vec::new(),
                 user_id: user,
                 active_only: active,
                 limit: Some(limit),
             };
-            let hits = search::search_catalog(&ctx, input).await?;
+            let hits = search_catalog(&ctx, input).await?;
             out.emit(&hits, |hits| {
                 output::table(
                     &["kind", "id", "score", "snippet"],

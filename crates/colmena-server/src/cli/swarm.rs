@@ -1,7 +1,7 @@
 use clap::{Subcommand, ValueEnum};
 use colmena_core::ids::AgentId;
+use colmena_core::models::resolve::RunCredentials;
 use colmena_core::runs::{self, RunFilter, RunKind};
-use colmena_core::runtime::RunCredentials;
 use colmena_core::setup::ActivationPlan;
 use colmena_core::swarms::run::{self as swarm_run, SwarmRunOptions};
 use colmena_core::swarms::{

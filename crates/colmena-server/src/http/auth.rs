@@ -10,7 +10,8 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use colmena_core::canvas::Client;
+use colmena_core::caller::Client;
+use colmena_core::inbox::authors;
 use colmena_core::{AppError, Caller, Ctx, ErrorCode};
 
 use super::errors::Failure;
@@ -39,7 +40,7 @@ impl Gatekeeper {
         client: Client,
     ) -> Result<Caller, Failure> {
         let token = bearer(headers)?;
-        let caller = Caller::from_token(&self.ctx, token, client).await?;
+        let caller = authors::caller_from_token(&self.ctx, token, client).await?;
         let key = caller.author.as_deref().unwrap_or(caller.user.as_str());
         self.limits.check(key)?;
         Ok(caller)

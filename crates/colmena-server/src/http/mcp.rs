@@ -40,7 +40,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use colmena_core::canvas::Client;
+use colmena_core::caller::Client;
 use colmena_core::{AppError, Ctx, ErrorCode};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::json;

@@ -19,8 +19,9 @@ mod tools;
 
 use std::future::Future;
 
-use colmena_core::canvas::Client;
+use colmena_core::caller::Client;
 use colmena_core::contracts::{self, Progress, ProgressSink};
+use colmena_core::inbox::authors;
 use colmena_core::{AppError, Caller, Ctx, ErrorCode};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
@@ -248,7 +249,7 @@ pub async fn serve_stdio(ctx: Ctx, caller: Caller) -> colmena_core::Result<()> {
 /// else the workspace owner's author.
 pub async fn stdio_caller(ctx: &Ctx, token: Option<&str>) -> colmena_core::Result<Caller> {
     match token.map(str::trim).filter(|t| !t.is_empty()) {
-        Some(token) => Caller::from_token(ctx, token, Client::OtherMcp).await,
-        None => Caller::as_author(ctx, ctx.owner(), Client::OtherMcp).await,
+        Some(token) => authors::caller_from_token(ctx, token, Client::OtherMcp).await,
+        None => authors::caller_as(ctx, ctx.owner(), Client::OtherMcp).await,
     }
 }

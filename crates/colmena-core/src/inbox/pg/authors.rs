@@ -10,7 +10,7 @@ use super::{PgBus, int, uint};
 use crate::error::{AppError, ErrorCode, Result};
 use crate::inbox::authors::{Author, AuthorKind};
 use crate::inbox::role_config;
-use crate::permissions::Risk;
+use crate::risk::Risk;
 
 const COLUMNS: &str = "a.id, a.name, a.kind, a.user_id, a.agent_id, a.wake_interval_minutes,
      a.next_wake_at, a.last_wake_at, a.last_wake_error, a.created_at,

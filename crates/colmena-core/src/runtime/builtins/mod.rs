@@ -8,7 +8,6 @@ mod data;
 mod docs;
 mod files;
 mod shell;
-pub(crate) mod web;
 
 use serde_json::{Value, json};
 
@@ -84,7 +83,7 @@ pub(crate) async fn call(
         "web_fetch" => {
             let (max_bytes, timeout) =
                 (args["max_bytes"].as_u64(), args["timeout_seconds"].as_u64());
-            web::fetch(
+            crate::net_guard::fetch::fetch(
                 &text(args, "url"),
                 max_bytes,
                 timeout,

@@ -1,5 +1,5 @@
 //! `cli_exec` and `git_*`: programs run in the agent's workspace folder,
-//! inside the sandbox (`runtime::sandbox`: cleared environment, own process
+//! inside the sandbox (`sandbox`: cleared environment, own process
 //! group killed whole, capped output, limits, file system confined to the
 //! workspace).
 //!
@@ -23,7 +23,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{AppError, Result};
-use crate::runtime::sandbox::{self, Finished, Job, Stop};
+use crate::sandbox::{self, Finished, Job, Stop};
 
 /// Time limit of a git command.
 const GIT_TIMEOUT: Duration = Duration::from_secs(60);

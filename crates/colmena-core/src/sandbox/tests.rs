@@ -265,7 +265,7 @@ async fn the_environment_is_an_allow_list() {
         let status = std::process::Command::new(std::env::current_exe().unwrap())
             .args([
                 "--exact",
-                "runtime::sandbox::tests::the_environment_is_an_allow_list",
+                "sandbox::tests::the_environment_is_an_allow_list",
                 "--nocapture",
             ])
             .env(SECRET, "s3cr3t-value")

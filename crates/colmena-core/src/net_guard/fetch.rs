@@ -12,8 +12,8 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use tokio_util::sync::CancellationToken;
 
+use super::NetGuard;
 use crate::error::{AppError, ErrorCode, Result};
-use crate::net_guard::NetGuard;
 
 const DEFAULT_MAX_BYTES: u64 = 1024 * 1024;
 const HARD_MAX_BYTES: u64 = 5 * 1024 * 1024;

@@ -15,7 +15,7 @@ use std::path::Path;
 use tokio_util::sync::CancellationToken;
 
 use super::{mechanisms, place, python, sh};
-use crate::runtime::sandbox::{program_user, run_with};
+use crate::sandbox::{program_user, run_with};
 
 /// Whether this test process is root. When not, the caller skips its root
 /// checks — unless `COLMENA_REQUIRE_ROOT_TESTS` says they must run.
@@ -98,7 +98,7 @@ async fn the_apps_environment_and_other_command_lines_are_out_of_reach() {
         let status = std::process::Command::new(std::env::current_exe().unwrap())
             .args([
                 "--exact",
-                "runtime::sandbox::tests::privileges::the_apps_environment_and_other_command_lines_are_out_of_reach",
+                "sandbox::tests::privileges::the_apps_environment_and_other_command_lines_are_out_of_reach",
                 "--nocapture",
             ])
             .env("OPENAI_API_KEY", PLANTED_KEY)

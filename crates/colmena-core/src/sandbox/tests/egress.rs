@@ -19,8 +19,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::{Place, mechanisms, place};
 use crate::net_guard::Resolver;
-use crate::runtime::sandbox::proxy::Dialer;
-use crate::runtime::sandbox::{Egress, Job, Mechanism, run_with};
+use crate::sandbox::proxy::Dialer;
+use crate::sandbox::{Egress, Job, Mechanism, run_with};
 
 /// A host-side HTTP server on loopback: the first line of every request it
 /// got, and what it answers.
@@ -322,7 +322,7 @@ async fn a_public_name_is_reached_at_the_checked_address_only() {
 #[tokio::test]
 async fn a_program_holds_at_most_the_cap_of_proxy_connections() {
     let remote = remote().await;
-    let held = crate::runtime::sandbox::proxy::MAX_CONNECTIONS + 40;
+    let held = crate::sandbox::proxy::MAX_CONNECTIONS + 40;
     let code = format!(
         "import socket, time, urllib.request\n\
          held = [socket.create_connection(('127.0.0.1', 3128), timeout=60) for _ in range({held})]\n\
@@ -348,7 +348,7 @@ async fn a_program_holds_at_most_the_cap_of_proxy_connections() {
          \x20       if time.time() > deadline: print('NEVER', e); break\n\
          \x20       time.sleep(0.2)\n",
         port = remote.port,
-        cap = crate::runtime::sandbox::proxy::MAX_CONNECTIONS,
+        cap = crate::sandbox::proxy::MAX_CONNECTIONS,
     );
     let place = place();
     for mechanism in mechanisms() {
@@ -356,7 +356,7 @@ async fn a_program_holds_at_most_the_cap_of_proxy_connections() {
         assert!(
             said.contains(&format!(
                 "CLOSED {}",
-                held - crate::runtime::sandbox::proxy::MAX_CONNECTIONS
+                held - crate::sandbox::proxy::MAX_CONNECTIONS
             )),
             "{mechanism:?}: {said}"
         );
