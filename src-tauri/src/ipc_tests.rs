@@ -19,11 +19,12 @@ struct Harness {
 
 fn harness() -> Harness {
     let dir = tempfile::tempdir().unwrap();
-    let ctx = tauri::async_runtime::block_on(colmena_core::Ctx::open(colmena_core::OpenOptions {
-        data_dir: dir.path().to_owned(),
-        secret_backend: colmena_core::secrets::BackendChoice::File,
-    }))
-    .unwrap();
+    let ctx =
+        tauri::async_runtime::block_on(colmena_core::workspace::open(colmena_core::OpenOptions {
+            data_dir: dir.path().to_owned(),
+            secret_backend: colmena_core::secrets::BackendChoice::File,
+        }))
+        .unwrap();
     let app = app_builder(mock_builder(), bindings::builder(), ctx)
         .build(tauri::generate_context!())
         .unwrap();

@@ -73,7 +73,7 @@ pub fn run() {
     {
         launch::fail(&err);
     }
-    let ctx = match tauri::async_runtime::block_on(Ctx::open(options)) {
+    let ctx = match tauri::async_runtime::block_on(colmena_core::workspace::open(options)) {
         Ok(ctx) => ctx,
         Err(err) => launch::fail(&err),
     };
@@ -143,7 +143,7 @@ pub fn run() {
         }
         // The MCP servers this app started stop with it.
         if let tauri::RunEvent::Exit = event {
-            tauri::async_runtime::block_on(ctx.shutdown());
+            tauri::async_runtime::block_on(colmena_core::workspace::shutdown(&ctx));
             // Only the socket this app bound.
             if let Some(socket) = &socket {
                 let _ = std::fs::remove_file(socket);

@@ -6,6 +6,7 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Mutex;
 
 use colmena_core::Ctx;
+use colmena_core::workspace::Services;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
@@ -121,23 +122,8 @@ pub async fn start(ctx: &Ctx, server: &LocalServer) {
         .await
         .unwrap_or(colmena_core::inbox::local_server::DEFAULT_PORT);
     server.restart(ctx, port).await;
-    let stop = CancellationToken::new();
-    tauri::async_runtime::spawn(colmena_core::inbox::wakes::run_scheduler(
-        ctx.clone(),
-        stop.clone(),
-    ));
-    tauri::async_runtime::spawn(colmena_core::inbox::announce_urgent_mail(
-        ctx.clone(),
-        stop.clone(),
-    ));
-    // Scheduled jobs (H25), and the notice of every failed one, whichever
-    // process (this app or `colmena serve`) ran it.
-    tauri::async_runtime::spawn(colmena_core::cron::run_scheduler(ctx.clone(), stop.clone()));
-    tauri::async_runtime::spawn(colmena_core::cron::announce_failures(
-        ctx.clone(),
-        stop.clone(),
-    ));
-    // The team bus, when this desktop is on one: its outbox leaves, and its
-    // urgent mail is announced.
-    tauri::async_runtime::spawn(colmena_core::inbox::team::delivery::run(ctx.clone(), stop));
+    // The schedulers, the announcers (urgent mail, failed jobs, whichever
+    // process ran them) and the team bus's delivery, for as long as the
+    // app runs. Called on Tauri's tokio runtime.
+    Services::desktop().start(ctx, &CancellationToken::new());
 }

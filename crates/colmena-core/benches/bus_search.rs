@@ -104,7 +104,7 @@ async fn main() {
         .and_then(|n| n.parse().ok())
         .unwrap_or(100_000);
     let dir = tempfile::tempdir().unwrap();
-    let ctx = Ctx::open(OpenOptions {
+    let ctx = colmena_core::workspace::open(OpenOptions {
         data_dir: dir.path().to_owned(),
         secret_backend: BackendChoice::File,
     })

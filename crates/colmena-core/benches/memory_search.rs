@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use colmena_core::Caller;
 use colmena_core::secrets::BackendChoice;
-use colmena_core::{Ctx, OpenOptions, memory, search};
+use colmena_core::{OpenOptions, memory, search};
 
 const WORDS: &[&str] = &[
     "presupuesto",
@@ -191,7 +191,7 @@ fn main() {
 async fn run(count: usize, corpus: Corpus) {
     {
         let dir = tempfile::tempdir().unwrap();
-        let ctx = Ctx::open(OpenOptions {
+        let ctx = colmena_core::workspace::open(OpenOptions {
             data_dir: dir.path().to_owned(),
             secret_backend: BackendChoice::File,
         })

@@ -51,7 +51,7 @@ struct Hive {
 
 async fn hive(rules: Vec<Rule>) -> Hive {
     let dir = tempfile::tempdir().unwrap();
-    let ctx = Ctx::open(OpenOptions {
+    let ctx = colmena_core::workspace::open(OpenOptions {
         data_dir: dir.path().to_owned(),
         secret_backend: BackendChoice::File,
     })

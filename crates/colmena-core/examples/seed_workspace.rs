@@ -11,9 +11,9 @@
 
 use std::time::Instant;
 
+use colmena_core::OpenOptions;
 use colmena_core::inbox::{self, NewAuthor};
 use colmena_core::secrets::BackendChoice;
-use colmena_core::{Ctx, OpenOptions};
 
 fn scaled(n: usize) -> usize {
     let scale: f64 = std::env::var("SEED_SCALE")
@@ -35,7 +35,7 @@ fn id() -> String {
 #[tokio::main]
 async fn main() {
     let dir = std::env::args().nth(1).expect("usage: seed_workspace DIR");
-    let ctx = Ctx::open(OpenOptions {
+    let ctx = colmena_core::workspace::open(OpenOptions {
         data_dir: dir.into(),
         secret_backend: BackendChoice::File,
     })
@@ -137,5 +137,5 @@ async fn main() {
         loaded.as_secs_f64(),
         (started.elapsed() - loaded).as_secs_f64()
     );
-    ctx.shutdown().await;
+    colmena_core::workspace::shutdown(&ctx).await;
 }

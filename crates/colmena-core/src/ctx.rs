@@ -1,45 +1,27 @@
-//! The context every core function takes: the open workspace.
+//! The context every core function takes: the open workspace, as a plain
+//! container of handles.
 //!
-//! One `Ctx` per process and data dir. It owns the store, the vault and the
-//! change feed; adapters hold it (Tauri state, the CLI's main, the HTTP
-//! server's state) and pass `&Ctx` to core functions.
+//! One `Ctx` per process and data dir. It holds the store, the vault, the
+//! search index, the change and notice feeds, the bells that wake the
+//! schedulers, the work running here, and typed slots for what floors
+//! above keep per workspace ([`Ctx::slot`]). It opens nothing and starts
+//! nothing: [`crate::workspace`] does, then hands it over. Adapters hold
+//! it (Tauri state, the CLI's main, the HTTP server's state) and pass
+//! `&Ctx` to core functions.
 
+use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
-
-use tokio_util::sync::CancellationToken;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
-use crate::data_dir;
 use crate::error::{AppError, Result};
-use crate::ids::slugify;
 use crate::search::{self, DocKind, SearchDoc, SearchHit, SearchIndex, SearchQuery};
-use crate::secrets::{BackendChoice, Vault};
-use crate::store::{DB_FILE, Store, meta};
-
-const META_OWNER: &str = "owner_user_id";
-
-/// How to open a workspace.
-#[derive(Debug, Clone)]
-pub struct OpenOptions {
-    pub data_dir: PathBuf,
-    pub secret_backend: BackendChoice,
-}
-
-impl OpenOptions {
-    /// Options resolved the way every Colmena program does it: `explicit`
-    /// data dir, else `COLMENA_DATA_DIR`, else the OS folder; the secret
-    /// backend from `COLMENA_SECRET_BACKEND`.
-    pub fn from_env(explicit_data_dir: Option<&Path>) -> Result<OpenOptions> {
-        Ok(OpenOptions {
-            data_dir: data_dir::resolve(explicit_data_dir)?,
-            secret_backend: BackendChoice::from_env()?,
-        })
-    }
-}
+use crate::secrets::Vault;
+use crate::store::Store;
+use crate::work;
 
 /// What changed, for live views. Sent after the change is committed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -112,21 +94,17 @@ struct Inner {
     owner: String,
     /// `host:pid:instance`: who holds the leases of this process's runs.
     lease_owner: String,
-    /// Runs of this process, by id, and how to stop them.
-    active_runs: Mutex<HashMap<String, CancellationToken>>,
+    /// The work running in this process, and how to stop it.
+    work: work::Registry,
     changes: broadcast::Sender<Change>,
     notices: broadcast::Sender<Notice>,
     /// Pokes the bus scheduler (urgent mail, a new schedule).
     wakes: Arc<tokio::sync::Notify>,
-    /// The MCP servers this process runs.
-    mcp: crate::mcp_servers::Hub,
-    /// The cron scheduler this process runs, if any.
-    cron: crate::cron::Hub,
+    /// What floors above keep per open workspace, by type ([`Ctx::slot`]).
+    slots: Mutex<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
     /// Where this process serves the bus over HTTP right now (a base URL),
     /// told to an outside role's wake command (`inbox::local_server`).
     serving: Mutex<Option<String>>,
-    /// The bus messages' full-text index, opened on the first search.
-    bus_search: std::sync::OnceLock<Arc<crate::inbox::search::BusIndex>>,
     /// The bus's PostgreSQL store when it is not this workspace's SQLite
     /// one (`COLMENA_BUS_STORE`, `colmena serve --store`; issue 17).
     bus_pg: Option<Arc<crate::inbox::pg::PgBus>>,
@@ -207,92 +185,41 @@ fn forward_external_changes(store: &Store, changes: broadcast::Sender<Change>) {
     });
 }
 
-impl Ctx {
-    /// Opens the workspace in `options.data_dir`, creating it if needed:
-    /// migrates the store, finds the master key, re-seeds code-owned rows
-    /// (SPEC H17) and opens the search index, rebuilding it when it is
-    /// missing, unreadable or behind the store.
-    pub async fn open(options: OpenOptions) -> Result<Ctx> {
-        let bus = crate::inbox::pg::BusStoreChoice::from_env(&options.data_dir)?;
-        Ctx::open_with_bus(options, bus).await
-    }
+/// What [`crate::workspace::open`] puts in a [`Ctx`].
+pub(crate) struct Parts {
+    pub data_dir: PathBuf,
+    pub store: Store,
+    pub vault: Vault,
+    pub search: SearchIndex,
+    pub owner: String,
+    pub lease_owner: String,
+    pub bus_pg: Option<Arc<crate::inbox::pg::PgBus>>,
+}
 
-    /// Like [`Ctx::open`], with the bus in `bus` (the SQLite store of the
-    /// workspace, or a PostgreSQL database shared by replicas).
-    pub async fn open_with_bus(
-        options: OpenOptions,
-        bus: crate::inbox::pg::BusStoreChoice,
-    ) -> Result<Ctx> {
-        let bus_pg = match bus {
-            crate::inbox::pg::BusStoreChoice::Sqlite => None,
-            crate::inbox::pg::BusStoreChoice::Postgres { url, schema } => Some(Arc::new(
-                crate::inbox::pg::PgBus::open(&url, &schema).await?,
-            )),
-        };
-        let data_dir = data_dir::prepare(&options.data_dir)?;
-        let store = Store::open(&data_dir.join(DB_FILE))?;
-        let vault = Vault::open(&data_dir, &store, options.secret_backend).await?;
-        let owner = store.write(owner_user).await?;
-        let lease_owner = crate::runs::lease_owner(&uuid::Uuid::now_v7().simple().to_string());
-        let me = lease_owner.clone();
-        let (owner_id, swept) = (owner.clone(), store.clone());
-        let (interrupted, cut_off) = swept
-            .write(move |tx| {
-                crate::users::ensure_owner(tx, &owner_id)?;
-                crate::inbox::authors::ensure_user_authors(tx)?;
-                Ok((
-                    crate::runs::sweep(tx, &me)?,
-                    crate::canvas::leases::sweep(tx, &me)?,
-                ))
-            })
-            .await?;
-        if interrupted > 0 {
-            tracing::info!("{interrupted} runs were interrupted when their process stopped");
-        }
-        if cut_off > 0 {
-            tracing::info!("{cut_off} canvas variants were cut off when their process stopped");
-        }
-        store
-            .write(|tx| {
-                let (docs, removed) = crate::setup::reconcile(tx)?;
-                if !docs.is_empty() || !removed.is_empty() {
-                    search::bump_generation(tx)?;
-                }
-                Ok(())
-            })
-            .await?;
-        let dir = data_dir.clone();
-        let (index, rebuilt) = store
-            .read(move |conn| search::open_or_repair(&dir, conn))
-            .await?;
-        if rebuilt {
-            tracing::info!("search index rebuilt ({} documents)", index.num_docs());
-        }
+impl Ctx {
+    /// The container over an opened workspace's parts (opening is
+    /// [`crate::workspace::open`]'s).
+    pub(crate) fn from_parts(parts: Parts) -> Ctx {
         let (changes, _) = broadcast::channel(256);
         let (notices, _) = broadcast::channel(64);
-        forward_external_changes(&store, changes.clone());
-        if let Some(pg) = &bus_pg {
-            crate::inbox::authors::ensure_user_authors_on(pg, &store).await?;
-        }
-        Ok(Ctx {
+        forward_external_changes(&parts.store, changes.clone());
+        Ctx {
             inner: Arc::new(Inner {
-                data_dir,
-                store,
-                vault,
-                search: Arc::new(index),
-                owner,
-                lease_owner,
-                active_runs: Mutex::new(HashMap::new()),
+                data_dir: parts.data_dir,
+                store: parts.store,
+                vault: parts.vault,
+                search: Arc::new(parts.search),
+                owner: parts.owner,
+                lease_owner: parts.lease_owner,
+                work: work::Registry::default(),
                 changes,
                 notices,
                 wakes: Arc::new(tokio::sync::Notify::new()),
-                mcp: crate::mcp_servers::Hub::default(),
-                cron: crate::cron::Hub::default(),
+                slots: Mutex::new(HashMap::new()),
                 serving: Mutex::new(None),
-                bus_search: std::sync::OnceLock::new(),
-                bus_pg,
+                bus_pg: parts.bus_pg,
             }),
-        })
+        }
     }
 
     /// The bus's PostgreSQL store, when the bus is not in this workspace.
@@ -312,49 +239,33 @@ impl Ctx {
         &self.inner.data_dir
     }
 
-    /// Where the bus search index is kept once opened (`inbox::search`).
-    pub(crate) fn bus_search_slot(
-        &self,
-    ) -> &std::sync::OnceLock<Arc<crate::inbox::search::BusIndex>> {
-        &self.inner.bus_search
-    }
-
     pub(crate) fn downgrade(&self) -> WeakCtx {
         WeakCtx(Arc::downgrade(&self.inner))
     }
 
-    /// Gives this workspace an MCP client (the process that opened it has
-    /// one: the app, `colmena serve`, the CLI). Without it, MCP servers can
-    /// be configured but not started.
-    pub fn install_mcp_connector(
-        &self,
-        connector: Arc<dyn crate::mcp_servers::port::McpConnector>,
-    ) {
-        self.inner.mcp.install(connector);
-    }
-
-    pub fn has_mcp_connector(&self) -> bool {
-        self.inner.mcp.has_connector()
-    }
-
-    pub(crate) fn mcp_hub(&self) -> &crate::mcp_servers::Hub {
-        &self.inner.mcp
+    /// This workspace's state of type `T`, made on first use: what a
+    /// floor above keeps per open workspace (the MCP servers' hub, the cron
+    /// scheduler's handle, the bus index) without this file naming it —
+    /// as Tauri's `State<T>` and axum's `Extension<T>` do.
+    pub(crate) fn slot<T: Any + Default + Send + Sync>(&self) -> Arc<T> {
+        let mut slots = self
+            .inner
+            .slots
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let held = slots
+            .entry(TypeId::of::<T>())
+            .or_insert_with(|| Arc::new(T::default()));
+        match Arc::clone(held).downcast::<T>() {
+            Ok(slot) => slot,
+            // Keyed by its own type: another type is never found here.
+            Err(_) => unreachable!("a slot holds the type it is keyed by"),
+        }
     }
 
     /// The base URL this process serves the bus on, if it does.
     pub(crate) fn serving_slot(&self) -> &Mutex<Option<String>> {
         &self.inner.serving
-    }
-
-    /// Where this process's cron scheduler is found, when one runs.
-    pub(crate) fn cron_hub(&self) -> &crate::cron::Hub {
-        &self.inner.cron
-    }
-
-    /// Stops what this process started for the workspace (MCP servers);
-    /// called when the app or the server exits.
-    pub async fn shutdown(&self) {
-        self.inner.mcp.stop_all().await;
     }
 
     pub fn store(&self) -> &Store {
@@ -424,38 +335,9 @@ impl Ctx {
         &self.inner.lease_owner
     }
 
-    /// Registers a run of this process; the token stops it.
-    pub(crate) fn register_run(&self, id: &str) -> CancellationToken {
-        let token = CancellationToken::new();
-        if let Ok(mut runs) = self.inner.active_runs.lock() {
-            runs.insert(id.to_owned(), token.clone());
-        }
-        token
-    }
-
-    pub(crate) fn unregister_run(&self, id: &str) {
-        if let Ok(mut runs) = self.inner.active_runs.lock() {
-            runs.remove(id);
-        }
-    }
-
-    /// Whether a run is running in this process.
-    pub(crate) fn runs_here(&self, id: &str) -> bool {
-        self.inner
-            .active_runs
-            .lock()
-            .is_ok_and(|runs| runs.contains_key(id))
-    }
-
-    /// Cancels a run of this process; false if it is not running here.
-    pub(crate) fn cancel_run(&self, id: &str) -> bool {
-        let token = self
-            .inner
-            .active_runs
-            .lock()
-            .ok()
-            .and_then(|runs| runs.get(id).cloned());
-        token.map(|t| t.cancel()).is_some()
+    /// The work running in this process, and how to stop it.
+    pub(crate) fn work(&self) -> &work::Registry {
+        &self.inner.work
     }
 
     /// Subscribes to notices for the person (desktop notifications).
@@ -485,17 +367,4 @@ impl Ctx {
         // No subscriber is fine: nobody is watching.
         let _ = self.inner.changes.send(change);
     }
-}
-
-/// The owner's user id, chosen once from the OS login name.
-fn owner_user(tx: &rusqlite::Transaction<'_>) -> Result<String> {
-    if let Some(owner) = meta::get(tx, META_OWNER)? {
-        return Ok(owner);
-    }
-    let login = std::env::var("USER")
-        .or_else(|_| std::env::var("USERNAME"))
-        .unwrap_or_default();
-    let owner = slugify(&login).unwrap_or_else(|| "owner".to_owned());
-    meta::set(tx, META_OWNER, &owner)?;
-    Ok(owner)
 }

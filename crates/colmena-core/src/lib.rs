@@ -45,7 +45,10 @@ pub mod tools;
 pub mod users;
 mod validate;
 pub mod web_search;
+pub(crate) mod work;
+pub mod workspace;
 
 pub use caller::Caller;
-pub use ctx::{Change, Ctx, Notice, NoticeTopic, OpenOptions};
+pub use ctx::{Change, Ctx, Notice, NoticeTopic};
 pub use error::{AppError, ErrorCode, Result};
+pub use workspace::OpenOptions;

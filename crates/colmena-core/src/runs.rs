@@ -19,6 +19,7 @@ use serde_json::Value;
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
 use crate::llm::Usage;
+use crate::work::Work;
 
 /// How long a lease holds without renewal.
 pub const LEASE: Duration = Duration::from_secs(20);
@@ -513,7 +514,7 @@ pub async fn resumable(ctx: &Ctx) -> Result<Vec<Run>> {
 /// at once; one of another process (the app, while the CLI asks) when its
 /// holder next renews the lease, within [`LEASE_RENEWAL`].
 pub async fn cancel(ctx: &Ctx, id: &str) -> Result<()> {
-    if ctx.cancel_run(id) {
+    if ctx.work().cancel(Work::Run(id)) {
         return Ok(());
     }
     let key = id.to_owned();

@@ -13,7 +13,8 @@ use serde_json::json;
 use crate::caller::ROLE_OWN_SCOPE;
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
-use crate::ids::slug_for;
+use crate::ids::{slug_for, slugify};
+use crate::store::meta;
 use crate::validate;
 
 /// The longest user id.
@@ -267,6 +268,22 @@ async fn decide(ctx: &Ctx, id: &str, user: Option<String>) -> Result<PairingRequ
         .await?;
     ctx.changed(Change::Users);
     Ok(request)
+}
+
+/// Where the owner's user id is kept (`store::meta`).
+const META_OWNER: &str = "owner_user_id";
+
+/// The owner's user id, chosen once from the OS login name.
+pub(crate) fn owner_user(tx: &Transaction<'_>) -> Result<String> {
+    if let Some(owner) = meta::get(tx, META_OWNER)? {
+        return Ok(owner);
+    }
+    let login = std::env::var("USER")
+        .or_else(|_| std::env::var("USERNAME"))
+        .unwrap_or_default();
+    let owner = slugify(&login).unwrap_or_else(|| "owner".to_owned());
+    meta::set(tx, META_OWNER, &owner)?;
+    Ok(owner)
 }
 
 /// A person's user id: what is left of `:` in a memory id, so it cannot

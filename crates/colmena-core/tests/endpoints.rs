@@ -684,7 +684,7 @@ async fn h29_endpoint_tools_are_re_armed_after_a_restart() {
         endpoints::set_enabled(&ctx, &Caller::ui(&ctx), "reader", Some(false))
             .await
             .unwrap();
-        ctx.shutdown().await;
+        colmena_core::workspace::shutdown(&ctx).await;
     }
     // A store whose tool row was lost (an older build, a broken write).
     support::db(dir.path())

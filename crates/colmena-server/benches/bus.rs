@@ -193,7 +193,7 @@ async fn inbox_reads(stored: usize) {
 }
 
 async fn open(dir: &std::path::Path) -> Ctx {
-    Ctx::open(OpenOptions {
+    colmena_core::workspace::open(OpenOptions {
         data_dir: dir.to_owned(),
         secret_backend: BackendChoice::File,
     })

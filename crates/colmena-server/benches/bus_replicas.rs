@@ -95,7 +95,7 @@ async fn lift_unread_cap(dir: &Path, store: &Store) {
         data_dir: dir.to_owned(),
         secret_backend: colmena_core::secrets::BackendChoice::File,
     };
-    let ctx = colmena_core::Ctx::open_with_bus(options, bus)
+    let ctx = colmena_core::workspace::open_with_bus(options, bus)
         .await
         .unwrap();
     colmena_core::inbox::messages::set_max_unread(&ctx, 10_000_000)

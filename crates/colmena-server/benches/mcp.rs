@@ -12,9 +12,9 @@
 
 use std::time::{Duration, Instant};
 
+use colmena_core::OpenOptions;
 use colmena_core::inbox::{self, NewAuthor};
 use colmena_core::secrets::BackendChoice;
-use colmena_core::{Ctx, OpenOptions};
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::StreamableHttpClientTransport;
@@ -40,7 +40,7 @@ struct Bench {
 
 async fn bench() -> Bench {
     let dir = tempfile::tempdir().unwrap();
-    let ctx = Ctx::open(OpenOptions {
+    let ctx = colmena_core::workspace::open(OpenOptions {
         data_dir: dir.path().to_owned(),
         secret_backend: BackendChoice::File,
     })

@@ -42,7 +42,7 @@ fn free_port() -> u16 {
 /// not an abuse test: no per-token rate limit, and inboxes hold every
 /// message sent.
 async fn serve(dir: &Path, port: u16) -> Child {
-    let ctx = colmena_core::Ctx::open(colmena_core::OpenOptions {
+    let ctx = colmena_core::workspace::open(colmena_core::OpenOptions {
         data_dir: dir.to_owned(),
         secret_backend: colmena_core::secrets::BackendChoice::File,
     })

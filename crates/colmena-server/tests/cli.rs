@@ -441,7 +441,7 @@ fn a_workspace_open_elsewhere_hears_of_what_the_cli_commits() {
     let dir = tempfile::tempdir().unwrap();
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let ctx = runtime
-        .block_on(colmena_core::Ctx::open(colmena_core::OpenOptions {
+        .block_on(colmena_core::workspace::open(colmena_core::OpenOptions {
             data_dir: dir.path().to_owned(),
             secret_backend: colmena_core::secrets::BackendChoice::File,
         }))

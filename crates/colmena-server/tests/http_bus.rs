@@ -24,7 +24,7 @@ struct Who {
 
 async fn bus() -> Bus {
     let dir = tempfile::tempdir().unwrap();
-    let ctx = Ctx::open(OpenOptions {
+    let ctx = colmena_core::workspace::open(OpenOptions {
         data_dir: dir.path().to_owned(),
         secret_backend: BackendChoice::File,
     })

@@ -31,7 +31,7 @@ struct Server {
 
 async fn server() -> Server {
     let dir = tempfile::tempdir().unwrap();
-    let ctx = Ctx::open(OpenOptions {
+    let ctx = colmena_core::workspace::open(OpenOptions {
         data_dir: dir.path().to_owned(),
         secret_backend: BackendChoice::File,
     })

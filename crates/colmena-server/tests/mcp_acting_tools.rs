@@ -230,5 +230,5 @@ async fn a_remote_tool_not_marked_read_only_runs_from_mail_only_with_a_grant_nam
         "{results:?}"
     );
     assert_eq!(recorder.calls_of(ACTS), 1);
-    ctx.shutdown().await;
+    colmena_core::workspace::shutdown(&ctx).await;
 }

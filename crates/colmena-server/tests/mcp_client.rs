@@ -187,7 +187,7 @@ async fn everything_over_stdio_lists_its_tools_and_an_agent_call_reaches_the_mod
             .state,
         mcp_servers::McpState::Running
     );
-    ctx.shutdown().await;
+    colmena_core::workspace::shutdown(&ctx).await;
 }
 
 #[tokio::test]
@@ -227,7 +227,7 @@ async fn everything_over_streamable_http_with_a_secret_header() {
         "{results:?}"
     );
     assert!(seen_by_model(&llm).contains("over http"));
-    ctx.shutdown().await;
+    colmena_core::workspace::shutdown(&ctx).await;
     assert!(!common_any_file_contains(
         dir.path(),
         b"http-secret-token-9876"
@@ -266,7 +266,7 @@ async fn filesystem_server_reads_a_folder_for_an_agent() {
     let results = run_results(&ctx, &id).await;
     assert!(results[0].1, "{results:?}");
     assert!(seen_by_model(&llm).contains("1500 eggs"));
-    ctx.shutdown().await;
+    colmena_core::workspace::shutdown(&ctx).await;
 }
 
 fn common_any_file_contains(dir: &Path, needle: &[u8]) -> bool {
@@ -349,7 +349,7 @@ async fn a_python_sdk_server_gives_text_structured_image_and_error_results() {
         seen_by_model(&llm).contains("gauge is broken"),
         "the model reads the tool error"
     );
-    ctx.shutdown().await;
+    colmena_core::workspace::shutdown(&ctx).await;
     assert!(
         !common_any_file_contains(dir.path(), secret.as_bytes()),
         "the secret is nowhere on disk"
@@ -457,7 +457,7 @@ async fn a_server_killed_mid_call_is_a_clear_tool_error_and_restarts_for_the_nex
         results[1].2.contains(&format!("pid {}", all[1])),
         "{results:?}"
     );
-    ctx.shutdown().await;
+    colmena_core::workspace::shutdown(&ctx).await;
     assert!(
         wait_until(|| !alive(all[1])).await,
         "shutdown stops the server"
@@ -529,7 +529,7 @@ async fn switching_a_server_off_takes_its_tools_from_agents_at_once() {
         mcp_servers::get(&ctx, "py").await.unwrap().status.state,
         mcp_servers::McpState::Disabled
     );
-    ctx.shutdown().await;
+    colmena_core::workspace::shutdown(&ctx).await;
 }
 
 #[tokio::test]
@@ -631,8 +631,8 @@ async fn colmena_is_a_client_of_colmena() {
     let id = agent(&ctx, &["mcp__colmena__memory_*"]).await;
     let results = run_results(&ctx, &id).await;
     assert!(results[0].1, "{results:?}");
-    ctx.shutdown().await;
-    let other_ctx = colmena_core::Ctx::open(colmena_core::OpenOptions {
+    colmena_core::workspace::shutdown(&ctx).await;
+    let other_ctx = colmena_core::workspace::open(colmena_core::OpenOptions {
         data_dir: other.path().to_owned(),
         secret_backend: colmena_core::secrets::BackendChoice::File,
     })
@@ -735,5 +735,5 @@ async fn a_server_that_says_its_tools_changed_is_listed_again() {
         agent_tools.contains(&"mcp__py__extra".to_owned()),
         "{agent_tools:?}"
     );
-    ctx.shutdown().await;
+    colmena_core::workspace::shutdown(&ctx).await;
 }

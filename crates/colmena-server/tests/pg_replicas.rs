@@ -63,7 +63,7 @@ impl Bus {
 
     /// The bus opened in this process, on `dir`.
     async fn open(&self, dir: &Path) -> colmena_core::Ctx {
-        colmena_core::Ctx::open_with_bus(
+        colmena_core::workspace::open_with_bus(
             colmena_core::OpenOptions {
                 data_dir: dir.to_owned(),
                 secret_backend: colmena_core::secrets::BackendChoice::File,

@@ -29,6 +29,7 @@ use crate::error::{AppError, ErrorCode, Result};
 use crate::ids::ModelId;
 use crate::llm::{self, CallOptions, ChatRequest, ImagePart, Message, StreamEvent};
 use crate::models::resolve::{ResolvedModel, RunCredentials, resolve_model_for};
+use crate::work::Work;
 
 /// Most variants generating at once in `generate_all`.
 pub const MAX_PARALLEL: usize = 20;
@@ -283,12 +284,12 @@ pub async fn generate_variant(
 
 /// Stops a generation of this process; false if none is running here.
 pub fn cancel(ctx: &Ctx, variant: &str) -> bool {
-    ctx.cancel_run(&format!("variant:{variant}"))
+    ctx.work().cancel(Work::Variant(variant))
 }
 
 async fn run(ctx: &Ctx, actor: &Caller, variant: &str, sink: &CanvasSink) -> Result<Round> {
     let outcome = attempt(ctx, actor, variant, sink).await;
-    ctx.unregister_run(&format!("variant:{variant}"));
+    ctx.work().unregister(Work::Variant(variant));
     match outcome {
         Ok(round) => {
             sink(CanvasEvent::Done {
@@ -322,7 +323,7 @@ async fn run(ctx: &Ctx, actor: &Caller, variant: &str, sink: &CanvasSink) -> Res
 }
 
 async fn attempt(ctx: &Ctx, actor: &Caller, variant: &str, sink: &CanvasSink) -> Result<Round> {
-    let cancel = ctx.register_run(&format!("variant:{variant}"));
+    let cancel = ctx.work().register(Work::Variant(variant));
     let (ctx2, user, id) = (ctx.clone(), actor.user.clone(), variant.to_owned());
     let prepared = ctx
         .store()

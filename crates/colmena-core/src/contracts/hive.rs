@@ -21,6 +21,7 @@ use crate::runtime::agent::{self, AgentRunOptions};
 use crate::runtime::{EventSink, RunEvent};
 use crate::search::SearchHit;
 use crate::swarms::{self, run::SwarmRunOptions};
+use crate::work::Work;
 
 /// An agent as a client chooses one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -265,7 +266,7 @@ fn reporter(ctx: &Ctx, progress: ProgressSink, cancel: &CancellationToken) -> (E
                     *id = Some(run_id.clone());
                 }
                 if cancel.is_cancelled() {
-                    ctx.cancel_run(run_id);
+                    ctx.work().cancel(Work::Run(run_id));
                 }
                 format!("run {run_id} started")
             }
@@ -314,6 +315,6 @@ fn reporter(ctx: &Ctx, progress: ProgressSink, cancel: &CancellationToken) -> (E
 
 fn stop(ctx: &Ctx, running: &Running) {
     if let Some(id) = running.lock().ok().and_then(|id| id.clone()) {
-        ctx.cancel_run(&id);
+        ctx.work().cancel(Work::Run(&id));
     }
 }

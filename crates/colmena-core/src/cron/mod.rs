@@ -475,7 +475,7 @@ pub async fn history(ctx: &Ctx, id: &str, limit: Option<u32>) -> Result<Vec<Cron
 /// another live one (it holds the scheduler lock; a lock dies with its
 /// process, so a crash leaves nothing stale).
 pub async fn has_scheduler(ctx: &Ctx) -> Result<SchedulerStatus> {
-    if ctx.cron_hub().current().is_some() {
+    if scheduler::Hub::of(ctx).current().is_some() {
         return Ok(SchedulerStatus {
             running: true,
             here: true,
@@ -507,7 +507,7 @@ pub async fn preview(
 /// looks again (another process's learns of it from the store).
 fn announce(ctx: &Ctx) {
     ctx.changed(Change::CronJobs);
-    if let Some(scheduler) = ctx.cron_hub().current() {
+    if let Some(scheduler) = scheduler::Hub::of(ctx).current() {
         scheduler.rearm();
     }
 }

@@ -53,13 +53,18 @@ const MISSED_CAP: u32 = 10_000;
 /// The lock every scheduler holds.
 pub const LOCK_FILE: &str = "cron-scheduler.lock";
 
-/// Where a process's scheduler is found (held by [`Ctx`]).
+/// Where a process's scheduler is found (kept in the [`Ctx`]).
 #[derive(Default)]
 pub struct Hub {
     current: Mutex<Option<Weak<Scheduler>>>,
 }
 
 impl Hub {
+    /// The hub of the workspace `ctx`.
+    pub(crate) fn of(ctx: &Ctx) -> Arc<Hub> {
+        ctx.slot::<Hub>()
+    }
+
     /// The scheduler of this process, while it runs.
     pub(crate) fn current(&self) -> Option<Arc<Scheduler>> {
         self.current
@@ -87,7 +92,7 @@ impl Hub {
 /// The clock changes are computed on: this process's scheduler's, else the
 /// system's.
 pub(crate) fn clock_of(ctx: &Ctx) -> Arc<dyn Clock> {
-    match ctx.cron_hub().current() {
+    match Hub::of(ctx).current() {
         Some(scheduler) => Arc::clone(&scheduler.clock),
         None => Arc::new(SystemClock),
     }
@@ -183,7 +188,7 @@ impl Scheduler {
             running: Arc::default(),
             _lock: lock,
         });
-        ctx.cron_hub().register(&scheduler)?;
+        Hub::of(ctx).register(&scheduler)?;
         let (me, now) = (ctx.lease_owner().to_owned(), scheduler.clock.now());
         let swept = ctx
             .store()

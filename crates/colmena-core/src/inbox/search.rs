@@ -28,7 +28,7 @@
 //! under that lock, so two processes never index a row twice.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use rusqlite::{Connection, OptionalExtension, params};
@@ -408,9 +408,14 @@ fn check_limit(limit: Option<u32>) -> Result<usize> {
     }
 }
 
+/// Where a workspace keeps its bus index once opened (a [`Ctx`] slot).
+#[derive(Default)]
+struct Opened(OnceLock<Arc<BusIndex>>);
+
 /// The bus index of `ctx`, opened on first use.
 fn index_of(ctx: &Ctx) -> Result<Arc<BusIndex>> {
-    let slot = ctx.bus_search_slot();
+    let slot = ctx.slot::<Opened>();
+    let slot = &slot.0;
     if let Some(index) = slot.get() {
         return Ok(Arc::clone(index));
     }

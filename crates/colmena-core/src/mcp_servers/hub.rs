@@ -50,6 +50,13 @@ pub struct Hub {
     live: Mutex<HashMap<String, McpStatus>>,
 }
 
+impl Hub {
+    /// The hub of the workspace `ctx`.
+    pub(crate) fn of(ctx: &Ctx) -> Arc<Hub> {
+        ctx.slot::<Hub>()
+    }
+}
+
 fn backoff(failures: u32) -> Duration {
     match failures {
         0 | 1 => Duration::ZERO,
@@ -373,14 +380,14 @@ impl Events {
         let server = self.server.clone();
         runtime.spawn(async move {
             if refresh {
-                if let Err(e) = ctx.mcp_hub().refresh(&ctx, &server).await {
+                if let Err(e) = Hub::of(&ctx).refresh(&ctx, &server).await {
                     tracing::warn!(
                         "MCP server {server}: listing its tools again failed: {}",
                         e.message
                     );
                 }
             } else {
-                ctx.mcp_hub().ended(&ctx, &server).await;
+                Hub::of(&ctx).ended(&ctx, &server).await;
             }
         });
     }

@@ -34,6 +34,18 @@ use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
 use crate::ids;
 
+/// Gives this workspace an MCP client (the process that opened it has
+/// one: the app, `colmena serve`, the CLI). Without it, MCP servers can be
+/// configured but not started.
+pub fn install_connector(ctx: &Ctx, connector: std::sync::Arc<dyn port::McpConnector>) {
+    Hub::of(ctx).install(connector);
+}
+
+/// Whether this workspace has an MCP client ([`install_connector`]).
+pub fn has_connector(ctx: &Ctx) -> bool {
+    Hub::of(ctx).has_connector()
+}
+
 /// Only a person at this computer configures programs that run on it.
 fn local_only(caller: &Caller) -> Result<()> {
     if caller.is_remote() || caller.client == Client::Agent {
@@ -53,7 +65,7 @@ pub async fn list(ctx: &Ctx) -> Result<Vec<McpServer>> {
             store::all(conn)?
                 .into_iter()
                 .map(|row| {
-                    let live = hub_ctx.mcp_hub().live(&row.id);
+                    let live = Hub::of(&hub_ctx).live(&row.id);
                     store::view(conn, row, live)
                 })
                 .collect()
@@ -66,7 +78,7 @@ pub async fn get(ctx: &Ctx, id: &str) -> Result<McpServer> {
     ctx.store()
         .read(move |conn| {
             let row = store::require(conn, &id)?;
-            let live = hub_ctx.mcp_hub().live(&row.id);
+            let live = Hub::of(&hub_ctx).live(&row.id);
             store::view(conn, row, live)
         })
         .await
@@ -168,7 +180,7 @@ pub async fn update(
             }
         })
         .await?;
-    ctx.mcp_hub().stop(id).await;
+    Hub::of(ctx).stop(id).await;
     if let Some(synced) = synced {
         ctx.index(synced.upserts, synced.deletes, synced.generation)
             .await;
@@ -208,7 +220,7 @@ pub async fn set_enabled(
         })
         .await?;
     if !now_on {
-        ctx.mcp_hub().stop(id).await;
+        Hub::of(ctx).stop(id).await;
     }
     if let Some(synced) = synced {
         ctx.index(synced.upserts, synced.deletes, synced.generation)
@@ -222,7 +234,7 @@ pub async fn set_enabled(
 
 pub async fn delete(ctx: &Ctx, caller: &Caller, id: &str) -> Result<()> {
     local_only(caller)?;
-    ctx.mcp_hub().stop(id).await;
+    Hub::of(ctx).stop(id).await;
     let server = id.to_owned();
     let synced = ctx
         .store()
@@ -251,7 +263,7 @@ pub async fn test(ctx: &Ctx, caller: &Caller, id: &str) -> Result<McpTestResult>
             server.name
         )));
     }
-    match ctx.mcp_hub().session(ctx, id, true).await {
+    match Hub::of(ctx).session(ctx, id, true).await {
         Ok(_) => Ok(McpTestResult {
             ok: true,
             error: None,
@@ -279,7 +291,7 @@ pub async fn test(ctx: &Ctx, caller: &Caller, id: &str) -> Result<McpTestResult>
 /// not hold yet (never started, or edited since). A server that fails is
 /// left out of the run with a warning; its status says why.
 pub(crate) async fn prepare_for(ctx: &Ctx, agent: &crate::ids::AgentId) {
-    if !ctx.mcp_hub().has_connector() {
+    if !Hub::of(ctx).has_connector() {
         return;
     }
     let id = agent.clone();
@@ -299,7 +311,7 @@ pub(crate) async fn prepare_for(ctx: &Ctx, agent: &crate::ids::AgentId) {
         })
         .await;
     for server in waiting.unwrap_or_default() {
-        if let Err(e) = ctx.mcp_hub().session(ctx, &server, false).await {
+        if let Err(e) = Hub::of(ctx).session(ctx, &server, false).await {
             tracing::warn!(
                 "MCP server {server} left out of a run of {agent}: {}",
                 e.message

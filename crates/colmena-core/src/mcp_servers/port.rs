@@ -3,7 +3,7 @@
 //! rmcp (ARCHITECTURE: "no rmcp under colmena-core"), so it names what it
 //! needs — start a session, list tools, call one, notice the end — and the
 //! process that opens the workspace installs an implementation with
-//! [`crate::ctx::Ctx::install_mcp_connector`].
+//! [`crate::mcp_servers::install_connector`].
 
 use std::future::Future;
 use std::path::PathBuf;

@@ -10,6 +10,7 @@ use base64::Engine;
 use rusqlite::OptionalExtension;
 use serde_json::Value;
 
+use super::Hub;
 use super::config::DEFAULT_CALL_TIMEOUT_SECS;
 use super::port::{RemoteContent, RemoteResult};
 use crate::ctx::Ctx;
@@ -67,7 +68,7 @@ pub(crate) async fn call_tool(rc: &RunContext, tool_id: &str, arguments: Value) 
             target.name
         )));
     }
-    let session = ctx.mcp_hub().session(ctx, &target.server, false).await?;
+    let session = Hub::of(ctx).session(ctx, &target.server, false).await?;
     let limit = Duration::from_secs(u64::from(target.timeout));
     let outcome = tokio::select! {
         outcome = tokio::time::timeout(limit, session.call_tool(&target.remote_name, arguments)) => outcome,
@@ -79,7 +80,7 @@ pub(crate) async fn call_tool(rc: &RunContext, tool_id: &str, arguments: Value) 
         Ok(Ok(result)) => render(ctx, &rc.user_id, &target, result).await,
         Ok(Err(e)) => match session.ended() {
             Some(report) => {
-                ctx.mcp_hub().ended(ctx, &target.server).await;
+                Hub::of(ctx).ended(ctx, &target.server).await;
                 let mut message = format!(
                     "MCP server '{}' stopped during the call ({}",
                     target.name, report.reason

@@ -19,6 +19,7 @@ use crate::caller::Client;
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
 use crate::runs::{self, RunStatus};
+use crate::work::Work;
 
 /// Longest argument text an approval shows (the model's JSON); a call with
 /// longer arguments is refused before it asks (`gate::pass`).
@@ -344,7 +345,7 @@ async fn resume_if_stopped(
     ctx: &Ctx,
     run_id: &str,
 ) -> Option<tokio::task::JoinHandle<Result<crate::runs::Run>>> {
-    if ctx.runs_here(run_id) {
+    if ctx.work().is_running(Work::Run(run_id)) {
         return None;
     }
     let detail = runs::get(ctx, run_id).await.ok()?;

@@ -24,6 +24,7 @@ use crate::error::{AppError, ErrorCode, Result};
 use crate::llm::Usage;
 use crate::models::resolve::RunCredentials;
 use crate::runs::{self, Run, RunKind, RunStatus};
+use crate::work::Work;
 
 /// What streams out of a run, as it happens.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
@@ -188,7 +189,7 @@ where
 {
     let cancel = match parent {
         Some(parent) => parent.cancel.child_token(),
-        None => ctx.register_run(&run.id),
+        None => ctx.work().register(Work::Run(&run.id)),
     };
     let rc = RunContext {
         ctx: ctx.clone(),
@@ -269,7 +270,7 @@ where
         }
     };
     if parent.is_none() {
-        ctx.unregister_run(&run.id);
+        ctx.work().unregister(Work::Run(&run.id));
     }
     let finished = finished?;
     rc.emit(RunEvent::Finished {

@@ -25,7 +25,7 @@ pub async fn workspace() -> Workspace {
 }
 
 pub async fn open(path: &Path) -> Ctx {
-    Ctx::open(OpenOptions {
+    colmena_core::workspace::open(OpenOptions {
         data_dir: path.to_owned(),
         secret_backend: BackendChoice::File,
     })

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 use colmena_core::store::DB_FILE;
 use colmena_core::store::backup::{self, BackupKey, KeyToRestore, RestoredKey};
-use colmena_core::{Ctx, OpenOptions, Result, data_dir};
+use colmena_core::{OpenOptions, Result, data_dir};
 
 use super::output::Output;
 use super::passphrase;
@@ -203,7 +203,7 @@ async fn restore_now(
         backup::wait_until_closed(db, AFTER_CLOSE_PATIENCE)?;
     }
     let report = backup::restore_with_key(db, &args.file, wanted)?;
-    drop(Ctx::open(options).await?);
+    drop(colmena_core::workspace::open(options).await?);
     Ok(report)
 }
 

@@ -215,12 +215,12 @@ pub async fn run(cli: Cli) -> Result<()> {
         )?,
         _ => colmena_core::inbox::pg::BusStoreChoice::from_env(&options.data_dir)?,
     };
-    let ctx = Ctx::open_with_bus(options, bus).await?;
+    let ctx = colmena_core::workspace::open_with_bus(options, bus).await?;
     // Agents run here (chat, swarms, `serve`) and `mcp-server test` starts
     // servers: this process is an MCP client. What it starts stops with it.
     crate::mcp_client::install(&ctx);
     let outcome = dispatch(&ctx, &out, command).await;
-    ctx.shutdown().await;
+    colmena_core::workspace::shutdown(&ctx).await;
     outcome
 }
 

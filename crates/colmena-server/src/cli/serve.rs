@@ -155,16 +155,9 @@ pub async fn run(ctx: &Ctx, out: &Output, args: ServeArgs) -> Result<()> {
     // An outside role's wake command is told where to reach the bus.
     colmena_core::inbox::local_server::set_serving(ctx, Some(format!("{scheme}://{addr}")));
     let stop = CancellationToken::new();
-    if !args.no_scheduler {
-        let (ctx, stop) = (ctx.clone(), stop.clone());
-        tokio::spawn(colmena_core::inbox::wakes::run_scheduler(
-            ctx.clone(),
-            stop.clone(),
-        ));
-        // Scheduled jobs (H25); a failure's notice is shown by the app,
-        // which announces failures whichever process ran the job.
-        tokio::spawn(colmena_core::cron::run_scheduler(ctx, stop));
-    }
+    // Wake-ups and scheduled jobs (H25); a failure's notice is shown by
+    // the app, which announces failures whichever process ran the job.
+    colmena_core::workspace::Services::headless(args.no_scheduler).start(ctx, &stop);
     // Listening for SIGTERM / Ctrl-C starts before the line that says the
     // server is up: a script that stops it as soon as it reads that line
     // must meet the clean shutdown, not the default action of the signal.

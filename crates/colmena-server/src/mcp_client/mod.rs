@@ -51,5 +51,5 @@ impl McpConnector for RmcpConnector {
 /// Gives `ctx` Colmena's MCP client (every process that opens a workspace
 /// and may run agents or tests: the app, `colmena serve`, the CLI).
 pub fn install(ctx: &Ctx) {
-    ctx.install_mcp_connector(Arc::new(RmcpConnector));
+    colmena_core::mcp_servers::install_connector(ctx, Arc::new(RmcpConnector));
 }

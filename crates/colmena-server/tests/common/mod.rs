@@ -54,7 +54,7 @@ pub fn ok_json(cmd: &mut Command) -> Value {
 /// (the in-process server tests).
 pub async fn workspace() -> (tempfile::TempDir, colmena_core::Ctx) {
     let dir = tempfile::tempdir().unwrap();
-    let ctx = colmena_core::Ctx::open(colmena_core::OpenOptions {
+    let ctx = colmena_core::workspace::open(colmena_core::OpenOptions {
         data_dir: dir.path().to_owned(),
         secret_backend: colmena_core::secrets::BackendChoice::File,
     })
