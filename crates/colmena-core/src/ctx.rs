@@ -107,7 +107,7 @@ struct Inner {
     serving: Mutex<Option<String>>,
     /// The bus's PostgreSQL store when it is not this workspace's SQLite
     /// one (`COLMENA_BUS_STORE`, `colmena serve --store`; issue 17).
-    bus_pg: Option<Arc<crate::inbox::pg::PgBus>>,
+    bus_pg: Option<Arc<crate::store::bus::postgres::PgBus>>,
 }
 
 /// A [`Ctx`] that does not keep the workspace open (held by what the
@@ -193,7 +193,7 @@ pub(crate) struct Parts {
     pub search: SearchIndex,
     pub owner: String,
     pub lease_owner: String,
-    pub bus_pg: Option<Arc<crate::inbox::pg::PgBus>>,
+    pub bus_pg: Option<Arc<crate::store::bus::postgres::PgBus>>,
 }
 
 impl Ctx {
@@ -223,7 +223,7 @@ impl Ctx {
     }
 
     /// The bus's PostgreSQL store, when the bus is not in this workspace.
-    pub(crate) fn bus_pg(&self) -> Option<&Arc<crate::inbox::pg::PgBus>> {
+    pub(crate) fn bus_pg(&self) -> Option<&Arc<crate::store::bus::postgres::PgBus>> {
         self.inner.bus_pg.as_ref()
     }
 

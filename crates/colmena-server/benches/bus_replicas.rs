@@ -20,7 +20,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::Instant;
 
-use colmena_core::inbox::pg::BusStoreChoice;
+use colmena_core::store::bus::postgres::BusStoreChoice;
 
 const SENDERS: usize = 8;
 

@@ -18,7 +18,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use colmena_core::inbox::pg::{BusStoreChoice, FALLBACK_TICK};
+use colmena_core::store::bus::postgres::{BusStoreChoice, FALLBACK_TICK};
 use common::postgres::Postgres;
 use common::{colmena, ok_json};
 use serde_json::{Value, json};

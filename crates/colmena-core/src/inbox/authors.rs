@@ -13,64 +13,24 @@ use chrono::{DateTime, Duration, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
-use super::time::{self, parse_stored, stored};
+use super::role_config;
 use super::token;
-use super::{pg, role_config};
 use crate::caller::{Caller, Client};
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
 use crate::ids::{AgentId, slug_for};
 use crate::permissions;
 use crate::risk::Risk;
+use crate::store::bus::postgres as pg;
+use crate::store::bus::time::{self, parse_stored, stored};
 use crate::validate;
+
+pub use crate::store::bus::{Author, AuthorKind};
 
 /// Minutes between wake-ups when a role's agent is set without a schedule.
 pub const DEFAULT_WAKE_MINUTES: u32 = 30;
 /// A week: the longest interval.
 pub const MAX_WAKE_MINUTES: u32 = 10_080;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
-#[serde(rename_all = "snake_case")]
-pub enum AuthorKind {
-    /// A person (the owner, or a user who reaches the hive another way).
-    User,
-    /// A long-lived role: an agent Colmena wakes, or an outside session.
-    Role,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
-#[serde(rename_all = "camelCase")]
-pub struct Author {
-    pub id: String,
-    pub name: String,
-    pub kind: AuthorKind,
-    pub user_id: Option<String>,
-    /// The agent a role's wake-ups run.
-    pub agent_id: Option<String>,
-    pub wake_interval_minutes: Option<u32>,
-    /// When the scheduler wakes this role next (roles with an agent).
-    pub next_wake_at: Option<DateTime<Utc>>,
-    pub last_wake_at: Option<DateTime<Utc>>,
-    /// Why the last wake-up failed, if it did.
-    pub last_wake_error: Option<String>,
-    /// Unread messages in this author's inbox.
-    pub unread: u32,
-    /// The workspace owner's own author: the desktop app's "me".
-    pub is_owner: bool,
-    /// Roles: the risk classes their unattended wake-ups may use where the
-    /// agent's rule says "ask" (new roles: replying to their mail).
-    pub unattended: Vec<Risk>,
-    /// Roles: standing instructions, read at every wake-up (issue 15).
-    pub instructions: String,
-    /// Roles: skills enabled on top of the agent's.
-    pub skills: Vec<String>,
-    /// A role that lives outside Colmena: the program (and its arguments)
-    /// that wakes it, run without a shell.
-    pub wake_command: Option<Vec<String>>,
-    /// The wake command's time limit, in seconds (default 600).
-    pub wake_timeout_seconds: Option<u32>,
-    pub created_at: DateTime<Utc>,
-}
 
 /// An author with its bearer token: returned once, at creation or rotation.
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type)]

@@ -18,11 +18,11 @@
 //! deleted it does not deliver it again.
 
 use rusqlite::{Connection, OptionalExtension, params};
-use sha2::{Digest, Sha256};
 
-use super::messages::{COLUMNS, Message, Priority, from_row};
-use super::time::{parse_stored, stored};
-use crate::error::{AppError, ErrorCode, Result};
+use super::messages::{COLUMNS, Message, from_row};
+use crate::error::{AppError, Result};
+pub(crate) use crate::store::bus::replay::{fingerprint, reused};
+use crate::store::bus::time::{parse_stored, stored};
 
 /// Longest client id, in bytes.
 pub const MAX_CLIENT_ID_BYTES: usize = 100;
@@ -46,22 +46,6 @@ pub fn check(id: &str) -> Result<()> {
              (a UUID is a good choice)"
         ),
     ))
-}
-
-/// What a send asks for, as the fingerprint a replay must match.
-pub(crate) fn fingerprint(
-    to: &str,
-    priority: Priority,
-    reply_to: Option<&str>,
-    body: &str,
-) -> Vec<u8> {
-    let mut hash = Sha256::new();
-    for part in [to, priority.as_str(), reply_to.unwrap_or("")] {
-        hash.update((part.len() as u64).to_le_bytes());
-        hash.update(part.as_bytes());
-    }
-    hash.update(body.as_bytes());
-    hash.finalize().to_vec()
 }
 
 /// The message `from` already sent under `client_id`, if any, in the open
@@ -119,19 +103,4 @@ pub(crate) fn record(
         stored(message.created_at)
     ])?;
     Ok(())
-}
-
-/// `client_id` was already used by this sender for other mail (the stored
-/// message `message_id`).
-pub(crate) fn reused(client_id: &str, message_id: &str) -> AppError {
-    AppError::new(
-        ErrorCode::Conflict,
-        format!(
-            "you already sent other mail with message_id '{client_id}': \
-             choose a new id for a new message"
-        ),
-    )
-    .with_details(serde_json::json!({
-        "field": "message_id", "reason": "message_id_reused", "id": message_id,
-    }))
 }

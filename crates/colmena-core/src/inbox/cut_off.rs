@@ -86,7 +86,7 @@ pub(crate) async fn make_due(ctx: &Ctx) -> Result<usize> {
                 Ok(rows.collect::<rusqlite::Result<Vec<String>>>()?)
             })
             .await?;
-        return super::pg::wakes::make_due(pg, &roles).await;
+        return crate::store::bus::postgres::wakes::make_due(pg, &roles).await;
     }
     ctx.store()
         .write(move |tx| {
@@ -95,7 +95,9 @@ pub(crate) async fn make_due(ctx: &Ctx) -> Result<usize> {
                 "UPDATE authors SET next_wake_at = ?1
                  WHERE id IN (SELECT w.author_id FROM role_wakes w JOIN runs r ON r.id = w.run_id
                               WHERE r.status = 'interrupted' AND r.checkpoint IS NOT NULL)",
-                [super::time::stored(super::time::now())],
+                [crate::store::bus::time::stored(
+                    crate::store::bus::time::now(),
+                )],
             )?)
         })
         .await

@@ -39,9 +39,9 @@ use sha2::{Digest, Sha256};
 
 use super::authors::{self, AuthorKind};
 use super::messages::{self, Message, Priority};
-use super::time::{self, stored};
 use crate::ctx::Ctx;
 use crate::error::{AppError, Result};
+use crate::store::bus::time::{self, stored};
 
 mod aside;
 

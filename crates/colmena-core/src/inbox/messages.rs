@@ -36,71 +36,25 @@ use serde::{Deserialize, Serialize};
 use super::Caller;
 use super::authors;
 use super::client_ids;
-use super::pg;
-use super::time::{self, parse_since, parse_stored, stored};
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
+use crate::store::bus::postgres as pg;
+use crate::store::bus::time::{self, parse_since, parse_stored, stored};
 use crate::store::meta;
+
+pub(crate) use crate::store::bus::errors::{
+    check_reply_id, inbox_full, no_such_reply, other_conversation,
+};
+pub use crate::store::bus::{Message, Priority};
 
 /// Longest message body, in bytes.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 /// Unread messages an inbox holds unless the data dir says otherwise.
 pub const DEFAULT_MAX_UNREAD: u32 = 10_000;
 const META_MAX_UNREAD: &str = "bus_max_unread";
-/// What a sender to a full inbox is told to wait, in seconds.
-const FULL_INBOX_RETRY_SECONDS: u64 = 60;
 /// Messages one read returns unless told otherwise, and at most.
 pub const DEFAULT_LIMIT: u32 = 100;
 pub const MAX_LIMIT: u32 = 1000;
-
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, schemars::JsonSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Priority {
-    Normal,
-    Urgent,
-}
-
-impl Priority {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Priority::Normal => "normal",
-            Priority::Urgent => "urgent",
-        }
-    }
-
-    /// `normal` or `urgent`; anything else is a validation error.
-    pub fn parse(text: &str) -> Result<Priority> {
-        match text.trim() {
-            "normal" => Ok(Priority::Normal),
-            "urgent" => Ok(Priority::Urgent),
-            other => Err(AppError::invalid_field(
-                "priority",
-                "invalid_priority",
-                format!("priority must be 'normal' or 'urgent', not '{other}'"),
-            )),
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
-pub struct Message {
-    pub id: String,
-    pub from: String,
-    pub to: String,
-    pub body: String,
-    pub priority: Priority,
-    pub created_at: DateTime<Utc>,
-    /// `null` while unread.
-    pub read_at: Option<DateTime<Utc>>,
-    /// The message this one answers; `null` when it answers none (or that
-    /// message was deleted).
-    pub reply_to: Option<String>,
-    /// The id of the first message of the thread this one is in; `null`
-    /// while it is in none (nobody answered it and it answers nothing).
-    pub thread_root: Option<String>,
-}
 
 /// What a sender gets back: `{id, created_at}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
@@ -162,8 +116,6 @@ pub struct ConversationQuery {
 
 /// The most messages a thread read returns: its latest ones.
 pub const THREAD_LIMIT: u32 = 500;
-/// Longest message id accepted where a client names one.
-const MAX_ID_BYTES: usize = 100;
 
 pub(crate) const COLUMNS: &str =
     "id, from_author, to_author, body, priority, created_at, read_at, reply_to, thread_root";
@@ -279,54 +231,6 @@ fn check_room(conn: &Connection, to: &str) -> Result<()> {
         return Ok(());
     }
     Err(inbox_full(to, cap))
-}
-
-/// `rate_limited`: `to`'s inbox holds its cap of unread messages.
-pub(crate) fn inbox_full(to: &str, cap: u32) -> AppError {
-    AppError::new(
-        ErrorCode::RateLimited,
-        format!(
-            "'{to}' has {cap} unread messages, as many as an inbox holds; \
-             try again once some are read"
-        ),
-    )
-    .with_details(serde_json::json!({
-        "field": "to",
-        "reason": "inbox_full",
-        "retryAfterSeconds": FULL_INBOX_RETRY_SECONDS,
-    }))
-}
-
-/// A `reply_to` that could be a message id.
-pub(crate) fn check_reply_id(id: &str) -> Result<()> {
-    if id.is_empty() || id.len() > MAX_ID_BYTES {
-        return Err(AppError::invalid_field(
-            "reply_to",
-            "invalid_id",
-            "reply_to must be the id of a message",
-        ));
-    }
-    Ok(())
-}
-
-/// A `reply_to` the sender cannot see, exactly like one that does not exist.
-pub(crate) fn no_such_reply(id: &str) -> AppError {
-    AppError::new(
-        ErrorCode::NotFound,
-        format!("there is no message '{id}' in your mail to answer"),
-    )
-    .with_details(serde_json::json!({
-        "field": "reply_to", "reason": "no_such_message", "kind": "message", "id": id,
-    }))
-}
-
-/// An answer to mail between the sender and someone else than `to`.
-pub(crate) fn other_conversation(id: &str, other: &str) -> AppError {
-    AppError::invalid_field(
-        "reply_to",
-        "other_conversation",
-        format!("message '{id}' is between you and '{other}': an answer to it goes to '{other}'"),
-    )
 }
 
 /// The message an answer answers, once checked: its id and its thread.

@@ -23,13 +23,11 @@ pub(crate) mod cut_off;
 pub mod drop_folder;
 pub mod local_server;
 pub mod messages;
-pub mod pg;
 pub mod remote;
 pub mod role_config;
 pub mod role_thread;
 pub mod search;
 pub mod team;
-pub(crate) mod time;
 mod token;
 pub mod wake_budget;
 pub mod wake_command;
@@ -41,9 +39,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::ctx::{Change, Ctx, Notice, NoticeTopic};
 
-pub use authors::{Author, AuthorKind, AuthorUpdate, AuthorWithToken, NewAuthor};
-pub use messages::{InboxQuery, Message, MessageReceipt, Priority, SendMessage, SentQuery};
-pub use time::parse_since;
+pub use crate::store::bus::time::parse_since;
+pub use crate::store::bus::{Author, AuthorKind, Message, Priority};
+pub use authors::{AuthorUpdate, AuthorWithToken, NewAuthor};
+pub use messages::{InboxQuery, MessageReceipt, SendMessage, SentQuery};
 
 pub use crate::caller::Caller;
 

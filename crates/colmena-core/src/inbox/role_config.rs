@@ -12,6 +12,7 @@
 use rusqlite::{Connection, params};
 
 use crate::error::{AppError, Result};
+pub(crate) use crate::store::bus::{command_column, command_from_column};
 
 /// Longest standing instructions, in characters.
 pub const MAX_INSTRUCTIONS: usize = 20_000;
@@ -133,23 +134,12 @@ pub(crate) fn check_timeout(seconds: Option<u32>) -> Result<Option<u32>> {
     }
 }
 
-/// The stored form of a wake command (a JSON array).
-pub(crate) fn command_column(command: Option<&Vec<String>>) -> Option<String> {
-    command.map(|c| serde_json::to_string(c).unwrap_or_else(|_| "[]".into()))
-}
-
-/// A stored wake command; an unreadable one reads as none.
-pub(crate) fn command_from_column(text: Option<String>) -> Option<Vec<String>> {
-    text.and_then(|t| serde_json::from_str::<Vec<String>>(&t).ok())
-        .filter(|c| !c.is_empty())
-}
-
 /// What a woken role is told on top of its agent's prompt: its standing
 /// instructions and its own active skills (those its agent does not
 /// already carry). `None` when it has neither.
 pub(crate) fn role_prompt(
     conn: &Connection,
-    role: Option<&super::authors::Author>,
+    role: Option<&crate::store::bus::Author>,
 ) -> Result<Option<String>> {
     let Some(role) = role else {
         return Ok(None);

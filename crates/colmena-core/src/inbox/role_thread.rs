@@ -20,7 +20,6 @@ use serde_json::json;
 
 use super::authors::Author;
 use super::role_config;
-use super::time::{self, stored};
 use crate::caller::role_scope;
 use crate::conversations::{self, ChatMessage, MessageRole, make_thread_id};
 use crate::ctx::Ctx;
@@ -29,6 +28,7 @@ use crate::ids::AgentId;
 use crate::llm::context_window::{self, clip, tokens};
 use crate::llm::{self, CallOptions, ChatRequest, Endpoint, Message};
 use crate::runtime::agent::AgentState;
+use crate::store::bus::time::{self, stored};
 
 /// The channel of role threads.
 pub const CHANNEL: &str = "bus";

@@ -437,7 +437,8 @@ pub async fn search(
     if let Some(pg) = ctx.bus_pg() {
         caller.may_act_as(as_author)?;
         authors::must_exist(ctx, as_author).await?;
-        return super::pg::messages::search(pg, as_author, &text, limit as u32).await;
+        return crate::store::bus::postgres::messages::search(pg, as_author, &text, limit as u32)
+            .await;
     }
     let (caller, author, ctx2) = (caller.clone(), as_author.to_owned(), ctx.clone());
     ctx.store()

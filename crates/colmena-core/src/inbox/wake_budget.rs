@@ -18,10 +18,10 @@ use rusqlite::params;
 use serde::{Deserialize, Serialize};
 
 use super::authors::Author;
-use super::time::{self, parse_stored, stored};
 use super::wake_history;
 use crate::ctx::{Change, Ctx, Notice, NoticeTopic};
 use crate::error::{AppError, Result};
+use crate::store::bus::time::{self, parse_stored, stored};
 use crate::store::meta;
 
 /// Wake-ups with mail a role may have in an hour unless the workspace says
@@ -155,7 +155,7 @@ pub(crate) async fn held_until(ctx: &Ctx, role: &str) -> Result<Option<DateTime<
 /// the stretch.
 pub(crate) async fn hold(ctx: &Ctx, role: &Author, until: DateTime<Utc>) -> Result<()> {
     if let Some(pg) = ctx.bus_pg() {
-        super::pg::wakes::defer(pg, &role.id, until).await?;
+        crate::store::bus::postgres::wakes::defer(pg, &role.id, until).await?;
     } else {
         let id = role.id.clone();
         ctx.store()

@@ -39,13 +39,14 @@ use tokio_util::sync::CancellationToken;
 
 use super::authors::{self, Author};
 use super::messages::{self, InboxQuery};
-use super::time::{self, stored};
+use super::role_config;
 use super::wake_history::{self, MAX_OUTPUT_BYTES, WakeEnd, WakeKind};
 use super::wakes::WakeOutcome;
-use super::{Caller, drop_folder, local_server, role_config, token};
+use super::{Caller, drop_folder, local_server, token};
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, Result};
 use crate::process::{kill_group, supervised_command};
+use crate::store::bus::time::{self, stored};
 
 /// Most message ids one wake-up's history entry lists.
 const MAX_LISTED: u32 = 50;
@@ -188,7 +189,7 @@ async fn issue_token(ctx: &Ctx, author: &str, limit: u32) -> Result<(String, Vec
     let (secret, hash) = token::generate()?;
     if let Some(pg) = ctx.bus_pg() {
         let seconds = limit.saturating_add(u32::try_from(TOKEN_GRACE_SECONDS).unwrap_or(0));
-        super::pg::wakes::issue_token(pg, author, &hash, seconds).await?;
+        crate::store::bus::postgres::wakes::issue_token(pg, author, &hash, seconds).await?;
         return Ok((secret, hash));
     }
     let (author, row) = (author.to_owned(), hash.clone());
@@ -213,7 +214,7 @@ async fn issue_token(ctx: &Ctx, author: &str, limit: u32) -> Result<(String, Vec
 
 async fn revoke_token(ctx: &Ctx, hash: Vec<u8>) -> Result<()> {
     if let Some(pg) = ctx.bus_pg() {
-        return super::pg::wakes::revoke_token(pg, &hash).await;
+        return crate::store::bus::postgres::wakes::revoke_token(pg, &hash).await;
     }
     ctx.store()
         .write(move |tx| {
@@ -375,7 +376,7 @@ fn read_into<R: AsyncRead + Unpin + Send + 'static>(
 /// Keeps why the last wake-up failed (or that it did not).
 async fn record(ctx: &Ctx, id: &str, failure: Option<String>) -> Result<()> {
     if let Some(pg) = ctx.bus_pg() {
-        super::pg::wakes::record(pg, id, failure.as_deref()).await?;
+        crate::store::bus::postgres::wakes::record(pg, id, failure.as_deref()).await?;
         ctx.changed(Change::Authors);
         return Ok(());
     }

@@ -14,9 +14,9 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 use super::Caller;
-use super::time::{self, parse_stored, stored};
 use crate::ctx::{Change, Ctx};
 use crate::error::Result;
+use crate::store::bus::time::{self, parse_stored, stored};
 
 /// Entries kept per role; older ones are dropped as new ones close.
 pub const KEPT_PER_ROLE: u32 = 500;
@@ -154,8 +154,12 @@ pub(crate) async fn finish(ctx: &Ctx, id: i64, end: WakeEnd) -> Result<()> {
                 .await?;
             match began {
                 Some((author, started)) => Some(
-                    super::pg::messages::sent_since(pg, &author, time::parse_stored(&started)?)
-                        .await?,
+                    crate::store::bus::postgres::messages::sent_since(
+                        pg,
+                        &author,
+                        time::parse_stored(&started)?,
+                    )
+                    .await?,
                 ),
                 None => None,
             }

@@ -39,7 +39,6 @@ use tokio_util::sync::CancellationToken;
 use super::authors::{self, Author};
 use super::cut_off::{self, WakeOf};
 use super::messages::{self, InboxQuery, Message};
-use super::time::{self, parse_stored, stored};
 use super::wake_history::{self, WakeEnd, WakeKind};
 use super::{Caller, drop_folder, role_thread, wake_budget, wake_command};
 use crate::ctx::{Change, Ctx};
@@ -47,6 +46,7 @@ use crate::error::{AppError, Result};
 use crate::ids::AgentId;
 use crate::runs::RunStatus;
 use crate::runtime::agent::run_role_wake;
+use crate::store::bus::time::{self, parse_stored, stored};
 use crate::store::meta;
 
 /// Longest the scheduler sleeps between looks (drop folders are scanned
@@ -64,7 +64,10 @@ const META_MIN_WAKE: &str = "bus_min_wake_seconds";
 pub async fn min_wake_interval(ctx: &Ctx) -> Result<u32> {
     if let Some(pg) = ctx.bus_pg() {
         return pg
-            .setting(super::pg::messages::MIN_WAKE_KEY, DEFAULT_MIN_WAKE_SECONDS)
+            .setting(
+                crate::store::bus::postgres::messages::MIN_WAKE_KEY,
+                DEFAULT_MIN_WAKE_SECONDS,
+            )
             .await;
     }
     ctx.store().read(min_wake_seconds).await
@@ -82,7 +85,7 @@ pub async fn set_min_wake_interval(ctx: &Ctx, seconds: u32) -> Result<u32> {
         ));
     }
     if let Some(pg) = ctx.bus_pg() {
-        pg.set_setting(super::pg::messages::MIN_WAKE_KEY, seconds)
+        pg.set_setting(crate::store::bus::postgres::messages::MIN_WAKE_KEY, seconds)
             .await?;
         return Ok(seconds);
     }
@@ -134,7 +137,7 @@ pub async fn run_scheduler(ctx: Ctx, stop: CancellationToken) {
         pg.listen(Arc::downgrade(&bell), stop.clone());
     }
     let idle = if ctx.bus_pg().is_some() {
-        super::pg::FALLBACK_TICK
+        crate::store::bus::postgres::FALLBACK_TICK
     } else {
         TICK
     };
@@ -189,7 +192,7 @@ async fn tick(
     // it is due: then, or when another replica's lease on it ends.
     let roles: Vec<(String, Option<String>, Option<DateTime<Utc>>)> = if let Some(pg) = ctx.bus_pg()
     {
-        super::pg::wakes::schedule(pg)
+        crate::store::bus::postgres::wakes::schedule(pg)
             .await?
             .into_iter()
             .map(|role| {
@@ -257,7 +260,8 @@ async fn tick(
                     // No renewal may land after the release.
                     done.cancel();
                     let _ = renewing.await;
-                    if let Err(e) = super::pg::wakes::release(pg, &role.id).await {
+                    if let Err(e) = crate::store::bus::postgres::wakes::release(pg, &role.id).await
+                    {
                         tracing::warn!("role '{}': wake-up lease kept: {}", role.id, e.message);
                     }
                 }
@@ -275,7 +279,7 @@ async fn tick(
 /// Renews this replica's lease on `role`'s wake-up until the token it
 /// answers is cancelled (the wake-up ended).
 fn renew_lease(
-    pg: &Arc<super::pg::PgBus>,
+    pg: &Arc<crate::store::bus::postgres::PgBus>,
     role: &str,
 ) -> (CancellationToken, tokio::task::JoinHandle<()>) {
     let (done, pg, role) = (CancellationToken::new(), Arc::clone(pg), role.to_owned());
@@ -284,9 +288,9 @@ fn renew_lease(
         loop {
             tokio::select! {
                 () = until_done.cancelled() => return,
-                () = tokio::time::sleep(super::pg::wakes::RENEW_EVERY) => {}
+                () = tokio::time::sleep(crate::store::bus::postgres::wakes::RENEW_EVERY) => {}
             }
-            if let Err(e) = super::pg::wakes::renew(&pg, &role).await {
+            if let Err(e) = crate::store::bus::postgres::wakes::renew(&pg, &role).await {
                 tracing::warn!("role '{role}': wake-up lease not renewed: {}", e.message);
             }
         }
@@ -300,7 +304,8 @@ async fn claim(ctx: &Ctx, id: &str, seen: Option<String>) -> Result<Option<Autho
     if let Some(pg) = ctx.bus_pg() {
         let seen = seen.as_deref().map(parse_stored).transpose()?;
         let min_wake = min_wake_interval(ctx).await?;
-        let claimed = super::pg::wakes::claim(pg, ctx.owner(), id, seen, min_wake).await?;
+        let claimed =
+            crate::store::bus::postgres::wakes::claim(pg, ctx.owner(), id, seen, min_wake).await?;
         if let Some(role) = &claimed {
             authors::mirror_locally(ctx, role).await?;
             ctx.changed(Change::Authors);
@@ -490,7 +495,7 @@ pub(crate) async fn wake(ctx: &Ctx, role: &Author) -> Result<WakeOutcome> {
 
 async fn record(ctx: &Ctx, id: &str, failure: Option<String>) -> Result<()> {
     if let Some(pg) = ctx.bus_pg() {
-        super::pg::wakes::record(pg, id, failure.as_deref()).await?;
+        crate::store::bus::postgres::wakes::record(pg, id, failure.as_deref()).await?;
         ctx.changed(Change::Authors);
         return Ok(());
     }

@@ -158,7 +158,7 @@ pub async fn set_role_unattended(ctx: &Ctx, author: &str, risks: Vec<Risk>) -> R
                 format!("'{author}' is a person: only roles have unattended wake-ups"),
             ));
         }
-        crate::inbox::pg::authors::set_unattended(pg, author, &risks).await?;
+        crate::store::bus::postgres::authors::set_unattended(pg, author, &risks).await?;
         return Ok(authors::get(ctx, author).await?.unattended);
     }
     let id = author.to_owned();

@@ -25,6 +25,7 @@
 //! open store holds a shared lock that `colmena restore` checks ([`holders`]).
 
 pub mod backup;
+pub mod bus;
 pub mod holders;
 pub mod meta;
 mod migrations;

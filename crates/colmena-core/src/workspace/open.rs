@@ -20,9 +20,9 @@ use std::sync::Arc;
 use crate::ctx::{Ctx, Parts};
 use crate::data_dir;
 use crate::error::Result;
-use crate::inbox::pg::{BusStoreChoice, PgBus};
 use crate::search;
 use crate::secrets::{BackendChoice, Vault};
+use crate::store::bus::postgres::{BusStoreChoice, PgBus};
 use crate::store::{DB_FILE, Store};
 
 /// How to open a workspace.

@@ -208,12 +208,12 @@ pub async fn run(cli: Cli) -> Result<()> {
     };
     // `serve --store` names the bus's store; otherwise $COLMENA_BUS_STORE.
     let bus = match &command {
-        Command::Serve(args) => colmena_core::inbox::pg::BusStoreChoice::parse(
+        Command::Serve(args) => colmena_core::store::bus::postgres::BusStoreChoice::parse(
             args.store.as_ref().map_or("", |url| url.0.as_str()),
             args.store_schema.as_deref(),
             &options.data_dir,
         )?,
-        _ => colmena_core::inbox::pg::BusStoreChoice::from_env(&options.data_dir)?,
+        _ => colmena_core::store::bus::postgres::BusStoreChoice::from_env(&options.data_dir)?,
     };
     let ctx = colmena_core::workspace::open_with_bus(options, bus).await?;
     // Agents run here (chat, swarms, `serve`) and `mcp-server test` starts

@@ -116,7 +116,7 @@ pub async fn connect(ctx: &Ctx, input: TeamBusConnect) -> Result<TeamBusLink> {
             AppError::precondition(format!("the token cannot be stored: {}", e.message))
         })?;
     let mask = crate::secrets::mask_secret(&token);
-    let now = super::time::now().to_rfc3339();
+    let now = crate::store::bus::time::now().to_rfc3339();
     let link = ctx
         .store()
         .write(move |tx| {
@@ -229,7 +229,7 @@ pub(crate) async fn open(ctx: &Ctx) -> Result<(RemoteBus, String)> {
 /// the link failed (unreachable, busy), or success. An answer the bus gave
 /// on purpose (a refusal) still means the link works.
 pub(crate) async fn record(ctx: &Ctx, failure: Option<&AppError>) {
-    let now = super::time::now().to_rfc3339();
+    let now = crate::store::bus::time::now().to_rfc3339();
     let link_failure = failure
         .filter(|e| is_link_failure(e))
         .map(|e| super::remote::clean_text(&e.message));

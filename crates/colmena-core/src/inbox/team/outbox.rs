@@ -84,7 +84,7 @@ pub async fn send(ctx: &Ctx, to: &str, message: SendMessage) -> Result<OutboxEnt
         }
         None => uuid::Uuid::new_v4().to_string(),
     };
-    let now = crate::inbox::time::now().to_rfc3339();
+    let now = crate::store::bus::time::now().to_rfc3339();
     let body = message.body;
     let reply_to = message.reply_to;
     let entry = ctx
@@ -216,7 +216,7 @@ async fn settle(
     sent: &Result<crate::inbox::MessageReceipt>,
     link_failed: bool,
 ) -> Result<()> {
-    let now = crate::inbox::time::now().to_rfc3339();
+    let now = crate::store::bus::time::now().to_rfc3339();
     let outcome = match sent {
         Ok(receipt) => Ok(receipt.id.clone()),
         Err(e) => Err(crate::inbox::remote::clean_text(&e.message)),

@@ -56,8 +56,8 @@ const POOL_SIZE: usize = 16;
 /// The PostgreSQL migrations, in order (version N: the first N applied).
 /// Append new ones; never edit one released.
 const MIGRATIONS: &[&str] = &[
-    include_str!("../../store/migrations/postgres/0001_bus.sql"),
-    include_str!("../../store/migrations/postgres/0002_act_and_reply.sql"),
+    include_str!("../../migrations/postgres/0001_bus.sql"),
+    include_str!("../../migrations/postgres/0002_act_and_reply.sql"),
 ];
 
 /// Where a workspace's bus lives.

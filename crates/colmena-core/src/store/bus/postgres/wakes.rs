@@ -22,7 +22,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use super::{PgBus, int};
 use crate::error::Result;
-use crate::inbox::authors::Author;
+use crate::store::bus::Author;
 
 /// A role that can be woken: when it is due, and until when a replica's
 /// wake-up holds it.
@@ -83,7 +83,7 @@ pub(crate) async fn claim(
     let Some(minutes) = minutes else {
         return Ok(None);
     };
-    let now = crate::inbox::time::now();
+    let now = crate::store::bus::time::now();
     if next != seen || leased.is_some_and(|until| until > now) {
         return Ok(None);
     }
@@ -129,7 +129,7 @@ pub(crate) async fn renew(bus: &PgBus, id: &str) -> Result<()> {
     client
         .execute(
             "UPDATE authors SET waking_until = $2 WHERE id = $1 AND waking_until IS NOT NULL",
-            &[&id, &(crate::inbox::time::now() + LEASE)],
+            &[&id, &(crate::store::bus::time::now() + LEASE)],
         )
         .await?;
     Ok(())
@@ -160,7 +160,7 @@ pub(crate) async fn make_due(bus: &PgBus, ids: &[String]) -> Result<usize> {
     let changed = client
         .execute(
             "UPDATE authors SET next_wake_at = $2 WHERE id = ANY($1)",
-            &[&ids, &crate::inbox::time::now()],
+            &[&ids, &crate::store::bus::time::now()],
         )
         .await?;
     Ok(usize::try_from(changed).unwrap_or(usize::MAX))

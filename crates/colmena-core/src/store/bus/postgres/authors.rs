@@ -8,9 +8,8 @@ use tokio_postgres::Row;
 
 use super::{PgBus, int, uint};
 use crate::error::{AppError, ErrorCode, Result};
-use crate::inbox::authors::{Author, AuthorKind};
-use crate::inbox::role_config;
 use crate::risk::Risk;
+use crate::store::bus::{Author, AuthorKind};
 
 const COLUMNS: &str = "a.id, a.name, a.kind, a.user_id, a.agent_id, a.wake_interval_minutes,
      a.next_wake_at, a.last_wake_at, a.last_wake_error, a.created_at,
@@ -48,7 +47,7 @@ fn from_row(r: &Row, owner: &str) -> Author {
         unread: uint(r.get(10)),
         unattended,
         instructions: r.get(12),
-        wake_command: role_config::command_from_column(r.get(13)),
+        wake_command: crate::store::bus::command_from_column(r.get(13)),
         wake_timeout_seconds: r.get::<_, Option<i32>>(14).map(uint),
         skills,
     }
@@ -159,7 +158,7 @@ pub(crate) async fn ensure_user(bus: &PgBus, user: &str, name: &str, hash: &[u8]
                 .execute(
                     "INSERT INTO authors (id, name, kind, user_id, token_hash, created_at)
                      VALUES ($1, $2, 'user', $1, $3, $4) ON CONFLICT DO NOTHING",
-                    &[&user, &name, &hash, &crate::inbox::time::now()],
+                    &[&user, &name, &hash, &crate::store::bus::time::now()],
                 )
                 .await?;
             Ok(())
@@ -220,7 +219,7 @@ pub(crate) async fn create(bus: &PgBus, owner: &str, role: NewRole<'_>) -> Resul
                 &role.hash,
                 &role.interval.map(int),
                 &role.next_wake_at,
-                &crate::inbox::time::now(),
+                &crate::store::bus::time::now(),
                 &role.instructions,
                 &role.command,
                 &role.timeout.map(int),

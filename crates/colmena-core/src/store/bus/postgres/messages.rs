@@ -15,8 +15,7 @@ use tokio_postgres::types::ToSql;
 
 use super::{PgBus, uint};
 use crate::error::{AppError, ErrorCode, Result};
-use crate::inbox::client_ids;
-use crate::inbox::messages::{Message, Priority};
+use crate::store::bus::{Message, Priority};
 
 const COLUMNS: &str =
     "id, from_author, to_author, body, priority, created_at, read_at, reply_to, thread_root";
@@ -77,7 +76,7 @@ pub(crate) async fn send(
     let request = s.message_id.map(|id| {
         (
             id,
-            client_ids::fingerprint(s.to, s.priority, s.reply_to, s.body),
+            crate::store::bus::replay::fingerprint(s.to, s.priority, s.reply_to, s.body),
         )
     });
     if let Some((client_id, sha)) = &request {
@@ -97,7 +96,7 @@ pub(crate) async fn send(
             let (message_id, stored_sha, created_at): (String, Vec<u8>, DateTime<Utc>) =
                 (row.get(0), row.get(1), row.get(2));
             if &stored_sha != sha {
-                return Err(crate::inbox::client_ids::reused(client_id, &message_id));
+                return Err(crate::store::bus::replay::reused(client_id, &message_id));
             }
             let held = tx
                 .query_opt(
@@ -134,7 +133,7 @@ pub(crate) async fn send(
         .await?
         .map(|r| r.get(0));
     if uint(unread.unwrap_or(0)) >= max_unread {
-        return Err(crate::inbox::messages::inbox_full(s.to, max_unread));
+        return Err(crate::store::bus::errors::inbox_full(s.to, max_unread));
     }
     let id = uuid::Uuid::now_v7().to_string();
     let insert = tx
@@ -215,7 +214,7 @@ async fn answered(
     id: &str,
 ) -> Result<String> {
     let id = id.trim();
-    crate::inbox::messages::check_reply_id(id)?;
+    crate::store::bus::errors::check_reply_id(id)?;
     let row = tx
         .query_opt(
             // Locked now, before the recipient's unread row: an inbox read
@@ -228,14 +227,14 @@ async fn answered(
         .await?;
     let (sender, recipient, root): (String, String, Option<String>) = match row {
         Some(r) => (r.get(0), r.get(1), r.get(2)),
-        None => return Err(crate::inbox::messages::no_such_reply(id)),
+        None => return Err(crate::store::bus::errors::no_such_reply(id)),
     };
     if sender != from && recipient != from {
-        return Err(crate::inbox::messages::no_such_reply(id));
+        return Err(crate::store::bus::errors::no_such_reply(id));
     }
     let other = if sender == from { recipient } else { sender };
     if other != to {
-        return Err(crate::inbox::messages::other_conversation(id, &other));
+        return Err(crate::store::bus::errors::other_conversation(id, &other));
     }
     Ok(root.unwrap_or_else(|| id.to_owned()))
 }
@@ -276,7 +275,7 @@ pub(crate) async fn inbox(
         .map(|m| m.id.clone())
         .collect();
     if !unread.is_empty() {
-        let now = crate::inbox::time::now();
+        let now = crate::store::bus::time::now();
         tx.execute(
             "UPDATE messages SET read_at = $2 WHERE id = ANY($1) AND read_at IS NULL",
             &[&unread, &now],
@@ -299,7 +298,7 @@ pub(crate) async fn set_read(bus: &PgBus, author: &str, ids: &[String], read: bo
             .execute(
                 "UPDATE messages SET read_at = $3
                  WHERE id = ANY($1) AND to_author = $2 AND read_at IS NULL",
-                &[&ids, &author, &crate::inbox::time::now()],
+                &[&ids, &author, &crate::store::bus::time::now()],
             )
             .await?
     } else {
