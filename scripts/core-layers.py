@@ -15,7 +15,10 @@ file, in `use` lines or inline — and reports:
   Eades–Lin–Smyth ordering must drop to leave the room graph acyclic, and
   every other arrow runs down;
 * `crate::X` imports routed through `lib.rs` (a name taken from the crate
-  root instead of its module).
+  root instead of its module);
+* once `tests/layers.rs` declares floors: the file imports, and the
+  folder arrows (room or table entry to room or table entry), that run up
+  that table.
 
 `--no-tests` leaves out test code (files named `tests.rs` or under a
 `tests/` folder, and everything after a file's first `#[cfg(test)]`).
@@ -261,6 +264,33 @@ def eades_order(nodes, edges):
     return head + tail
 
 
+def declared_floors(src):
+    """The floor table of `tests/layers.rs`: [(name, [entries])], lowest first."""
+    path = os.path.join(src, "..", "tests", "layers.rs")
+    if not os.path.exists(path):
+        return []
+    text = open(path, encoding="utf-8").read()
+    start = text.find("const FLOORS")
+    end = text.find("];", start)
+    table = text[start:end]
+    floors = []
+    for m in re.finditer(r'\(\s*"([^"]+)",\s*&\[(.*?)\],?\s*\)', table, re.S):
+        floors.append((m.group(1), re.findall(r'"([^"]+)"', m.group(2))))
+    return floors
+
+
+def floor_of(module, floors):
+    """(floor index, entry) of a module path like `inbox/wakes`, longest entry first."""
+    best = None
+    for i, (_, entries) in enumerate(floors):
+        for entry in entries:
+            e = entry[:-3] if entry.endswith(".rs") else entry
+            if module == e or module.startswith(e + "/"):
+                if best is None or len(e) > len(best[1]):
+                    best = (i, e)
+    return best
+
+
 def measure(src, no_tests, crate_only=False):
     files = load(src, no_tests)
     modules = {module_of(rel): rel for rel in files}
@@ -319,7 +349,19 @@ def measure(src, no_tests, crate_only=False):
         below = [floor[b] for b in room_edges.get(r, ()) if pos[b] > pos[r]]
         floor[r] = 1 + max(below, default=0)
     room_comps = [c for c in sccs(rooms, room_edges) if len(c) > 1]
+    floors = declared_floors(src)
+    up_declared = set()
+    for a, bs in file_edges.items():
+        for b in bs:
+            fa = floor_of("/".join(module_of(a)), floors)
+            fb = floor_of("/".join(module_of(b)), floors)
+            if fa and fb and fb[0] > fa[0]:
+                up_declared.add((fa[1], fb[1], a, b))
     return {
+        "declared_floors": len(floors),
+        "imports_up_declared": len(up_declared),
+        "folder_arrows_up_declared": len({(x, y) for x, y, _, _ in up_declared}),
+        "up_declared": sorted(f"{a} -> {b}" for _, _, a, b in up_declared),
         "files": len(nodes),
         "largest_file_circle": len(biggest),
         "file_circle": sorted(biggest) if len(biggest) > 1 else [],
@@ -355,10 +397,15 @@ def main(argv):
     print(f"  folder arrows: {m['arrows']}, floors: {m['floors']},"
           f" arrows back up: {m['arrows_back_up']}")
     print(f"  files importing through lib.rs: {m['through_lib_rs']}")
+    if m["declared_floors"]:
+        print(f"  against the {m['declared_floors']} floors of tests/layers.rs:"
+              f" {m['imports_up_declared']} file imports run up,"
+              f" {m['folder_arrows_up_declared']} folder arrows")
     if listing:
         print("circle:", *m["file_circle"], sep="\n  ")
         print("arrows back up:", *m["back_up"], sep="\n  ")
         print("through lib.rs:", *m["through_lib_rs_at"], sep="\n  ")
+        print("running up the declared floors:", *m["up_declared"], sep="\n  ")
     return 0
 
 

@@ -197,7 +197,10 @@ async fn b6_an_urgent_message_wakes_a_role_at_once_and_its_answer_reaches_the_se
     let ambrosio = woken_role(&ws.ctx, "You are Ambrosio, the coordinator.", 60).await;
     let ana = role(&ws.ctx, "Ana").await.author;
     let stop = CancellationToken::new();
-    tokio::spawn(inbox::wakes::run_scheduler(ws.ctx.clone(), stop.clone()));
+    tokio::spawn(colmena_core::roles::wakes::run_scheduler(
+        ws.ctx.clone(),
+        stop.clone(),
+    ));
     // A normal message waits for the schedule (an hour away). Nothing must
     // happen meanwhile: a slow machine only makes that likelier.
     send(
@@ -279,8 +282,14 @@ async fn b6_two_schedulers_on_one_data_dir_wake_a_role_once() {
     let ambrosio = woken_role(&ws.ctx, "You are Ambrosio.", 60).await;
     let ana = role(&ws.ctx, "Ana").await.author;
     let stop = CancellationToken::new();
-    tokio::spawn(inbox::wakes::run_scheduler(ws.ctx.clone(), stop.clone()));
-    tokio::spawn(inbox::wakes::run_scheduler(other.clone(), stop.clone()));
+    tokio::spawn(colmena_core::roles::wakes::run_scheduler(
+        ws.ctx.clone(),
+        stop.clone(),
+    ));
+    tokio::spawn(colmena_core::roles::wakes::run_scheduler(
+        other.clone(),
+        stop.clone(),
+    ));
     send(&other, &ana.id, &ambrosio.id, "¿Estás?", "urgent").await;
     let started = Instant::now();
     loop {
@@ -340,7 +349,7 @@ async fn b6_a_wake_up_cut_off_by_a_crash_is_resumed_as_the_role_and_answers_once
     .await;
 
     let (ctx, id) = (ws.ctx.clone(), ambrosio.id.clone());
-    let waking = tokio::spawn(async move { inbox::wakes::wake_now(&ctx, &id).await });
+    let waking = tokio::spawn(async move { colmena_core::roles::wakes::wake_now(&ctx, &id).await });
     let deadline = Instant::now() + Duration::from_secs(60);
     while server.requests().len() < 2 {
         assert!(
@@ -369,7 +378,10 @@ async fn b6_a_wake_up_cut_off_by_a_crash_is_resumed_as_the_role_and_answers_once
         "a cut-off wake-up is the scheduler's to resume, not offered to the user"
     );
     let stop = CancellationToken::new();
-    tokio::spawn(inbox::wakes::run_scheduler(restarted.clone(), stop.clone()));
+    tokio::spawn(colmena_core::roles::wakes::run_scheduler(
+        restarted.clone(),
+        stop.clone(),
+    ));
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let role = inbox::authors::get(&restarted, &ambrosio.id).await.unwrap();
@@ -418,12 +430,14 @@ async fn b6_a_failed_wake_up_leaves_the_mail_unread_and_says_why() {
     let ambrosio = woken_role(&ws.ctx, "You are Ambrosio.", 30).await;
     let ana = role(&ws.ctx, "Ana").await.author;
     send(&ws.ctx, &ana.id, &ambrosio.id, "Hola", "normal").await;
-    let after = inbox::wakes::wake_now(&ws.ctx, &ambrosio.id).await.unwrap();
+    let after = colmena_core::roles::wakes::wake_now(&ws.ctx, &ambrosio.id)
+        .await
+        .unwrap();
     assert_eq!(after.unread, 1, "the message waits for the next wake-up");
     assert!(after.last_wake_error.is_some());
     // A role without an agent is not woken by Colmena.
     let outside = role(&ws.ctx, "Clonador").await.author;
-    let err = inbox::wakes::wake_now(&ws.ctx, &outside.id)
+    let err = colmena_core::roles::wakes::wake_now(&ws.ctx, &outside.id)
         .await
         .unwrap_err();
     assert_eq!(err.code, ErrorCode::Precondition);

@@ -526,7 +526,9 @@ async fn every_builtin_tool_really_runs() {
     .author;
     let ana = support::bus::author(&ctx, "Ana", None).await.author;
     support::bus::send(&ctx, &ana.id, &role.id, "¿Listo?", "normal").await;
-    let woken = inbox::wakes::wake_now(&ctx, &role.id).await.unwrap();
+    let woken = colmena_core::roles::wakes::wake_now(&ctx, &role.id)
+        .await
+        .unwrap();
     assert!(
         woken.last_wake_error.is_none(),
         "{:?}",

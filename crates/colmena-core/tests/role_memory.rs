@@ -136,14 +136,18 @@ async fn a_roles_memories_are_its_own_through_every_tool_and_delegation() {
         "normal",
     )
     .await;
-    let woken = inbox::wakes::wake_now(ctx, &coordinador.id).await.unwrap();
+    let woken = colmena_core::roles::wakes::wake_now(ctx, &coordinador.id)
+        .await
+        .unwrap();
     assert!(
         woken.last_wake_error.is_none(),
         "{:?}",
         woken.last_wake_error
     );
     send(ctx, &ana.id, &clonador.id, "¿Qué sabes de Aurin?", "normal").await;
-    let woken = inbox::wakes::wake_now(ctx, &clonador.id).await.unwrap();
+    let woken = colmena_core::roles::wakes::wake_now(ctx, &clonador.id)
+        .await
+        .unwrap();
     assert!(
         woken.last_wake_error.is_none(),
         "{:?}",
@@ -316,9 +320,13 @@ async fn a_roles_instructions_and_own_skills_reach_its_system_prompt_only() {
     let ana = person(ctx, "Ana").await;
 
     send(ctx, &ana.id, &coordinador.id, "Hola.", "normal").await;
-    inbox::wakes::wake_now(ctx, &coordinador.id).await.unwrap();
+    colmena_core::roles::wakes::wake_now(ctx, &coordinador.id)
+        .await
+        .unwrap();
     send(ctx, &ana.id, &suplente.id, "Hola.", "normal").await;
-    inbox::wakes::wake_now(ctx, &suplente.id).await.unwrap();
+    colmena_core::roles::wakes::wake_now(ctx, &suplente.id)
+        .await
+        .unwrap();
 
     let requests = server.requests();
     assert_eq!(requests.len(), 2, "one model call per wake-up");

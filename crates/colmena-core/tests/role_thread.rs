@@ -8,8 +8,9 @@
 
 mod support;
 
-use colmena_core::inbox::{self, Caller, NewAuthor, role_thread, wake_history};
+use colmena_core::inbox::{self, Caller, NewAuthor};
 use colmena_core::llm::context_window;
+use colmena_core::roles::{role_thread, wake_history};
 use colmena_core::{Ctx, ErrorCode, memory, models};
 use colmena_scripted_llm::{Matcher, Rule};
 use support::bus::send;
@@ -68,7 +69,9 @@ async fn a_role_woken_twice_remembers_the_first_wake_up() {
         "normal",
     )
     .await;
-    inbox::wakes::wake_now(&ws.ctx, &ambrosio.id).await.unwrap();
+    colmena_core::roles::wakes::wake_now(&ws.ctx, &ambrosio.id)
+        .await
+        .unwrap();
     send(
         &ws.ctx,
         &ana.id,
@@ -77,7 +80,9 @@ async fn a_role_woken_twice_remembers_the_first_wake_up() {
         "normal",
     )
     .await;
-    let after = inbox::wakes::wake_now(&ws.ctx, &ambrosio.id).await.unwrap();
+    let after = colmena_core::roles::wakes::wake_now(&ws.ctx, &ambrosio.id)
+        .await
+        .unwrap();
     assert!(
         after.last_wake_error.is_none(),
         "{:?}",
@@ -183,7 +188,9 @@ async fn a_thread_longer_than_the_window_is_summarised_and_the_next_request_fits
             "normal",
         )
         .await;
-        let after = inbox::wakes::wake_now(&ws.ctx, &ambrosio.id).await.unwrap();
+        let after = colmena_core::roles::wakes::wake_now(&ws.ctx, &ambrosio.id)
+            .await
+            .unwrap();
         assert!(
             after.last_wake_error.is_none(),
             "{:?}",
@@ -294,7 +301,9 @@ async fn a_woken_roles_memories_are_its_own() {
         "normal",
     )
     .await;
-    inbox::wakes::wake_now(&ws.ctx, &ambrosio.id).await.unwrap();
+    colmena_core::roles::wakes::wake_now(&ws.ctx, &ambrosio.id)
+        .await
+        .unwrap();
     send(
         &ws.ctx,
         &ana.id,
@@ -303,7 +312,9 @@ async fn a_woken_roles_memories_are_its_own() {
         "normal",
     )
     .await;
-    inbox::wakes::wake_now(&ws.ctx, &clonador.id).await.unwrap();
+    colmena_core::roles::wakes::wake_now(&ws.ctx, &clonador.id)
+        .await
+        .unwrap();
 
     // Written under the role's own scope, not the owner's.
     let owner = memory::list(&ws.ctx, &Caller::ui(&ws.ctx), None, None)
@@ -373,9 +384,13 @@ async fn a_message_cannot_pose_as_another_in_the_roles_thread() {
         ws.ctx.owner()
     );
     send(&ws.ctx, &mallory.id, &ambrosio.id, &forged, "normal").await;
-    inbox::wakes::wake_now(&ws.ctx, &ambrosio.id).await.unwrap();
+    colmena_core::roles::wakes::wake_now(&ws.ctx, &ambrosio.id)
+        .await
+        .unwrap();
     send(&ws.ctx, &mallory.id, &ambrosio.id, "otra", "normal").await;
-    inbox::wakes::wake_now(&ws.ctx, &ambrosio.id).await.unwrap();
+    colmena_core::roles::wakes::wake_now(&ws.ctx, &ambrosio.id)
+        .await
+        .unwrap();
     let requests = server.requests();
     assert_eq!(requests.len(), 2);
     for request in &requests {

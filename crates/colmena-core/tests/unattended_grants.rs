@@ -13,9 +13,9 @@ mod support;
 use std::time::{Duration, Instant};
 
 use colmena_core::endpoints::{self, HttpMethod};
-use colmena_core::inbox::wake_budget::{self, WakeBudget};
 use colmena_core::inbox::{self, Caller, InboxQuery, Message, SendMessage};
 use colmena_core::permissions::Risk;
+use colmena_core::roles::wake_budget::{self, WakeBudget};
 use colmena_core::runs::{self, RunFilter, RunStatus};
 use colmena_core::{Ctx, ErrorCode, NoticeTopic};
 use colmena_scripted_llm::{Reply, Rule, ScriptedCall};
@@ -140,7 +140,10 @@ async fn one_urgent_message_cannot_make_a_role_act_relay_or_wake_itself() {
     let outsider = bus::author(&ws.ctx, "Outsider", None).await.author;
     let mut notices = ws.ctx.notices();
     let stop = CancellationToken::new();
-    tokio::spawn(inbox::wakes::run_scheduler(ws.ctx.clone(), stop.clone()));
+    tokio::spawn(colmena_core::roles::wakes::run_scheduler(
+        ws.ctx.clone(),
+        stop.clone(),
+    ));
     bus::send(
         &ws.ctx,
         &outsider.id,
@@ -288,7 +291,9 @@ async fn a_grant_a_person_widens_lets_the_role_send_to_anyone_but_never_act() {
         "normal",
     )
     .await;
-    let woken = inbox::wakes::wake_now(&ws.ctx, &builder.id).await.unwrap();
+    let woken = colmena_core::roles::wakes::wake_now(&ws.ctx, &builder.id)
+        .await
+        .unwrap();
     assert_eq!(woken.last_wake_error, None);
     assert_eq!(mail_of(&ws.ctx, &reviewer.id).await.len(), 1);
     assert!(
@@ -301,7 +306,7 @@ async fn a_grant_a_person_widens_lets_the_role_send_to_anyone_but_never_act() {
 async fn a_role_past_its_wake_up_budget_waits_and_the_person_is_told() {
     let rules = vec![Rule::text("Noted.").when(when_system(ROLE_PROMPT)).repeat()];
     let (ws, server) = hive(rules).await;
-    inbox::wakes::set_min_wake_interval(&ws.ctx, 1)
+    inbox::wake_timing::set_min_wake_interval(&ws.ctx, 1)
         .await
         .unwrap();
     let budget = WakeBudget {
@@ -315,9 +320,12 @@ async fn a_role_past_its_wake_up_budget_waits_and_the_person_is_told() {
     let outsider = bus::author(&ws.ctx, "Outsider", None).await.author;
     let mut notices = ws.ctx.notices();
     let stop = CancellationToken::new();
-    tokio::spawn(inbox::wakes::run_scheduler(ws.ctx.clone(), stop.clone()));
+    tokio::spawn(colmena_core::roles::wakes::run_scheduler(
+        ws.ctx.clone(),
+        stop.clone(),
+    ));
     let history = |ctx: Ctx| async move {
-        inbox::wake_history::list(&ctx, &Caller::ui(&ctx), "builder", None, None)
+        colmena_core::roles::wake_history::list(&ctx, &Caller::ui(&ctx), "builder", None, None)
             .await
             .unwrap()
             .into_iter()
@@ -373,7 +381,9 @@ async fn a_role_past_its_wake_up_budget_waits_and_the_person_is_told() {
     stop.cancel();
 
     // A person's "wake now" is not held back.
-    inbox::wakes::wake_now(&ws.ctx, &builder.id).await.unwrap();
+    colmena_core::roles::wakes::wake_now(&ws.ctx, &builder.id)
+        .await
+        .unwrap();
     assert_eq!(
         inbox::authors::get(&ws.ctx, &builder.id)
             .await

@@ -17,9 +17,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use colmena_core::caller::Client;
-use colmena_core::inbox::wake_command::{self, ENV_MCP_URL, ENV_TOKEN};
-use colmena_core::inbox::wake_history::{self, WakeKind, WakeRecord};
 use colmena_core::inbox::{self, Author, Caller, InboxQuery, NewAuthor, local_server};
+use colmena_core::roles::wake_command::{self, ENV_MCP_URL, ENV_TOKEN};
+use colmena_core::roles::wake_history::{self, WakeKind, WakeRecord};
 use colmena_core::{Ctx, ErrorCode};
 use support::bus::send;
 use tokio_util::sync::CancellationToken;
@@ -141,7 +141,10 @@ touch "$out/done""#,
     let sent = send(&ws.ctx, &ana.id, &role.id, &body, "urgent").await;
 
     let stop = CancellationToken::new();
-    tokio::spawn(inbox::wakes::run_scheduler(ws.ctx.clone(), stop.clone()));
+    tokio::spawn(colmena_core::roles::wakes::run_scheduler(
+        ws.ctx.clone(),
+        stop.clone(),
+    ));
     eventually("the role's wake-up finished", || async {
         history(&ws.ctx, &role.id)
             .await
@@ -233,7 +236,7 @@ while [ ! -e "$2" ]; do sleep 0.05; done"#,
 
     let waking = tokio::spawn({
         let (ctx, id) = (ws.ctx.clone(), role.id.clone());
-        async move { inbox::wakes::wake_now(&ctx, &id).await }
+        async move { colmena_core::roles::wakes::wake_now(&ctx, &id).await }
     });
     eventually("the command wrote its environment", || async {
         env_out.exists()
@@ -310,7 +313,9 @@ wait"#,
     .await;
     let ana = person(&ws.ctx, "Ana").await;
     send(&ws.ctx, &ana.id, &role.id, "Tarea", "normal").await;
-    let after = inbox::wakes::wake_now(&ws.ctx, &role.id).await.unwrap();
+    let after = colmena_core::roles::wakes::wake_now(&ws.ctx, &role.id)
+        .await
+        .unwrap();
     let child: u32 = std::fs::read_to_string(&pids)
         .unwrap()
         .trim()
@@ -350,7 +355,10 @@ wait"#,
     let ana = person(&ws.ctx, "Ana").await;
     send(&ws.ctx, &ana.id, &role.id, "Ya", "urgent").await;
     let stop = CancellationToken::new();
-    tokio::spawn(inbox::wakes::run_scheduler(ws.ctx.clone(), stop.clone()));
+    tokio::spawn(colmena_core::roles::wakes::run_scheduler(
+        ws.ctx.clone(),
+        stop.clone(),
+    ));
     eventually("the command started", || async { pids.exists() }).await;
     let started: Vec<u32> = std::fs::read_to_string(&pids)
         .unwrap()
@@ -401,14 +409,18 @@ exit 3"#,
         None,
     )
     .await;
-    let after = inbox::wakes::wake_now(&ws.ctx, &role.id).await.unwrap();
+    let after = colmena_core::roles::wakes::wake_now(&ws.ctx, &role.id)
+        .await
+        .unwrap();
     assert!(!ran.exists(), "an empty inbox ran the command");
     assert!(history(&ws.ctx, &role.id).await.is_empty());
     assert_eq!(after.last_wake_error, None);
 
     let ana = person(&ws.ctx, "Ana").await;
     send(&ws.ctx, &ana.id, &role.id, "Hola", "normal").await;
-    let after = inbox::wakes::wake_now(&ws.ctx, &role.id).await.unwrap();
+    let after = colmena_core::roles::wakes::wake_now(&ws.ctx, &role.id)
+        .await
+        .unwrap();
     assert!(ran.exists());
     let error = after.last_wake_error.unwrap();
     assert!(error.contains("exited with code 3"), "{error}");
@@ -424,7 +436,9 @@ exit 3"#,
     )
     .await;
     send(&ws.ctx, &ana.id, &missing.id, "Hola", "normal").await;
-    let after = inbox::wakes::wake_now(&ws.ctx, &missing.id).await.unwrap();
+    let after = colmena_core::roles::wakes::wake_now(&ws.ctx, &missing.id)
+        .await
+        .unwrap();
     let error = after.last_wake_error.unwrap();
     assert!(error.contains("no-such-wake-program-here"), "{error}");
     assert!(error.contains("PATH"), "{error}");
@@ -441,7 +455,7 @@ exit 3"#,
 async fn a_role_has_an_agent_or_a_command() {
     let ws = support::workspace().await;
     let poller = person(&ws.ctx, "Sondeo").await;
-    let err = inbox::wakes::wake_now(&ws.ctx, &poller.id)
+    let err = colmena_core::roles::wakes::wake_now(&ws.ctx, &poller.id)
         .await
         .unwrap_err();
     assert_eq!(err.code, ErrorCode::Precondition);

@@ -325,7 +325,7 @@ async fn safe_five_thousand_urgent_messages_are_rate_limited_and_wake_the_role_o
         ],
     )
     .await;
-    inbox::wakes::set_min_wake_interval(&ctx, INTERVAL as u32)
+    inbox::wake_timing::set_min_wake_interval(&ctx, INTERVAL as u32)
         .await
         .unwrap();
     let agent = agents::create(
@@ -353,7 +353,7 @@ async fn safe_five_thousand_urgent_messages_are_rate_limited_and_wake_the_role_o
     .author;
     let s = serve(dir, ctx, ServerConfig::default()).await;
     let scheduler = CancellationToken::new();
-    tokio::spawn(inbox::wakes::run_scheduler(
+    tokio::spawn(colmena_core::roles::wakes::run_scheduler(
         s.ctx.clone(),
         scheduler.clone(),
     ));

@@ -82,7 +82,7 @@ while [ ! -e "$2" ]; do sleep 0.05; done"#,
 
     let waking = tokio::spawn({
         let (ctx, id) = (ctx.clone(), role.id.clone());
-        async move { inbox::wakes::wake_now(&ctx, &id).await }
+        async move { colmena_core::roles::wakes::wake_now(&ctx, &id).await }
     });
     let started = Instant::now();
     while !env_out.exists() {

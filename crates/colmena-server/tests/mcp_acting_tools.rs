@@ -139,7 +139,9 @@ async fn woken_by_mail(ctx: &Ctx, from: &str, role: &str) -> Vec<(String, bool, 
         .into_iter()
         .map(|r| r.id)
         .collect();
-    let woken = inbox::wakes::wake_now(ctx, role).await.unwrap();
+    let woken = colmena_core::roles::wakes::wake_now(ctx, role)
+        .await
+        .unwrap();
     assert_eq!(woken.last_wake_error, None);
     let run = runs::list(ctx, RunFilter::default())
         .await

@@ -426,7 +426,7 @@ async fn while_one_replica_runs_a_wake_up_no_other_replica_starts_a_second_one()
     let ana = author(&bus, dir_a.path(), "Ana", &[]);
     // Urgent mail may wake a role again one second after its last wake-up.
     let ctx = bus.open(dir_a.path()).await;
-    colmena_core::inbox::wakes::set_min_wake_interval(&ctx, 1)
+    colmena_core::inbox::wake_timing::set_min_wake_interval(&ctx, 1)
         .await
         .unwrap();
     drop(ctx);
@@ -509,7 +509,7 @@ async fn a_long_wake_up_keeps_its_lease_and_a_replica_killed_mid_run_lets_the_ot
     );
     let ana = author(&bus, dir_a.path(), "Ana", &[]);
     let ctx = bus.open(dir_a.path()).await;
-    colmena_core::inbox::wakes::set_min_wake_interval(&ctx, 1)
+    colmena_core::inbox::wake_timing::set_min_wake_interval(&ctx, 1)
         .await
         .unwrap();
     drop(ctx);

@@ -12,8 +12,8 @@ mod common;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use colmena_core::inbox::team::{self, OutboxState, TeamBusConnect, outbox};
 use colmena_core::inbox::{self, Caller, InboxQuery, SendMessage};
+use colmena_core::team_bus::{self as team, OutboxState, TeamBusConnect, outbox};
 use colmena_core::{Ctx, ErrorCode};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;

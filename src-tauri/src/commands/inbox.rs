@@ -61,8 +61,9 @@ pub async fn list_wake_history(
     author_id: String,
     before: Option<i64>,
     limit: Option<u32>,
-) -> Result<Vec<inbox::wake_history::WakeRecord>, AppError> {
-    inbox::wake_history::list(&ctx, &Caller::ui(&ctx), &author_id, before, limit).await
+) -> Result<Vec<colmena_core::roles::wake_history::WakeRecord>, AppError> {
+    colmena_core::roles::wake_history::list(&ctx, &Caller::ui(&ctx), &author_id, before, limit)
+        .await
 }
 
 /// The summary standing for a role's older turns, if one was made.
@@ -71,14 +72,14 @@ pub async fn list_wake_history(
 pub async fn role_thread_summary(
     ctx: State<'_, Ctx>,
     author_id: String,
-) -> Result<Option<inbox::role_thread::ThreadSummary>, AppError> {
-    inbox::role_thread::summary(&ctx, &author_id).await
+) -> Result<Option<colmena_core::roles::role_thread::ThreadSummary>, AppError> {
+    colmena_core::roles::role_thread::summary(&ctx, &author_id).await
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn wake_author(ctx: State<'_, Ctx>, id: String) -> Result<Author, AppError> {
-    inbox::wakes::wake_now(&ctx, &id).await
+    colmena_core::roles::wakes::wake_now(&ctx, &id).await
 }
 
 #[tauri::command]

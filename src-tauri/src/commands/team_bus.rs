@@ -1,9 +1,9 @@
 //! This desktop on a team's bus (issue 17): Settings → Bus and the team
-//! panel of the Inbox view — one line each over `colmena_core::inbox::team`.
+//! panel of the Inbox view — one line each over `colmena_core::team_bus`.
 //! The token goes in once and comes back only masked.
 
-use colmena_core::inbox::team::{self, OutboxEntry, TeamBusConnect, TeamBusLink, outbox};
 use colmena_core::inbox::{InboxQuery, Message, SendMessage};
+use colmena_core::team_bus::{self as team, OutboxEntry, TeamBusConnect, TeamBusLink, outbox};
 use colmena_core::{AppError, Ctx};
 use tauri::State;
 

@@ -4,7 +4,7 @@
 //!
 //! One per process at most (the app, `colmena serve`), any number per data
 //! dir. Each fire is claimed by compare-and-set on `next_run_at` — the
-//! pattern of `inbox::wakes::claim` — and each trigger request by deleting
+//! pattern of `roles::wakes::claim` — and each trigger request by deleting
 //! its row, so whichever scheduler wins runs it and the others do nothing.
 //!
 //! A fire is "on time" when the scheduler claims it within [`GRACE`] of its

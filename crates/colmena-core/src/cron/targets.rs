@@ -143,7 +143,7 @@ async fn wake_role(ctx: &Ctx, id: &str, prompt: &str) -> Result<Outcome> {
         )
         .await?;
     }
-    let woken = inbox::wakes::wake(ctx, &role).await?;
+    let woken = crate::roles::wakes::wake(ctx, &role).await?;
     Ok(Outcome {
         note: woken
             .run_id

@@ -14,7 +14,7 @@
 //! — HTTP, MCP, agents' tools, the drop folder, the app — because the check
 //! is in [`insert`]. Urgent mail moves a role's next wake-up forward, but
 //! never closer than the minimum interval after its last one
-//! (`wakes::earliest_urgent_wake`): a flood of urgent mail is one model run
+//! (`wake_timing::earliest_urgent_wake`): a flood of urgent mail is one model run
 //! per interval, not one per message.
 //!
 //! Conversations are threads (issue 15, item 4): a message may answer
@@ -323,7 +323,7 @@ pub(crate) fn insert_answer(
         .execute([root])?;
     }
     if priority == Priority::Urgent {
-        let wake_at = stored(super::wakes::earliest_urgent_wake(conn, to, at)?);
+        let wake_at = stored(super::wake_timing::earliest_urgent_wake(conn, to, at)?);
         conn.execute(
             "UPDATE authors SET next_wake_at = ?2
              WHERE id = ?1 AND (agent_id IS NOT NULL OR wake_command IS NOT NULL)
@@ -382,7 +382,7 @@ pub async fn send(
             return Err(missing);
         }
         let max_unread = max_unread(ctx).await?;
-        let min_wake = super::wakes::min_wake_interval(ctx).await?;
+        let min_wake = super::wake_timing::min_wake_interval(ctx).await?;
         let (sent, new) = pg::messages::send(
             pg,
             max_unread,

@@ -19,20 +19,13 @@
 
 pub mod authors;
 pub mod client_ids;
-pub(crate) mod cut_off;
 pub mod drop_folder;
 pub mod local_server;
 pub mod messages;
-pub mod remote;
 pub mod role_config;
-pub mod role_thread;
 pub mod search;
-pub mod team;
-mod token;
-pub mod wake_budget;
-pub mod wake_command;
-pub mod wake_history;
-pub mod wakes;
+pub(crate) mod token;
+pub mod wake_timing;
 
 use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;

@@ -1,7 +1,7 @@
 //! How much a model can read at once, and how big a request is (issue 15):
 //! a role's thread grows with every wake-up, so before each one the thread
 //! is measured against the model's window and older turns are summarised
-//! (`inbox::role_thread`).
+//! (`roles::role_thread`).
 //!
 //! The window is the person's setting for the model (`models.context_window`)
 //! or, unset, a known figure for the model's family — conservative for an

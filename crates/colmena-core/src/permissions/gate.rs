@@ -209,7 +209,7 @@ async fn check(rc: &RunContext, agent: &Agent, call: &ToolCall) -> Result<Verdic
             if unattended.contains(&Risk::Reply)
                 && risk == Risk::Send
                 && let Some(to) = &recipient
-                && crate::inbox::cut_off::senders_of(conn, &run_id)?.contains(to)
+                && crate::roles::cut_off::senders_of(conn, &run_id)?.contains(to)
             {
                 unattended.push(Risk::Send);
             }

@@ -12,10 +12,10 @@ use crate::agents::{self, Agent};
 use crate::ctx::Ctx;
 use crate::error::{AppError, Result};
 use crate::ids::AgentId;
-use crate::inbox::cut_off::{self, WakeOf};
 use crate::llm::{self, CallOptions, ChatRequest, Message, StreamEvent, ToolCall, ToolSpec, Usage};
 use crate::models::resolve::resolve_agent_model;
 use crate::prompt;
+use crate::roles::cut_off::{self, WakeOf};
 use crate::runs::{self, NewRun, Run, RunKind};
 
 /// The most model turns one agent takes in a run.
@@ -313,7 +313,7 @@ pub(crate) async fn run_agent_as(
     start_agent_run(ctx, agent_id, input, options, wake, None, None, sink).await
 }
 
-/// Runs a woken role's agent from its thread (`inbox::role_thread`): the
+/// Runs a woken role's agent from its thread (`roles::role_thread`): the
 /// turns so far, the new mail last, and the role's own system additions.
 pub(crate) async fn run_role_wake(
     ctx: &Ctx,

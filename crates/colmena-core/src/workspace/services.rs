@@ -53,7 +53,7 @@ impl Services {
     /// Starts them on the current tokio runtime; they stop with `stop`.
     pub fn start(self, ctx: &Ctx, stop: &CancellationToken) {
         if self.wake_scheduler {
-            tokio::spawn(crate::inbox::wakes::run_scheduler(
+            tokio::spawn(crate::roles::wakes::run_scheduler(
                 ctx.clone(),
                 stop.clone(),
             ));
@@ -69,7 +69,7 @@ impl Services {
             tokio::spawn(crate::cron::announce_failures(ctx.clone(), stop.clone()));
         }
         if self.team_delivery {
-            tokio::spawn(crate::inbox::team::delivery::run(ctx.clone(), stop.clone()));
+            tokio::spawn(crate::team_bus::delivery::run(ctx.clone(), stop.clone()));
         }
     }
 }

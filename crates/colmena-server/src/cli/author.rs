@@ -222,7 +222,7 @@ pub(super) fn grant_text(grant: &[Risk]) -> String {
     }
 }
 
-fn print_history(list: &[inbox::wake_history::WakeRecord]) {
+fn print_history(list: &[colmena_core::roles::wake_history::WakeRecord]) {
     table(
         &["started", "kind", "messages", "sent", "exit", "error"],
         list.iter()
@@ -318,15 +318,15 @@ pub async fn run(ctx: &Ctx, out: &Output, command: AuthorCommand) -> Result<()> 
             out.done(&format!("removed author {id}"));
         }
         AuthorCommand::Wake { id } => {
-            let author = inbox::wakes::wake_now(ctx, &id).await?;
+            let author = colmena_core::roles::wakes::wake_now(ctx, &id).await?;
             out.emit(&author, |a| print_table(std::slice::from_ref(a)));
         }
         AuthorCommand::Budget { per_hour, per_day } => {
-            let mut budget = inbox::wake_budget::wake_budget(ctx).await?;
+            let mut budget = colmena_core::roles::wake_budget::wake_budget(ctx).await?;
             if per_hour.is_some() || per_day.is_some() {
                 budget.per_hour = per_hour.unwrap_or(budget.per_hour);
                 budget.per_day = per_day.unwrap_or(budget.per_day);
-                budget = inbox::wake_budget::set_wake_budget(ctx, budget).await?;
+                budget = colmena_core::roles::wake_budget::set_wake_budget(ctx, budget).await?;
             }
             out.emit(&budget, |b| {
                 println!(
@@ -337,7 +337,9 @@ pub async fn run(ctx: &Ctx, out: &Output, command: AuthorCommand) -> Result<()> 
         }
         AuthorCommand::History { id, limit } => {
             let caller = inbox::Caller::cli(ctx, None);
-            let list = inbox::wake_history::list(ctx, &caller, &id, None, Some(limit)).await?;
+            let list =
+                colmena_core::roles::wake_history::list(ctx, &caller, &id, None, Some(limit))
+                    .await?;
             out.emit(&list, |list| print_history(list));
         }
     }

@@ -115,7 +115,7 @@ pub(super) fn print_table(list: &[Message]) {
                     },
                     // Mail is someone else's text: no control characters (a
                     // terminal's escape sequences) reach the screen.
-                    colmena_core::inbox::remote::clean_text(&m.body)
+                    colmena_core::team_bus::remote::clean_text(&m.body)
                         .chars()
                         .take(60)
                         .collect(),

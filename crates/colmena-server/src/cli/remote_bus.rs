@@ -1,5 +1,5 @@
 //! `colmena message send|inbox --server URL`: the same verbs against a
-//! team's bus on another machine, through `colmena_core::inbox::remote`. No
+//! team's bus on another machine, through `colmena_core::team_bus::remote`. No
 //! workspace is opened: this machine only holds the token.
 //!
 //! The token is read from `$COLMENA_TOKEN` or a file (`--token-file`), never
@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use clap::Args;
 use colmena_core::inbox::SendMessage;
-use colmena_core::inbox::remote::{RemoteBus, RemoteBusConfig};
+use colmena_core::team_bus::remote::{RemoteBus, RemoteBusConfig};
 use colmena_core::{AppError, Result};
 
 use super::message::{MessageCommand, inbox_query, print_table};

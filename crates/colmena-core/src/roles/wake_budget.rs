@@ -2,7 +2,7 @@
 //! mail arrives, a role is woken with mail to handle at most `per_hour`
 //! times an hour and `per_day` times a day. Each such wake-up is a paid
 //! model run (or its outside program), and the minimum interval alone
-//! (`wakes::min_wake_interval`) still lets a loop run for ever: two roles
+//! (`inbox::wake_timing::min_wake_interval`) still lets a loop run for ever: two roles
 //! answering each other urgently, or one token holder's urgent mail every
 //! minute, each wake-up repeating what the mail asked for.
 //!
@@ -17,10 +17,10 @@ use chrono::{DateTime, Duration, Utc};
 use rusqlite::params;
 use serde::{Deserialize, Serialize};
 
-use super::authors::Author;
 use super::wake_history;
 use crate::ctx::{Change, Ctx, Notice, NoticeTopic};
 use crate::error::{AppError, Result};
+use crate::inbox::authors::Author;
 use crate::store::bus::time::{self, parse_stored, stored};
 use crate::store::meta;
 

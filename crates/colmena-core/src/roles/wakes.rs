@@ -17,12 +17,10 @@
 //! An inbox with nothing unread is a wake-up without a model call.
 //!
 //! However much urgent mail arrives, a role is not woken again sooner than
-//! [`min_wake_interval`] after its last wake-up began (60 s unless set per
-//! data dir): each wake-up is a paid model run, and anyone holding a token
-//! can send urgent mail. The rule holds here, in core, for every door: an
-//! urgent message moves `next_wake_at` no earlier than the end of the
-//! interval ([`earliest_urgent_wake`]), and [`claim`] defers a wake-up that
-//! would come too soon whoever made it due. Past the role's wake-up budget
+//! the bus's minimum interval after its last wake-up began
+//! (`inbox::wake_timing`): an urgent message moves `next_wake_at` no
+//! earlier than the end of the interval, and [`claim`] defers a wake-up
+//! that would come too soon whoever made it due. Past the role's wake-up budget
 //! (so many an hour and a day, [`wake_budget`]) a due wake-up waits too.
 //! "Wake now" (a person's button, `colmena author wake`) is not mail and is
 //! not held back.
@@ -32,100 +30,29 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration as StdDuration;
 
 use chrono::{DateTime, Duration, Utc};
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::params;
 use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
-use super::authors::{self, Author};
 use super::cut_off::{self, WakeOf};
-use super::messages::{self, InboxQuery, Message};
 use super::wake_history::{self, WakeEnd, WakeKind};
-use super::{Caller, drop_folder, role_thread, wake_budget, wake_command};
+use super::{role_thread, wake_budget, wake_command};
+use crate::caller::Caller;
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, Result};
 use crate::ids::AgentId;
+use crate::inbox::authors::{self, Author};
+use crate::inbox::messages::{self, InboxQuery, Message};
+use crate::inbox::{drop_folder, wake_timing};
 use crate::runs::RunStatus;
 use crate::runtime::agent::run_role_wake;
 use crate::store::bus::time::{self, parse_stored, stored};
-use crate::store::meta;
 
 /// Longest the scheduler sleeps between looks (drop folders are scanned
 /// this often too).
 const TICK: StdDuration = StdDuration::from_secs(2);
 /// Most messages one wake-up hands the agent; the rest wait for the next.
 const MAX_PER_WAKE: u32 = 50;
-
-/// The minimum interval between two wake-ups of one role unless the data
-/// dir says otherwise.
-pub const DEFAULT_MIN_WAKE_SECONDS: u32 = 60;
-const META_MIN_WAKE: &str = "bus_min_wake_seconds";
-
-/// The minimum interval between two wake-ups of one role, in seconds.
-pub async fn min_wake_interval(ctx: &Ctx) -> Result<u32> {
-    if let Some(pg) = ctx.bus_pg() {
-        return pg
-            .setting(
-                crate::store::bus::postgres::messages::MIN_WAKE_KEY,
-                DEFAULT_MIN_WAKE_SECONDS,
-            )
-            .await;
-    }
-    ctx.store().read(min_wake_seconds).await
-}
-
-/// Sets the minimum interval between two wake-ups of one role (1 s to a day).
-pub async fn set_min_wake_interval(ctx: &Ctx, seconds: u32) -> Result<u32> {
-    if !(1..=86_400).contains(&seconds) {
-        return Err(AppError::invalid_field(
-            "minWakeSeconds",
-            "out_of_range",
-            format!(
-                "the minimum interval between wake-ups must be 1 to 86400 seconds, not {seconds}"
-            ),
-        ));
-    }
-    if let Some(pg) = ctx.bus_pg() {
-        pg.set_setting(crate::store::bus::postgres::messages::MIN_WAKE_KEY, seconds)
-            .await?;
-        return Ok(seconds);
-    }
-    ctx.store()
-        .write(move |tx| meta::set(tx, META_MIN_WAKE, &seconds.to_string()))
-        .await?;
-    Ok(seconds)
-}
-
-fn min_wake_seconds(conn: &Connection) -> Result<u32> {
-    Ok(meta::get(conn, META_MIN_WAKE)?
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(DEFAULT_MIN_WAKE_SECONDS))
-}
-
-/// When the last wake-up of `role` began, and the interval it must keep.
-fn last_wake(conn: &Connection, role: &str) -> Result<(Option<DateTime<Utc>>, Duration)> {
-    let last: Option<String> = conn
-        .query_row(
-            "SELECT last_wake_at FROM authors WHERE id = ?1",
-            [role],
-            |r| r.get(0),
-        )
-        .optional()?
-        .flatten();
-    let last = last.as_deref().map(parse_stored).transpose()?;
-    let gap = Duration::seconds(i64::from(min_wake_seconds(conn)?));
-    Ok((last, gap))
-}
-
-/// The soonest an urgent message arriving `now` may wake `role`: now, or
-/// the end of the minimum interval after its last wake-up.
-pub(crate) fn earliest_urgent_wake(
-    conn: &Connection,
-    role: &str,
-    now: DateTime<Utc>,
-) -> Result<DateTime<Utc>> {
-    let (last, gap) = last_wake(conn, role)?;
-    Ok(last.map_or(now, |last| (last + gap).max(now)))
-}
 
 /// Runs the scheduler until `stop` is cancelled.
 pub async fn run_scheduler(ctx: Ctx, stop: CancellationToken) {
@@ -303,7 +230,7 @@ fn renew_lease(
 async fn claim(ctx: &Ctx, id: &str, seen: Option<String>) -> Result<Option<Author>> {
     if let Some(pg) = ctx.bus_pg() {
         let seen = seen.as_deref().map(parse_stored).transpose()?;
-        let min_wake = min_wake_interval(ctx).await?;
+        let min_wake = wake_timing::min_wake_interval(ctx).await?;
         let claimed =
             crate::store::bus::postgres::wakes::claim(pg, ctx.owner(), id, seen, min_wake).await?;
         if let Some(role) = &claimed {
@@ -323,7 +250,7 @@ async fn claim(ctx: &Ctx, id: &str, seen: Option<String>) -> Result<Option<Autho
             let now = time::now();
             // Too soon after the last wake-up, whatever made it due: wait
             // for the end of the interval instead.
-            let (last, gap) = last_wake(tx, &id)?;
+            let (last, gap) = wake_timing::last_wake(tx, &id)?;
             if let Some(last) = last
                 && last + gap > now
             {

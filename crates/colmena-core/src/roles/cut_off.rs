@@ -9,10 +9,10 @@
 
 use rusqlite::{Connection, params};
 
-use super::Caller;
-use super::messages;
 use crate::ctx::Ctx;
 use crate::error::Result;
+use crate::inbox::Caller;
+use crate::inbox::messages;
 use crate::runs::{self, RunStatus};
 use crate::runtime;
 

@@ -18,15 +18,16 @@
 
 pub mod delivery;
 pub mod outbox;
+pub mod remote;
 
 use chrono::{DateTime, Utc};
 use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
-use super::messages::{InboxQuery, Message};
-use super::remote::{RemoteBus, RemoteBusConfig};
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
+use crate::inbox::messages::{InboxQuery, Message};
+use remote::{RemoteBus, RemoteBusConfig};
 
 pub use outbox::{OutboxEntry, OutboxState};
 
@@ -232,7 +233,7 @@ pub(crate) async fn record(ctx: &Ctx, failure: Option<&AppError>) {
     let now = crate::store::bus::time::now().to_rfc3339();
     let link_failure = failure
         .filter(|e| is_link_failure(e))
-        .map(|e| super::remote::clean_text(&e.message));
+        .map(|e| remote::clean_text(&e.message));
     let written = ctx
         .store()
         .write(move |tx| {

@@ -28,8 +28,8 @@ use serde::de::DeserializeOwned;
 use serde_json::json;
 use url::Url;
 
-use super::messages::{InboxQuery, Message, MessageReceipt, SendMessage};
 use crate::error::{AppError, ErrorCode, Result};
+use crate::inbox::messages::{InboxQuery, Message, MessageReceipt, SendMessage};
 
 /// The longest a send keeps trying, whatever it is asked.
 pub const MAX_PATIENCE: Duration = Duration::from_secs(7 * 24 * 3600);

@@ -219,7 +219,7 @@ async fn settle(
     let now = crate::store::bus::time::now().to_rfc3339();
     let outcome = match sent {
         Ok(receipt) => Ok(receipt.id.clone()),
-        Err(e) => Err(crate::inbox::remote::clean_text(&e.message)),
+        Err(e) => Err(super::remote::clean_text(&e.message)),
     };
     ctx.store()
         .write(move |tx| {

@@ -18,13 +18,13 @@
 use rusqlite::{OptionalExtension, params};
 use serde_json::json;
 
-use super::authors::Author;
-use super::role_config;
 use crate::caller::role_scope;
 use crate::conversations::{self, ChatMessage, MessageRole, make_thread_id};
 use crate::ctx::Ctx;
 use crate::error::{AppError, Result};
 use crate::ids::AgentId;
+use crate::inbox::authors::Author;
+use crate::inbox::role_config;
 use crate::llm::context_window::{self, clip, tokens};
 use crate::llm::{self, CallOptions, ChatRequest, Endpoint, Message};
 use crate::runtime::agent::AgentState;
@@ -244,7 +244,7 @@ async fn ensure(ctx: &Ctx, role: &Author, agent: &AgentId) -> Result<String> {
 
 async fn read(ctx: &Ctx, thread: &str, author: &str, agent: &AgentId) -> Result<Read> {
     // Wherever the bus lives (its PostgreSQL store has the role's row).
-    let role = super::authors::get(ctx, author).await.ok();
+    let role = crate::inbox::authors::get(ctx, author).await.ok();
     let (ctx2, thread, agent) = (ctx.clone(), thread.to_owned(), agent.clone());
     ctx.store()
         .read(move |conn| {

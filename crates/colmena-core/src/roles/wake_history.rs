@@ -13,9 +13,9 @@ use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
-use super::Caller;
 use crate::ctx::{Change, Ctx};
 use crate::error::Result;
+use crate::inbox::Caller;
 use crate::store::bus::time::{self, parse_stored, stored};
 
 /// Entries kept per role; older ones are dropped as new ones close.
@@ -247,7 +247,7 @@ pub async fn list(
     caller.may_act_as(author)?;
     let author = author.to_owned();
     let limit = limit.unwrap_or(50).clamp(1, MAX_LIST);
-    super::authors::must_exist(ctx, &author).await?;
+    crate::inbox::authors::must_exist(ctx, &author).await?;
     ctx.store()
         .read(move |conn| {
             let mut stmt = conn.prepare_cached(

@@ -37,14 +37,15 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::authors::{self, Author};
-use super::messages::{self, InboxQuery};
-use super::role_config;
 use super::wake_history::{self, MAX_OUTPUT_BYTES, WakeEnd, WakeKind};
 use super::wakes::WakeOutcome;
-use super::{Caller, drop_folder, local_server, token};
+use crate::caller::Caller;
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, Result};
+use crate::inbox::authors::{self, Author};
+use crate::inbox::messages::{self, InboxQuery};
+use crate::inbox::role_config;
+use crate::inbox::{drop_folder, local_server, token};
 use crate::process::{kill_group, supervised_command};
 use crate::store::bus::time::{self, stored};
 
