@@ -38,9 +38,9 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::wake_history::{self, MAX_OUTPUT_BYTES, WakeEnd, WakeKind};
-use super::wakes::WakeOutcome;
+use super::wakes::{WakeOutcome, record};
 use crate::caller::Caller;
-use crate::ctx::{Change, Ctx};
+use crate::ctx::Ctx;
 use crate::error::{AppError, Result};
 use crate::inbox::authors::{self, Author};
 use crate::inbox::messages::{self, InboxQuery};
@@ -372,27 +372,6 @@ fn read_into<R: AsyncRead + Unpin + Send + 'static>(
             }
         }
     })
-}
-
-/// Keeps why the last wake-up failed (or that it did not).
-async fn record(ctx: &Ctx, id: &str, failure: Option<String>) -> Result<()> {
-    if let Some(pg) = ctx.bus_pg() {
-        crate::store::bus::postgres::wakes::record(pg, id, failure.as_deref()).await?;
-        ctx.changed(Change::Authors);
-        return Ok(());
-    }
-    let id = id.to_owned();
-    ctx.store()
-        .write(move |tx| {
-            tx.execute(
-                "UPDATE authors SET last_wake_error = ?2 WHERE id = ?1",
-                params![id, failure],
-            )?;
-            Ok(())
-        })
-        .await?;
-    ctx.changed(Change::Authors);
-    Ok(())
 }
 
 #[cfg(test)]

@@ -420,7 +420,9 @@ pub(crate) async fn wake(ctx: &Ctx, role: &Author) -> Result<WakeOutcome> {
     })
 }
 
-async fn record(ctx: &Ctx, id: &str, failure: Option<String>) -> Result<()> {
+/// Keeps why the last wake-up failed (or that it did not), for an agent's
+/// wake-up and a wake command's alike.
+pub(super) async fn record(ctx: &Ctx, id: &str, failure: Option<String>) -> Result<()> {
     if let Some(pg) = ctx.bus_pg() {
         crate::store::bus::postgres::wakes::record(pg, id, failure.as_deref()).await?;
         ctx.changed(Change::Authors);
