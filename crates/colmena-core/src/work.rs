@@ -21,11 +21,18 @@ pub(crate) enum Work<'a> {
     Variant(&'a str),
 }
 
+/// [`Work`] as the registry keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Key {
+    Run(String),
+    Variant(String),
+}
+
 impl Work<'_> {
-    fn key(self) -> (u8, String) {
+    fn key(self) -> Key {
         match self {
-            Work::Run(id) => (0, id.to_owned()),
-            Work::Variant(id) => (1, id.to_owned()),
+            Work::Run(id) => Key::Run(id.to_owned()),
+            Work::Variant(id) => Key::Variant(id.to_owned()),
         }
     }
 }
@@ -33,7 +40,7 @@ impl Work<'_> {
 /// The work of this process, by what it is, with the token that stops it.
 #[derive(Default)]
 pub(crate) struct Registry {
-    active: Mutex<HashMap<(u8, String), CancellationToken>>,
+    active: Mutex<HashMap<Key, CancellationToken>>,
 }
 
 impl Registry {
@@ -59,7 +66,7 @@ impl Registry {
         token.map(|t| t.cancel()).is_some()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(u8, String), CancellationToken>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Key, CancellationToken>> {
         // A panic while holding the lock leaves the map as it was: go on.
         self.active.lock().unwrap_or_else(PoisonError::into_inner)
     }

@@ -23,6 +23,7 @@ use crate::permissions;
 use crate::risk::Risk;
 use crate::store::bus::postgres as pg;
 use crate::store::bus::time::{self, parse_stored, stored};
+use crate::store::bus::{command_column, command_from_column};
 use crate::validate;
 
 pub use crate::store::bus::{Author, AuthorKind};
@@ -138,7 +139,7 @@ fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Author> {
             .filter_map(Risk::parse)
             .collect(),
         instructions: r.get(13)?,
-        wake_command: role_config::command_from_column(r.get(14)?),
+        wake_command: command_from_column(r.get(14)?),
         wake_timeout_seconds: r.get(15)?,
         skills: r
             .get::<_, Option<String>>(16)?
@@ -483,7 +484,7 @@ pub async fn create(ctx: &Ctx, input: NewAuthor) -> Result<AuthorWithToken> {
                 interval: waking.interval,
                 next_wake_at: next_wake_at(waking.interval, time::now()),
                 instructions: &instructions,
-                command: role_config::command_column(waking.command.as_ref()),
+                command: command_column(waking.command.as_ref()),
                 timeout: waking.timeout,
                 unattended: &unattended,
                 skills: &skills,
@@ -537,7 +538,7 @@ pub async fn create(ctx: &Ctx, input: NewAuthor) -> Result<AuthorWithToken> {
                     next_wake(waking.interval, now),
                     stored(now),
                     instructions,
-                    role_config::command_column(waking.command.as_ref()),
+                    command_column(waking.command.as_ref()),
                     waking.timeout
                 ],
             )?;
@@ -585,7 +586,7 @@ pub async fn update(ctx: &Ctx, id: &str, input: AuthorUpdate) -> Result<Author> 
                 agent: waking.agent.as_deref(),
                 interval: waking.interval,
                 next_wake_at: next_wake_at(waking.interval, time::now()),
-                command: role_config::command_column(waking.command.as_ref()),
+                command: command_column(waking.command.as_ref()),
                 timeout: waking.timeout,
                 instructions: instructions.as_deref(),
                 skills: skills.as_deref(),
@@ -624,7 +625,7 @@ pub async fn update(ctx: &Ctx, id: &str, input: AuthorUpdate) -> Result<Author> 
                     waking.agent,
                     waking.interval,
                     next_wake(waking.interval, time::now()),
-                    role_config::command_column(waking.command.as_ref()),
+                    command_column(waking.command.as_ref()),
                     waking.timeout
                 ],
             )?;

@@ -21,7 +21,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::messages::{COLUMNS, Message, from_row};
 use crate::error::{AppError, Result};
-pub(crate) use crate::store::bus::replay::{fingerprint, reused};
+use crate::store::bus::replay::reused;
 use crate::store::bus::time::{parse_stored, stored};
 
 /// Longest client id, in bytes.

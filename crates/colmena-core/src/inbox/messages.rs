@@ -42,9 +42,7 @@ use crate::store::bus::postgres as pg;
 use crate::store::bus::time::{self, parse_since, parse_stored, stored};
 use crate::store::meta;
 
-pub(crate) use crate::store::bus::errors::{
-    check_reply_id, inbox_full, no_such_reply, other_conversation,
-};
+use crate::store::bus::errors::{check_reply_id, inbox_full, no_such_reply, other_conversation};
 pub use crate::store::bus::{Message, Priority};
 
 /// Longest message body, in bytes.
@@ -414,7 +412,7 @@ pub async fn send(
                 authors::require_exists(conn, &to)?;
             }
             let request = message.message_id.as_deref().map(|client_id| {
-                let sha = client_ids::fingerprint(
+                let sha = crate::store::bus::replay::fingerprint(
                     &to,
                     priority,
                     message.reply_to.as_deref(),

@@ -12,7 +12,6 @@
 use rusqlite::{Connection, params};
 
 use crate::error::{AppError, Result};
-pub(crate) use crate::store::bus::{command_column, command_from_column};
 
 /// Longest standing instructions, in characters.
 pub const MAX_INSTRUCTIONS: usize = 20_000;

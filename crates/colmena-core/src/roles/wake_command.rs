@@ -38,12 +38,10 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::wake_history::{self, MAX_OUTPUT_BYTES, WakeEnd, WakeKind};
-use super::wakes::{WakeOutcome, record};
-use crate::caller::Caller;
+use super::wakes::{WakeOutcome, record, unread_for_wake};
 use crate::ctx::Ctx;
 use crate::error::{AppError, Result};
 use crate::inbox::authors::{self, Author};
-use crate::inbox::messages::{self, InboxQuery};
 use crate::inbox::role_config;
 use crate::inbox::{drop_folder, local_server, token};
 use crate::process::{kill_group, supervised_command};
@@ -85,18 +83,7 @@ pub(crate) async fn wake(
     let Some(command) = role.wake_command.clone() else {
         return Ok(WakeOutcome::default());
     };
-    let unread = messages::inbox(
-        ctx,
-        &Caller::system(ctx),
-        &role.id,
-        InboxQuery {
-            unread_only: Some(true),
-            peek: Some(true),
-            limit: Some(MAX_LISTED),
-            since: None,
-        },
-    )
-    .await?;
+    let unread = unread_for_wake(ctx, &role.id, MAX_LISTED).await?;
     if unread.is_empty() {
         record(ctx, &role.id, None).await?;
         return Ok(WakeOutcome::default());

@@ -332,23 +332,29 @@ pub(crate) struct WakeOutcome {
     pub error: Option<String>,
 }
 
+/// The unread mail a wake-up of `role` is handed, at most `limit`: peeked,
+/// so it is marked read only once the wake-up has handled it.
+pub(super) async fn unread_for_wake(ctx: &Ctx, role: &str, limit: u32) -> Result<Vec<Message>> {
+    messages::inbox(
+        ctx,
+        &Caller::system(ctx),
+        role,
+        InboxQuery {
+            unread_only: Some(true),
+            peek: Some(true),
+            limit: Some(limit),
+            since: None,
+        },
+    )
+    .await
+}
+
 /// One wake-up of `role`.
 pub(crate) async fn wake(ctx: &Ctx, role: &Author) -> Result<WakeOutcome> {
     if role.agent_id.is_some() {
         cut_off::resume_for(ctx, &role.id).await?;
     }
-    let unread = messages::inbox(
-        ctx,
-        &Caller::system(ctx),
-        &role.id,
-        InboxQuery {
-            unread_only: Some(true),
-            peek: Some(true),
-            limit: Some(MAX_PER_WAKE),
-            since: None,
-        },
-    )
-    .await?;
+    let unread = unread_for_wake(ctx, &role.id, MAX_PER_WAKE).await?;
     if unread.is_empty() {
         record(ctx, &role.id, None).await?;
         return Ok(WakeOutcome::default());
