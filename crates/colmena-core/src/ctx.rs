@@ -21,6 +21,7 @@ use crate::error::{AppError, Result};
 use crate::search::{self, DocKind, SearchDoc, SearchHit, SearchIndex, SearchQuery};
 use crate::secrets::Vault;
 use crate::store::Store;
+use crate::store::bus::{Bus, BusStore};
 use crate::work;
 
 /// What changed, for live views. Sent after the change is committed.
@@ -105,9 +106,10 @@ struct Inner {
     /// Where this process serves the bus over HTTP right now (a base URL),
     /// told to an outside role's wake command (`inbox::local_server`).
     serving: Mutex<Option<String>>,
-    /// The bus's PostgreSQL store when it is not this workspace's SQLite
-    /// one (`COLMENA_BUS_STORE`, `colmena serve --store`; issue 17).
-    bus_pg: Option<Arc<crate::store::bus::postgres::PgBus>>,
+    /// Where the bus's rows live: this workspace's SQLite file, or a
+    /// PostgreSQL database replicas share (`COLMENA_BUS_STORE`, `colmena
+    /// serve --store`; issue 17).
+    bus: Bus,
 }
 
 /// A [`Ctx`] that does not keep the workspace open (held by what the
@@ -193,7 +195,7 @@ pub(crate) struct Parts {
     pub search: SearchIndex,
     pub owner: String,
     pub lease_owner: String,
-    pub bus_pg: Option<Arc<crate::store::bus::postgres::PgBus>>,
+    pub bus: Bus,
 }
 
 impl Ctx {
@@ -217,22 +219,19 @@ impl Ctx {
                 wakes: Arc::new(tokio::sync::Notify::new()),
                 slots: Mutex::new(HashMap::new()),
                 serving: Mutex::new(None),
-                bus_pg: parts.bus_pg,
+                bus: parts.bus,
             }),
         }
     }
 
-    /// The bus's PostgreSQL store, when the bus is not in this workspace.
-    pub(crate) fn bus_pg(&self) -> Option<&Arc<crate::store::bus::postgres::PgBus>> {
-        self.inner.bus_pg.as_ref()
+    /// The bus store: every bus operation goes through it.
+    pub(crate) fn bus(&self) -> &dyn BusStore {
+        &*self.inner.bus
     }
 
     /// Where the bus lives: `sqlite`, or `postgres` and its schema.
     pub fn bus_store_name(&self) -> String {
-        match self.bus_pg() {
-            None => "sqlite".to_owned(),
-            Some(pg) => format!("postgres (schema {})", pg.schema()),
-        }
+        self.inner.bus.name()
     }
 
     pub fn data_dir(&self) -> &Path {
@@ -245,7 +244,7 @@ impl Ctx {
 
     /// This workspace's state of type `T`, made on first use: what a
     /// floor above keeps per open workspace (the MCP servers' hub, the cron
-    /// scheduler's handle, the bus index) without this file naming it —
+    /// scheduler's handle) without this file naming it —
     /// as Tauri's `State<T>` and axum's `Extension<T>` do.
     pub(crate) fn slot<T: Any + Default + Send + Sync>(&self) -> Arc<T> {
         let mut slots = self

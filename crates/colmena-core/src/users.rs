@@ -109,14 +109,12 @@ pub async fn create(ctx: &Ctx, name: &str) -> Result<User> {
                 "INSERT INTO users (id, name, is_owner, created_at) VALUES (?1, ?2, 0, ?3)",
                 params![id, name, Utc::now()],
             )?;
-            crate::inbox::authors::ensure_user_authors(tx)?;
             find(tx, &id)?.ok_or_else(|| AppError::internal("the new user vanished"))
         })
         .await?;
-    // A bus on PostgreSQL gets the person's author there too.
-    if let Some(pg) = ctx.bus_pg() {
-        crate::inbox::authors::ensure_user_authors_on(pg, ctx.store()).await?;
-    }
+    // The person's author, wherever the bus lives (a step of its own:
+    // every start makes sure of it again).
+    crate::inbox::authors::ensure_people_have_authors(ctx.store(), ctx.bus()).await?;
     ctx.changed(Change::Users);
     ctx.changed(Change::Authors);
     Ok(user)

@@ -344,7 +344,7 @@ pub async fn create(ctx: &Ctx, input: NewCronJob) -> Result<CronJob> {
 /// mirrored here (its name and agent) before the job is checked against
 /// this store, and a role the bus does not have is refused as here.
 async fn mirror_role_target(ctx: &Ctx, target: Option<&Target>) -> Result<()> {
-    let (Some(Target::Role { id }), Some(_)) = (target, ctx.bus_pg()) else {
+    let Some(Target::Role { id }) = target.filter(|_| ctx.bus().is_shared()) else {
         return Ok(());
     };
     let id = id.trim();

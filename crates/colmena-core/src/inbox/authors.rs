@@ -10,7 +10,7 @@
 //! (B7).
 
 use chrono::{DateTime, Duration, Utc};
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, params};
 use serde::{Deserialize, Serialize};
 
 use super::role_config;
@@ -19,11 +19,10 @@ use crate::caller::{Caller, Client};
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
 use crate::ids::{AgentId, slug_for};
-use crate::permissions;
 use crate::risk::Risk;
-use crate::store::bus::postgres as pg;
-use crate::store::bus::time::{self, parse_stored, stored};
-use crate::store::bus::{command_column, command_from_column};
+use crate::store::bus::command_column;
+use crate::store::bus::port::{BusStore, Person, RoleRow, RoleUpdateRow};
+use crate::store::bus::time::{self, stored};
 use crate::validate;
 
 pub use crate::store::bus::{Author, AuthorKind};
@@ -100,122 +99,15 @@ pub struct AuthorUpdate {
 /// network is a person's grant in the Inbox.
 pub const DEFAULT_UNATTENDED: [Risk; 1] = [Risk::Reply];
 
-const COLUMNS: &str = "a.id, a.name, a.kind, a.user_id, a.agent_id, a.wake_interval_minutes,
-     a.next_wake_at, a.last_wake_at, a.last_wake_error, a.created_at,
-     coalesce((SELECT n FROM bus_unread b WHERE b.author_id = a.id), 0),
-     coalesce(u.is_owner, 0),
-     (SELECT group_concat(risk, ',') FROM (SELECT risk FROM role_unattended r WHERE r.author_id = a.id ORDER BY risk)),
-     a.instructions, a.wake_command, a.wake_timeout_seconds,
-     (SELECT group_concat(skill_id, ',') FROM (SELECT skill_id FROM role_skills s WHERE s.author_id = a.id ORDER BY skill_id))";
-
-fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Author> {
-    let kind: String = r.get(2)?;
-    let optional_time = |i: usize| -> rusqlite::Result<Option<DateTime<Utc>>> {
-        r.get::<_, Option<String>>(i)?
-            .map(|t| parse_stored(&t))
-            .transpose()
-    };
-    Ok(Author {
-        id: r.get(0)?,
-        name: r.get(1)?,
-        kind: if kind == "user" {
-            AuthorKind::User
-        } else {
-            AuthorKind::Role
-        },
-        user_id: r.get(3)?,
-        agent_id: r.get(4)?,
-        wake_interval_minutes: r.get(5)?,
-        next_wake_at: optional_time(6)?,
-        last_wake_at: optional_time(7)?,
-        last_wake_error: r.get(8)?,
-        created_at: parse_stored(&r.get::<_, String>(9)?)?,
-        unread: r.get(10)?,
-        is_owner: r.get(11)?,
-        unattended: r
-            .get::<_, Option<String>>(12)?
-            .unwrap_or_default()
-            .split(',')
-            .filter_map(Risk::parse)
-            .collect(),
-        instructions: r.get(13)?,
-        wake_command: command_from_column(r.get(14)?),
-        wake_timeout_seconds: r.get(15)?,
-        skills: r
-            .get::<_, Option<String>>(16)?
-            .unwrap_or_default()
-            .split(',')
-            .filter(|s| !s.is_empty())
-            .map(str::to_owned)
-            .collect(),
-    })
-}
-
-pub(crate) fn find(conn: &Connection, id: &str) -> Result<Option<Author>> {
-    // Every token request reads its author: prepared once per connection.
-    Ok(conn
-        .prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM authors a LEFT JOIN users u ON u.id = a.user_id WHERE a.id = ?1"
-        ))?
-        .query_row([id], from_row)
-        .optional()?)
-}
-
-/// The author, or `not_found`.
-pub(crate) fn require(conn: &Connection, id: &str) -> Result<Author> {
-    find(conn, id)?.ok_or_else(|| AppError::not_found("author", id))
-}
-
-/// `not_found` unless the author exists (the cheap check of hot paths).
-pub(crate) fn require_exists(conn: &Connection, id: &str) -> Result<()> {
-    let found = conn
-        .prepare_cached("SELECT 1 FROM authors WHERE id = ?1")?
-        .query_row([id], |_| Ok(()))
-        .optional()?;
-    found.ok_or_else(|| AppError::not_found("author", id))
-}
-
-/// An author by id or, case-insensitively, by name (the MCP tools and the
-/// drop folder name recipients as people write them).
-pub(crate) fn find_by_id_or_name(conn: &Connection, key: &str) -> Result<Option<Author>> {
-    if let Some(author) = find(conn, key)? {
-        return Ok(Some(author));
-    }
-    let id: Option<String> = conn
-        .query_row(
-            "SELECT id FROM authors WHERE name = ?1 COLLATE NOCASE",
-            [key.trim()],
-            |r| r.get(0),
-        )
-        .optional()?;
-    match id {
-        Some(id) => find(conn, &id),
-        None => Ok(None),
-    }
-}
-
-pub(crate) fn list_in(conn: &Connection) -> Result<Vec<Author>> {
-    let mut stmt = conn.prepare(&format!(
-        "SELECT {COLUMNS} FROM authors a LEFT JOIN users u ON u.id = a.user_id
-         ORDER BY coalesce(u.is_owner, 0) DESC, a.kind DESC, a.name COLLATE NOCASE"
-    ))?;
-    let rows = stmt.query_map([], from_row)?;
-    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
-}
-
 pub async fn list(ctx: &Ctx) -> Result<Vec<Author>> {
-    if let Some(pg) = ctx.bus_pg() {
-        return pg::authors::list(pg, ctx.owner()).await;
-    }
-    ctx.store().read(list_in).await
+    ctx.bus().authors().await
 }
 
 pub async fn get(ctx: &Ctx, id: &str) -> Result<Author> {
-    if let Some(pg) = ctx.bus_pg() {
-        return pg::authors::require(pg, ctx.owner(), id).await;
-    }
-    let id = id.to_owned();
-    ctx.store().read(move |conn| require(conn, &id)).await
+    ctx.bus()
+        .author(id)
+        .await?
+        .ok_or_else(|| AppError::not_found("author", id))
 }
 
 /// The owner's own author: who the desktop app sends as.
@@ -223,49 +115,12 @@ pub async fn owner(ctx: &Ctx) -> Result<Author> {
     get(ctx, ctx.owner()).await
 }
 
-/// Gives every user without an author one (at every start, and with each
-/// new user). The token is thrown away: a person who wants to use the bus
-/// from elsewhere rotates it to see one.
-pub(crate) fn ensure_user_authors(conn: &Connection) -> Result<()> {
-    let mut stmt = conn.prepare(
-        "SELECT u.id, u.name FROM users u
-         WHERE NOT EXISTS (SELECT 1 FROM authors a WHERE a.user_id = u.id)",
-    )?;
-    let missing: Vec<(String, String)> = stmt
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?;
-    for (user, name) in missing {
-        let taken = |conn: &Connection, name: &str| -> Result<bool> {
-            Ok(conn
-                .query_row(
-                    "SELECT 1 FROM authors WHERE id = ?1 OR name = ?2 COLLATE NOCASE",
-                    [&user, name],
-                    |_| Ok(()),
-                )
-                .optional()?
-                .is_some())
-        };
-        if taken(conn, &name)? {
-            tracing::warn!(
-                "user '{user}' has no bus author: the id or name '{name}' is taken by a role"
-            );
-            continue;
-        }
-        let (_, hash) = token::generate()?;
-        conn.execute(
-            "INSERT INTO authors (id, name, kind, user_id, token_hash, created_at)
-             VALUES (?1, ?2, 'user', ?1, ?3, ?4)",
-            params![user, name, hash, stored(time::now())],
-        )?;
-    }
-    Ok(())
-}
-
-/// [`ensure_user_authors`] for a bus on PostgreSQL: every user of this
-/// workspace gets an author there unless they have one.
-pub(crate) async fn ensure_user_authors_on(
-    pg: &pg::PgBus,
+/// Gives every user of this workspace without an author one (at every
+/// start, and with each new user). The token is thrown away: a person who
+/// wants to use the bus from elsewhere rotates it to see one.
+pub(crate) async fn ensure_people_have_authors(
     store: &crate::store::Store,
+    bus: &dyn BusStore,
 ) -> Result<()> {
     let users: Vec<(String, String)> = store
         .read(|conn| {
@@ -274,43 +129,38 @@ pub(crate) async fn ensure_user_authors_on(
             Ok(rows.collect::<rusqlite::Result<_>>()?)
         })
         .await?;
-    for (user, name) in users {
-        let (_, hash) = token::generate()?;
-        pg::authors::ensure_user(pg, &user, &name, &hash).await?;
-    }
-    Ok(())
+    let people = users
+        .into_iter()
+        .map(|(user, name)| {
+            let (_, hash) = token::generate()?;
+            Ok(Person { user, name, hash })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    bus.ensure_people(people).await
 }
 
 /// The author `id` by id or name (the MCP tools and the CLI name
 /// recipients as people write them), wherever the bus lives.
 pub(crate) async fn lookup(ctx: &Ctx, key: &str) -> Result<Option<Author>> {
-    if let Some(pg) = ctx.bus_pg() {
-        return pg::authors::find_by_id_or_name(pg, ctx.owner(), key).await;
-    }
-    let key = key.to_owned();
-    ctx.store()
-        .read(move |conn| find_by_id_or_name(conn, &key))
-        .await
+    ctx.bus().author_by_id_or_name(key).await
 }
 
 /// `not_found` unless the author exists, wherever the bus lives.
 pub(crate) async fn must_exist(ctx: &Ctx, id: &str) -> Result<()> {
-    if let Some(pg) = ctx.bus_pg() {
-        return pg::authors::require_exists(pg, id).await;
+    if ctx.bus().author_exists(id).await? {
+        return Ok(());
     }
-    let id = id.to_owned();
-    ctx.store()
-        .read(move |conn| require_exists(conn, &id))
-        .await
+    Err(AppError::not_found("author", id))
 }
 
-/// A role of a bus on PostgreSQL, mirrored in this workspace's store as a
-/// bare row (no token anyone knows, no schedule) with its name and its
-/// agent when this workspace has that agent: what this replica keeps of
-/// its wake-ups (history, cut-off runs, the role's thread) and its
-/// scheduled jobs point at it.
+/// A role of a shared bus (PostgreSQL), mirrored in this workspace's store
+/// as a bare row (no token anyone knows, no schedule) with its name and
+/// its agent when this workspace has that agent: what this replica keeps
+/// of its wake-ups (history, cut-off runs, the role's thread) and its
+/// scheduled jobs point at it. A bus in this workspace holds the row
+/// itself.
 pub(crate) async fn mirror_locally(ctx: &Ctx, role: &Author) -> Result<()> {
-    if ctx.bus_pg().is_none() || role.kind != AuthorKind::Role {
+    if !ctx.bus().is_shared() || role.kind != AuthorKind::Role {
         return Ok(());
     }
     let (id, name, agent) = (role.id.clone(), role.name.clone(), role.agent_id.clone());
@@ -403,15 +253,11 @@ fn check_waking(
     })
 }
 
-fn next_wake(minutes: Option<u32>, from: DateTime<Utc>) -> Option<String> {
-    next_wake_at(minutes, from).map(stored)
-}
-
 fn next_wake_at(minutes: Option<u32>, from: DateTime<Utc>) -> Option<DateTime<Utc>> {
     minutes.map(|m| from + Duration::minutes(i64::from(m)))
 }
 
-/// How a role of a bus on PostgreSQL is to be woken and told, as given.
+/// How a role is to be woken and told, as given.
 struct RoleSettings {
     agent: Option<String>,
     command: Option<Vec<String>>,
@@ -421,9 +267,24 @@ struct RoleSettings {
     skills: Option<Vec<String>>,
 }
 
-/// Checks a PostgreSQL role's settings against this workspace (its agents
-/// and skills are this replica's): how it wakes, and the instructions and
-/// skills that were given.
+/// The [`RoleSettings`] a [`NewAuthor`] or an [`AuthorUpdate`] gives (the
+/// two share these fields' names).
+macro_rules! settings_of {
+    ($input:expr) => {
+        RoleSettings {
+            agent: $input.agent_id.clone(),
+            command: $input.wake_command.clone(),
+            timeout: $input.wake_timeout_seconds,
+            interval: $input.wake_interval_minutes,
+            instructions: $input.instructions.clone(),
+            skills: $input.skills.clone(),
+        }
+    };
+}
+
+/// Checks a role's settings against this workspace (its agents and skills
+/// are this workspace's, on a shared bus this replica's): how it wakes, and
+/// the instructions and skills that were given.
 async fn check_role_settings(
     ctx: &Ctx,
     given: RoleSettings,
@@ -456,195 +317,62 @@ async fn check_role_settings(
 pub async fn create(ctx: &Ctx, input: NewAuthor) -> Result<AuthorWithToken> {
     let name = validate::name("name", &input.name, 80)?;
     let id = slug_for("name", &name)?;
-    if let Some(pg) = ctx.bus_pg() {
-        let pg = std::sync::Arc::clone(pg);
-        let (waking, instructions, skills) = check_role_settings(
-            ctx,
-            RoleSettings {
-                agent: input.agent_id.clone(),
-                command: input.wake_command.clone(),
-                timeout: input.wake_timeout_seconds,
-                interval: input.wake_interval_minutes,
-                instructions: Some(input.instructions.clone().unwrap_or_default()),
-                skills: Some(input.skills.clone().unwrap_or_default()),
-            },
-        )
-        .await?;
-        let (instructions, skills) = (instructions.unwrap_or_default(), skills.unwrap_or_default());
-        let (token, hash) = token::generate()?;
-        let unattended = input.unattended.unwrap_or(DEFAULT_UNATTENDED.to_vec());
-        let author = pg::authors::create(
-            &pg,
-            ctx.owner(),
-            pg::authors::NewRole {
-                id: &id,
-                name: &name,
-                agent: waking.agent.as_deref(),
-                hash: &hash,
-                interval: waking.interval,
-                next_wake_at: next_wake_at(waking.interval, time::now()),
-                instructions: &instructions,
-                command: command_column(waking.command.as_ref()),
-                timeout: waking.timeout,
-                unattended: &unattended,
-                skills: &skills,
-            },
-        )
-        .await?;
-        // No drop folder: a shared bus's replicas read none.
-        ctx.changed(Change::Authors);
-        return Ok(AuthorWithToken { author, token });
-    }
-    let created = ctx
-        .store()
-        .write(move |tx| {
-            let taken: Option<String> = tx
-                .query_row(
-                    "SELECT id FROM authors WHERE id = ?1 OR name = ?2 COLLATE NOCASE",
-                    [&id, &name],
-                    |r| r.get(0),
-                )
-                .optional()?;
-            if let Some(taken) = taken {
-                return Err(AppError::conflicting_field(
-                    "name",
-                    "duplicate_name",
-                    format!("an author '{taken}' already exists"),
-                ));
-            }
-            let waking = check_waking(
-                tx,
-                input.agent_id.as_deref(),
-                input.wake_command.as_deref(),
-                input.wake_timeout_seconds,
-                input.wake_interval_minutes,
-            )?;
-            let instructions =
-                role_config::check_instructions(input.instructions.as_deref().unwrap_or(""))?;
-            let skills = role_config::check_skills(tx, input.skills.as_deref().unwrap_or(&[]))?;
-            let (token, hash) = token::generate()?;
-            let now = time::now();
-            tx.execute(
-                "INSERT INTO authors (id, name, kind, agent_id, token_hash, wake_interval_minutes,
-                                          next_wake_at, created_at, instructions, wake_command,
-                                          wake_timeout_seconds)
-                     VALUES (?1, ?2, 'role', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-                params![
-                    id,
-                    name,
-                    waking.agent,
-                    hash,
-                    waking.interval,
-                    next_wake(waking.interval, now),
-                    stored(now),
-                    instructions,
-                    command_column(waking.command.as_ref()),
-                    waking.timeout
-                ],
-            )?;
-            role_config::write_skills(tx, &id, &skills)?;
-            let unattended = input
-                .unattended
-                .clone()
-                .unwrap_or(DEFAULT_UNATTENDED.to_vec());
-            permissions::write_unattended(tx, &id, &unattended)?;
-            Ok(AuthorWithToken {
-                author: require(tx, &id)?,
-                token,
-            })
+    let mut given = settings_of!(input);
+    // A new role's instructions and skills are checked even when empty.
+    given.instructions.get_or_insert_default();
+    given.skills.get_or_insert_default();
+    let (waking, instructions, skills) = check_role_settings(ctx, given).await?;
+    let (token, hash) = token::generate()?;
+    let author = ctx
+        .bus()
+        .create_role(RoleRow {
+            id,
+            name,
+            agent: waking.agent,
+            hash,
+            interval: waking.interval,
+            next_wake_at: next_wake_at(waking.interval, time::now()),
+            instructions: instructions.unwrap_or_default(),
+            command: command_column(waking.command.as_ref()),
+            timeout: waking.timeout,
+            unattended: input.unattended.unwrap_or(DEFAULT_UNATTENDED.to_vec()),
+            skills: skills.unwrap_or_default(),
         })
         .await?;
-    super::drop_folder::prepare(ctx, &created.author.id);
+    // A shared bus's replicas read no drop folder.
+    if !ctx.bus().is_shared() {
+        super::drop_folder::prepare(ctx, &author.id);
+    }
     ctx.changed(Change::Authors);
-    Ok(created)
+    Ok(AuthorWithToken { author, token })
 }
 
 /// Sets how a role is woken (agent or command, interval) and, when given,
 /// its grants, instructions and skills. The next wake-up is counted from
 /// now with the new interval.
 pub async fn update(ctx: &Ctx, id: &str, input: AuthorUpdate) -> Result<Author> {
-    if let Some(pg) = ctx.bus_pg() {
-        let pg = std::sync::Arc::clone(pg);
-        pg::authors::require(&pg, ctx.owner(), id).await?;
-        let (waking, instructions, skills) = check_role_settings(
-            ctx,
-            RoleSettings {
-                agent: input.agent_id.clone(),
-                command: input.wake_command.clone(),
-                timeout: input.wake_timeout_seconds,
-                interval: input.wake_interval_minutes,
-                instructions: input.instructions.clone(),
-                skills: input.skills.clone(),
-            },
-        )
-        .await?;
-        let author = pg::authors::update(
-            &pg,
-            ctx.owner(),
+    if get(ctx, id).await?.kind == AuthorKind::User {
+        return Err(AppError::new(
+            ErrorCode::Validation,
+            format!("'{id}' is a person: only roles have an agent and a schedule"),
+        ));
+    }
+    let (waking, instructions, skills) = check_role_settings(ctx, settings_of!(input)).await?;
+    let author = ctx
+        .bus()
+        .update_role(
             id,
-            pg::authors::RoleUpdate {
-                agent: waking.agent.as_deref(),
+            RoleUpdateRow {
+                agent: waking.agent,
                 interval: waking.interval,
                 next_wake_at: next_wake_at(waking.interval, time::now()),
                 command: command_column(waking.command.as_ref()),
                 timeout: waking.timeout,
-                instructions: instructions.as_deref(),
-                skills: skills.as_deref(),
-                unattended: input.unattended.as_deref(),
+                instructions,
+                skills,
+                unattended: input.unattended,
             },
         )
-        .await?;
-        ctx.changed(Change::Authors);
-        ctx.wake_scheduler();
-        return Ok(author);
-    }
-    let id = id.to_owned();
-    let author = ctx
-        .store()
-        .write(move |tx| {
-            let author = require(tx, &id)?;
-            if author.kind == AuthorKind::User {
-                return Err(AppError::new(
-                    ErrorCode::Validation,
-                    format!("'{id}' is a person: only roles have an agent and a schedule"),
-                ));
-            }
-            let waking = check_waking(
-                tx,
-                input.agent_id.as_deref(),
-                input.wake_command.as_deref(),
-                input.wake_timeout_seconds,
-                input.wake_interval_minutes,
-            )?;
-            tx.execute(
-                "UPDATE authors SET agent_id = ?2, wake_interval_minutes = ?3, next_wake_at = ?4,
-                                    wake_command = ?5, wake_timeout_seconds = ?6
-                 WHERE id = ?1",
-                params![
-                    id,
-                    waking.agent,
-                    waking.interval,
-                    next_wake(waking.interval, time::now()),
-                    command_column(waking.command.as_ref()),
-                    waking.timeout
-                ],
-            )?;
-            if let Some(instructions) = &input.instructions {
-                let instructions = role_config::check_instructions(instructions)?;
-                tx.execute(
-                    "UPDATE authors SET instructions = ?2 WHERE id = ?1",
-                    params![id, instructions],
-                )?;
-            }
-            if let Some(skills) = &input.skills {
-                let skills = role_config::check_skills(tx, skills)?;
-                role_config::write_skills(tx, &id, &skills)?;
-            }
-            if let Some(unattended) = &input.unattended {
-                permissions::write_unattended(tx, &id, unattended)?;
-            }
-            require(tx, &id)
-        })
         .await?;
     ctx.changed(Change::Authors);
     ctx.wake_scheduler();
@@ -653,37 +381,23 @@ pub async fn update(ctx: &Ctx, id: &str, input: AuthorUpdate) -> Result<Author> 
 
 /// A new token; the old one stops working at once.
 pub async fn rotate_token(ctx: &Ctx, id: &str) -> Result<AuthorWithToken> {
-    if let Some(pg) = ctx.bus_pg() {
-        let (token, hash) = token::generate()?;
-        let author = pg::authors::rotate_token(pg, ctx.owner(), id, &hash).await?;
-        ctx.changed(Change::Authors);
-        return Ok(AuthorWithToken { author, token });
-    }
-    let id = id.to_owned();
-    let rotated = ctx
-        .store()
-        .write(move |tx| {
-            require(tx, &id)?;
-            let (token, hash) = token::generate()?;
-            tx.execute(
-                "UPDATE authors SET token_hash = ?2 WHERE id = ?1",
-                params![id, hash],
-            )?;
-            Ok(AuthorWithToken {
-                author: require(tx, &id)?,
-                token,
-            })
-        })
-        .await?;
+    let (token, hash) = token::generate()?;
+    let author = ctx.bus().rotate_token(id, &hash).await?;
     ctx.changed(Change::Authors);
-    Ok(rotated)
+    Ok(AuthorWithToken { author, token })
 }
 
 /// Removes a role and its inbox. Mail it sent stays with its readers. A
 /// person's author goes only with the person.
 pub async fn remove(ctx: &Ctx, id: &str) -> Result<()> {
-    if let Some(pg) = ctx.bus_pg() {
-        pg::authors::remove(pg, ctx.owner(), id).await?;
+    if get(ctx, id).await?.kind == AuthorKind::User {
+        return Err(AppError::new(
+            ErrorCode::Validation,
+            format!("'{id}' is a person's author: it goes only with the person"),
+        ));
+    }
+    ctx.bus().remove_role(id).await?;
+    if ctx.bus().is_shared() {
         // What this replica kept of the role's wake-ups goes with it.
         let id = id.to_owned();
         ctx.store()
@@ -692,27 +406,7 @@ pub async fn remove(ctx: &Ctx, id: &str) -> Result<()> {
                 Ok(())
             })
             .await?;
-        ctx.changed(Change::Authors);
-        ctx.changed(Change::Messages);
-        return Ok(());
     }
-    let id = id.to_owned();
-    ctx.store()
-        .write(move |tx| {
-            let author = require(tx, &id)?;
-            if author.kind == AuthorKind::User {
-                return Err(AppError::new(
-                    ErrorCode::Validation,
-                    format!("'{id}' is a person's author: it goes only with the person"),
-                ));
-            }
-            tx.execute("DELETE FROM authors WHERE id = ?1", [&id])?;
-            // Its own message ids go with it: a later author of the same
-            // name must not find its sends answered by the old one's.
-            tx.execute("DELETE FROM bus_client_ids WHERE from_author = ?1", [&id])?;
-            Ok(())
-        })
-        .await?;
     ctx.changed(Change::Authors);
     ctx.changed(Change::Messages);
     Ok(())
@@ -743,35 +437,7 @@ pub async fn authenticate(ctx: &Ctx, bearer: &str) -> Result<String> {
         return Err(refused());
     }
     let hash = token::hash(&bearer);
-    if let Some(pg) = ctx.bus_pg() {
-        return match pg::authors::by_token_hash(pg, &hash).await? {
-            Some((id, stored_hash)) if token::matches(&bearer, &stored_hash) => Ok(id),
-            _ => Err(refused()),
-        };
-    }
-    let found: Option<(String, Vec<u8>)> = ctx
-        .store()
-        .read(move |conn| {
-            let own = conn
-                .prepare_cached("SELECT id, token_hash FROM authors WHERE token_hash = ?1")?
-                .query_row([&hash], |r| Ok((r.get(0)?, r.get(1)?)))
-                .optional()?;
-            if own.is_some() {
-                return Ok(own);
-            }
-            // A wake command's short-lived token, until it expires (the
-            // wake-up removes it when it ends).
-            Ok(conn
-                .prepare_cached(
-                    "SELECT author_id, token_hash FROM author_wake_tokens
-                     WHERE token_hash = ?1 AND expires_at > ?2",
-                )?
-                .query_row(params![hash, stored(time::now())], |r| {
-                    Ok((r.get(0)?, r.get(1)?))
-                })
-                .optional()?)
-        })
-        .await?;
+    let found = ctx.bus().token_owner(&hash).await?;
     match found {
         Some((id, stored_hash)) if token::matches(&bearer, &stored_hash) => Ok(id),
         _ => Err(refused()),

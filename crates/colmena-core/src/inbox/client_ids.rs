@@ -16,13 +16,12 @@
 //! rather than silently answered with the first message; and the record
 //! outlives the message, so a retry that arrives after the recipient
 //! deleted it does not deliver it again.
+//!
+//! Here is the id's syntax, checked before any store is asked; each store
+//! keeps the ids and answers the replay in the transaction that sends
+//! (`store::bus::sqlite::client_ids`, `store::bus::postgres::messages`).
 
-use rusqlite::{Connection, OptionalExtension, params};
-
-use super::messages::{COLUMNS, Message, from_row};
 use crate::error::{AppError, Result};
-use crate::store::bus::replay::reused;
-use crate::store::bus::time::{parse_stored, stored};
 
 /// Longest client id, in bytes.
 pub const MAX_CLIENT_ID_BYTES: usize = 100;
@@ -46,61 +45,4 @@ pub fn check(id: &str) -> Result<()> {
              (a UUID is a good choice)"
         ),
     ))
-}
-
-/// The message `from` already sent under `client_id`, if any, in the open
-/// transaction. The same id for other mail is a `conflict`. When the
-/// message was deleted since, it is rebuilt from the request (which matched
-/// it), unread.
-pub(crate) fn replayed(
-    conn: &Connection,
-    from: &str,
-    client_id: &str,
-    request: &[u8],
-    rebuild: impl FnOnce(String, chrono::DateTime<chrono::Utc>) -> Message,
-) -> Result<Option<Message>> {
-    let known: Option<(String, Vec<u8>, String)> = conn
-        .prepare_cached(
-            "SELECT message_id, request_sha256, created_at FROM bus_client_ids
-             WHERE from_author = ?1 AND client_id = ?2",
-        )?
-        .query_row([from, client_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .optional()?;
-    let Some((message_id, sha, created_at)) = known else {
-        return Ok(None);
-    };
-    if sha != request {
-        return Err(reused(client_id, &message_id));
-    }
-    let held = conn
-        .prepare_cached(&format!("SELECT {COLUMNS} FROM bus_messages WHERE id = ?1"))?
-        .query_row([&message_id], from_row)
-        .optional()?;
-    match held {
-        Some(message) => Ok(Some(message)),
-        None => Ok(Some(rebuild(message_id, parse_stored(&created_at)?))),
-    }
-}
-
-/// Records that `from` sent `message` under `client_id`, in the transaction
-/// that inserted it.
-pub(crate) fn record(
-    conn: &Connection,
-    from: &str,
-    client_id: &str,
-    request: &[u8],
-    message: &Message,
-) -> Result<()> {
-    conn.prepare_cached(
-        "INSERT INTO bus_client_ids (from_author, client_id, message_id, request_sha256, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5)",
-    )?
-    .execute(params![
-        from,
-        client_id,
-        message.id,
-        request,
-        stored(message.created_at)
-    ])?;
-    Ok(())
 }

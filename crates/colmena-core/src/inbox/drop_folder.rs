@@ -11,9 +11,11 @@
 //! ```
 //!
 //! Without `from`, the note is from the workspace owner (it was written on
-//! their machine). A note is moved to `inbox/ingested/` only after its
-//! message is committed; its content digest is committed with the message,
-//! so a note caught between the two by a crash is moved, not sent twice.
+//! their machine). A note is sent as any message is (`messages::send`, the
+//! bus's rules and store) and moved to `inbox/ingested/` only after its
+//! message is committed; its content digest is the message's own id
+//! (`message_id`), so a note caught between the two by a crash is answered
+//! by the message the bus holds and moved, not sent twice.
 //! A note that cannot become a message goes to `inbox/failed/` with a
 //! `.error.txt` next to it saying why. Files still being written (changed
 //! in the last second) wait for the next look.
@@ -38,7 +40,8 @@ use rusqlite::{OptionalExtension, params};
 use sha2::{Digest, Sha256};
 
 use super::authors::{self, AuthorKind};
-use super::messages::{self, Message, Priority};
+use super::messages::{self, Message, Priority, SendMessage};
+use crate::caller::Caller;
 use crate::ctx::Ctx;
 use crate::error::{AppError, Result};
 use crate::store::bus::time::{self, stored};
@@ -59,7 +62,7 @@ pub fn folder(ctx: &Ctx, author: &str) -> PathBuf {
 /// Whether this workspace reads drop folders: a bus on this machine does;
 /// replicas of a shared bus (PostgreSQL) read none, having no one folder.
 pub fn enabled(ctx: &Ctx) -> bool {
-    ctx.bus_pg().is_none()
+    !ctx.bus().is_shared()
 }
 
 /// Creates a role's drop folder, so people see where notes go.
@@ -115,7 +118,6 @@ pub async fn ingest(ctx: &Ctx, author: &str) -> Result<Vec<Message>> {
         match ingest_note(ctx, author, &note).await {
             Ok(Some(message)) => {
                 aside::move_into(&dir, &note, "ingested")?;
-                messages::after_send(ctx, &message);
                 sent.push(message);
             }
             Ok(None) => {
@@ -190,39 +192,59 @@ async fn ingest_note(ctx: &Ctx, author: &str, note: &Path) -> Result<Option<Mess
     })?;
     let (from, priority, body) = parse(&text);
     let priority = Priority::parse(priority.as_deref().unwrap_or("normal"))?;
-    messages::check_body(&body)?;
-    let (author, owner) = (author.to_owned(), ctx.owner().to_owned());
-    ctx.store()
-        .write(move |tx| {
-            let seen: Option<String> = tx
+    let seen_digest = digest.clone();
+    let seen: Option<String> = ctx
+        .store()
+        .read(move |conn| {
+            Ok(conn
                 .query_row(
                     "SELECT message_id FROM dropped_notes WHERE digest = ?1",
-                    [&digest],
+                    [&seen_digest],
                     |r| r.get(0),
                 )
-                .optional()?;
-            if seen.is_some() {
-                return Ok(None);
-            }
-            let sender = match from {
-                Some(from) => authors::find_by_id_or_name(tx, &from)?.ok_or_else(|| {
-                    AppError::invalid_field(
-                        "from",
-                        "unknown_author",
-                        format!("no author is called '{from}'"),
-                    )
-                })?,
-                None => authors::require(tx, &owner)?,
-            };
-            authors::require(tx, &author)?;
-            let message = messages::insert(tx, &sender.id, &author, &body, priority)?;
-            tx.execute(
-                "INSERT INTO dropped_notes (digest, message_id, ingested_at) VALUES (?1, ?2, ?3)",
-                params![digest, message.id, stored(time::now())],
-            )?;
-            Ok(Some(message))
+                .optional()?)
         })
-        .await
+        .await?;
+    if seen.is_some() {
+        return Ok(None);
+    }
+    let sender = match from {
+        Some(from) => authors::lookup(ctx, &from).await?.ok_or_else(|| {
+            AppError::invalid_field(
+                "from",
+                "unknown_author",
+                format!("no author is called '{from}'"),
+            )
+        })?,
+        None => authors::owner(ctx).await?,
+    };
+    // The digest is the message's own id: a note sent just before a crash
+    // is answered by the message the bus already holds, not sent twice.
+    let message = messages::send(
+        ctx,
+        &Caller::system(ctx),
+        &sender.id,
+        author,
+        SendMessage {
+            body,
+            priority: Some(priority.as_str().to_owned()),
+            reply_to: None,
+            message_id: Some(format!("drop:{digest}")),
+        },
+    )
+    .await?;
+    let id = message.id.clone();
+    ctx.store()
+        .write(move |tx| {
+            tx.execute(
+                "INSERT OR IGNORE INTO dropped_notes (digest, message_id, ingested_at)
+                 VALUES (?1, ?2, ?3)",
+                params![digest, id, stored(time::now())],
+            )?;
+            Ok(())
+        })
+        .await?;
+    Ok(Some(message))
 }
 
 /// Reads a note that is a regular file of at most [`MAX_NOTE_BYTES`],

@@ -11,11 +11,18 @@
 //! Safe by default: an inbox holds at most [`max_unread`] unread messages
 //! (10,000 unless set per data dir); mail to a full inbox is refused with
 //! `rate_limited` (`details.reason = "inbox_full"`, field `to`) on every door
-//! — HTTP, MCP, agents' tools, the drop folder, the app — because the check
-//! is in [`insert`]. Urgent mail moves a role's next wake-up forward, but
+//! — HTTP, MCP, agents' tools, the drop folder, the app — because every
+//! send goes through [`send`] and the store's one send. Urgent mail moves a role's next wake-up forward, but
 //! never closer than the minimum interval after its last one
-//! (`wake_timing::earliest_urgent_wake`): a flood of urgent mail is one model run
+//! (`inbox::wake_timing`): a flood of urgent mail is one model run
 //! per interval, not one per message.
+//!
+//! The rules are here, once, above the bus store port
+//! (`store::bus::port`): the body, the priority, the client id's syntax, no
+//! mail to oneself, who may act as whom, and in what order the authors are
+//! checked. The store keeps the rows and does in one transaction what must
+//! be atomic: the client-id replay, the reply check, the inbox cap and the
+//! urgent wake-up.
 //!
 //! Conversations are threads (issue 15, item 4): a message may answer
 //! another (`reply_to`), and only between the same two authors — the
@@ -30,7 +37,6 @@
 //! that never send `reply_to` see the bus exactly as before.
 
 use chrono::{DateTime, Utc};
-use rusqlite::{Connection, OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 use super::Caller;
@@ -38,18 +44,13 @@ use super::authors;
 use super::client_ids;
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
-use crate::store::bus::postgres as pg;
-use crate::store::bus::time::{self, parse_since, parse_stored, stored};
-use crate::store::meta;
+use crate::store::bus::port::{InboxRead, SendRow, Setting};
+use crate::store::bus::time::parse_since;
 
-use crate::store::bus::errors::{check_reply_id, inbox_full, no_such_reply, other_conversation};
 pub use crate::store::bus::{Message, Priority};
 
 /// Longest message body, in bytes.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
-/// Unread messages an inbox holds unless the data dir says otherwise.
-pub const DEFAULT_MAX_UNREAD: u32 = 10_000;
-const META_MAX_UNREAD: &str = "bus_max_unread";
 /// Messages one read returns unless told otherwise, and at most.
 pub const DEFAULT_LIMIT: u32 = 100;
 pub const MAX_LIMIT: u32 = 1000;
@@ -115,31 +116,6 @@ pub struct ConversationQuery {
 /// The most messages a thread read returns: its latest ones.
 pub const THREAD_LIMIT: u32 = 500;
 
-pub(crate) const COLUMNS: &str =
-    "id, from_author, to_author, body, priority, created_at, read_at, reply_to, thread_root";
-
-pub(crate) fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Message> {
-    let priority: String = r.get(4)?;
-    Ok(Message {
-        id: r.get(0)?,
-        from: r.get(1)?,
-        to: r.get(2)?,
-        body: r.get(3)?,
-        priority: if priority == "urgent" {
-            Priority::Urgent
-        } else {
-            Priority::Normal
-        },
-        created_at: parse_stored(&r.get::<_, String>(5)?)?,
-        read_at: r
-            .get::<_, Option<String>>(6)?
-            .map(|t| parse_stored(&t))
-            .transpose()?,
-        reply_to: r.get(7)?,
-        thread_root: r.get(8)?,
-    })
-}
-
 pub(crate) fn check_body(body: &str) -> Result<()> {
     if body.trim().is_empty() {
         return Err(AppError::invalid_field(
@@ -172,23 +148,13 @@ fn check_limit(limit: Option<u32>) -> Result<u32> {
     }
 }
 
-fn since_text(since: Option<&str>) -> Result<String> {
-    // The empty string sorts before every stored time.
-    Ok(since
-        .map(parse_since)
-        .transpose()?
-        .map(stored)
-        .unwrap_or_default())
+fn since_time(since: Option<&str>) -> Result<Option<DateTime<Utc>>> {
+    since.map(parse_since).transpose()
 }
 
 /// The most unread messages one inbox holds in this data dir.
 pub async fn max_unread(ctx: &Ctx) -> Result<u32> {
-    if let Some(pg) = ctx.bus_pg() {
-        return pg
-            .setting(pg::messages::MAX_UNREAD_KEY, DEFAULT_MAX_UNREAD)
-            .await;
-    }
-    ctx.store().read(unread_cap).await
+    ctx.bus().setting(Setting::MaxUnread).await
 }
 
 /// Sets the most unread messages one inbox holds (1 to 10,000,000).
@@ -200,138 +166,8 @@ pub async fn set_max_unread(ctx: &Ctx, cap: u32) -> Result<u32> {
             format!("an inbox must hold 1 to 10,000,000 unread messages, not {cap}"),
         ));
     }
-    if let Some(pg) = ctx.bus_pg() {
-        pg.set_setting(pg::messages::MAX_UNREAD_KEY, cap).await?;
-        return Ok(cap);
-    }
-    ctx.store()
-        .write(move |tx| meta::set(tx, META_MAX_UNREAD, &cap.to_string()))
-        .await?;
+    ctx.bus().set_setting(Setting::MaxUnread, cap).await?;
     Ok(cap)
-}
-
-fn unread_cap(conn: &Connection) -> Result<u32> {
-    Ok(meta::get(conn, META_MAX_UNREAD)?
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(DEFAULT_MAX_UNREAD))
-}
-
-/// Refuses mail to an inbox already holding its cap of unread messages.
-fn check_room(conn: &Connection, to: &str) -> Result<()> {
-    let cap = unread_cap(conn)?;
-    // Kept by triggers on bus_messages (migration 0009): one row, not a count.
-    let unread: u32 = conn
-        .prepare_cached("SELECT n FROM bus_unread WHERE author_id = ?1")?
-        .query_row([to], |r| r.get(0))
-        .optional()?
-        .unwrap_or(0);
-    if unread < cap {
-        return Ok(());
-    }
-    Err(inbox_full(to, cap))
-}
-
-/// The message an answer answers, once checked: its id and its thread.
-pub(crate) struct Answered {
-    id: String,
-    thread_root: String,
-}
-
-/// The message `from` may answer with mail to `to`: one `from` sent or
-/// received, whose other author is `to`. One not visible to `from` is
-/// refused exactly like one that does not exist.
-pub(crate) fn answered(conn: &Connection, from: &str, to: &str, id: &str) -> Result<Answered> {
-    let id = id.trim();
-    check_reply_id(id)?;
-    let unknown = || no_such_reply(id);
-    let row: Option<(String, String, Option<String>)> = conn
-        .prepare_cached(
-            "SELECT from_author, to_author, thread_root FROM bus_messages WHERE id = ?1",
-        )?
-        .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .optional()?;
-    let Some((sender, recipient, root)) = row else {
-        return Err(unknown());
-    };
-    if sender != from && recipient != from {
-        return Err(unknown());
-    }
-    let other = if sender == from { recipient } else { sender };
-    if other != to {
-        return Err(other_conversation(id, &other));
-    }
-    Ok(Answered {
-        id: id.to_owned(),
-        thread_root: root.unwrap_or_else(|| id.to_owned()),
-    })
-}
-
-/// Inserts a message in the open transaction, if the recipient's inbox has
-/// room; an urgent one to a role with an agent moves its next wake-up to
-/// now, or to the end of its minimum interval between wake-ups (B6).
-pub(crate) fn insert(
-    conn: &Connection,
-    from: &str,
-    to: &str,
-    body: &str,
-    priority: Priority,
-) -> Result<Message> {
-    insert_answer(conn, from, to, body, priority, None)
-}
-
-/// Like [`insert`], answering `answers` (checked by [`answered`]): the
-/// answer joins its thread, and the thread's first message is marked as
-/// the first of a thread if it was not yet.
-pub(crate) fn insert_answer(
-    conn: &Connection,
-    from: &str,
-    to: &str,
-    body: &str,
-    priority: Priority,
-    answers: Option<&Answered>,
-) -> Result<Message> {
-    check_room(conn, to)?;
-    let id = uuid::Uuid::now_v7().to_string();
-    let at = time::now();
-    let now = stored(at);
-    let (reply_to, thread_root) = match answers {
-        Some(a) => (Some(a.id.as_str()), Some(a.thread_root.as_str())),
-        None => (None, None),
-    };
-    // The hottest write there is: prepared once per connection.
-    conn.prepare_cached(
-        "INSERT INTO bus_messages
-             (id, from_author, to_author, body, priority, created_at, reply_to, thread_root)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-    )?
-    .execute(params![
-        id,
-        from,
-        to,
-        body,
-        priority.as_str(),
-        now,
-        reply_to,
-        thread_root
-    ])?;
-    if let Some(root) = thread_root {
-        conn.prepare_cached(
-            "UPDATE bus_messages SET thread_root = ?1 WHERE id = ?1 AND thread_root IS NULL",
-        )?
-        .execute([root])?;
-    }
-    if priority == Priority::Urgent {
-        let wake_at = stored(super::wake_timing::earliest_urgent_wake(conn, to, at)?);
-        conn.execute(
-            "UPDATE authors SET next_wake_at = ?2
-             WHERE id = ?1 AND (agent_id IS NOT NULL OR wake_command IS NOT NULL)
-               AND (next_wake_at IS NULL OR next_wake_at > ?2)",
-            params![to, wake_at],
-        )?;
-    }
-    Ok(conn
-        .prepare_cached(&format!("SELECT {COLUMNS} FROM bus_messages WHERE id = ?1"))?
-        .query_row([&id], from_row)?)
 }
 
 /// Sends `message` from `from` to `to` (ids). The sender is whoever the
@@ -358,99 +194,35 @@ pub async fn send(
             format!("'{from}' cannot send a message to itself"),
         ));
     }
-    if let Some(pg) = ctx.bus_pg() {
-        caller.may_act_as(from)?;
-        authors::must_exist(ctx, from).await?;
-        // An answer is checked against its conversation before its
-        // recipient: a `reply_to` names a message between the sender and
-        // the recipient, so a recipient that does not exist fails exactly
-        // as one outside that conversation does ("no message … in your mail
-        // to answer", "that message is with someone else"). A made-up or
-        // borrowed `reply_to` then tells nothing about who is on the bus,
-        // and sends nothing (found in the attacker's re-reviews). Without
-        // `reply_to` the recipient's absence is said as it is: writing to
-        // an author is how one learns it exists.
-        if let Err(missing) = authors::must_exist(ctx, to).await {
-            if let Some(id) = message.reply_to.as_deref() {
-                // Only an answer in a conversation with `to` learns that
-                // `to` is gone (the other author of a message may have been
-                // removed since).
-                pg::messages::check_answer(pg, from, to, id).await?;
-            }
-            return Err(missing);
+    caller.may_act_as(from)?;
+    authors::must_exist(ctx, from).await?;
+    // An answer is checked against its conversation before its recipient:
+    // a `reply_to` names a message between the sender and the recipient,
+    // so a recipient that does not exist fails exactly as one outside that
+    // conversation does ("no message … in your mail to answer", "that
+    // message is with someone else"). A made-up or borrowed `reply_to` then
+    // tells nothing about who is on the bus, and sends nothing (found in
+    // the attacker's re-reviews). Without `reply_to` the recipient's
+    // absence is said as it is: writing to an author is how one learns it
+    // exists.
+    if let Err(missing) = authors::must_exist(ctx, to).await {
+        if let Some(id) = message.reply_to.as_deref() {
+            // Only an answer in a conversation with `to` learns that `to`
+            // is gone (the other author of a message may have been removed
+            // since).
+            ctx.bus().check_answer(from, to, id).await?;
         }
-        let max_unread = max_unread(ctx).await?;
-        let min_wake = super::wake_timing::min_wake_interval(ctx).await?;
-        let (sent, new) = pg::messages::send(
-            pg,
-            max_unread,
-            min_wake,
-            pg::messages::Send {
-                from,
-                to,
-                body: &message.body,
-                priority,
-                reply_to: message.reply_to.as_deref(),
-                message_id: message.message_id.as_deref(),
-            },
-        )
-        .await?;
-        if new {
-            after_send(ctx, &sent);
-        }
-        return Ok(sent);
+        return Err(missing);
     }
-    let (caller, from, to) = (caller.clone(), from.to_owned(), to.to_owned());
     let (sent, new) = ctx
-        .store()
-        .write_grouped(move |conn| {
-            caller.may_act_as(&from)?;
-            authors::require_exists(conn, &from)?;
-            // As above: an answer's recipient is checked with its
-            // conversation.
-            if message.reply_to.is_none() {
-                authors::require_exists(conn, &to)?;
-            }
-            let request = message.message_id.as_deref().map(|client_id| {
-                let sha = crate::store::bus::replay::fingerprint(
-                    &to,
-                    priority,
-                    message.reply_to.as_deref(),
-                    &message.body,
-                );
-                (client_id, sha)
-            });
-            if let Some((client_id, sha)) = &request {
-                let rebuild = |id, created_at| Message {
-                    id,
-                    from: from.clone(),
-                    to: to.clone(),
-                    body: message.body.clone(),
-                    priority,
-                    created_at,
-                    read_at: None,
-                    reply_to: message.reply_to.clone(),
-                    thread_root: None,
-                };
-                if let Some(held) = client_ids::replayed(conn, &from, client_id, sha, rebuild)? {
-                    return Ok((held, false));
-                }
-            }
-            let answers = message
-                .reply_to
-                .as_deref()
-                .map(|id| answered(conn, &from, &to, id))
-                .transpose()?;
-            if answers.is_some() {
-                // The other author of a message the sender has; removed
-                // since, it is said as it is.
-                authors::require_exists(conn, &to)?;
-            }
-            let sent = insert_answer(conn, &from, &to, &message.body, priority, answers.as_ref())?;
-            if let Some((client_id, sha)) = &request {
-                client_ids::record(conn, &from, client_id, sha, &sent)?;
-            }
-            Ok((sent, true))
+        .bus()
+        .send(SendRow {
+            from: from.to_owned(),
+            to: to.to_owned(),
+            body: message.body,
+            priority,
+            reply_to: message.reply_to,
+            message_id: message.message_id,
         })
         .await?;
     if new {
@@ -498,63 +270,26 @@ pub async fn inbox(
     author: &str,
     query: InboxQuery,
 ) -> Result<Vec<Message>> {
-    let since = since_text(query.since.as_deref())?;
+    let since = since_time(query.since.as_deref())?;
     let limit = check_limit(query.limit)?;
     let unread_only = query.unread_only.unwrap_or(true);
     let peek = query.peek.unwrap_or(false);
-    if let Some(pg) = ctx.bus_pg() {
-        caller.may_act_as(author)?;
-        authors::must_exist(ctx, author).await?;
-        let since = query.since.as_deref().map(parse_since).transpose()?;
-        let messages = pg::messages::inbox(pg, author, since, unread_only, peek, limit).await?;
-        if !peek && messages.iter().any(|m| m.read_at.is_some()) {
-            ctx.changed(Change::Messages);
-        }
-        return Ok(messages);
-    }
-    let (caller, author) = (caller.clone(), author.to_owned());
-    let select = move |conn: &Connection| -> Result<Vec<Message>> {
-        caller.may_act_as(&author)?;
-        authors::require_exists(conn, &author)?;
-        let sql = if unread_only {
-            format!(
-                "SELECT {COLUMNS} FROM bus_messages
-                 WHERE to_author = ?1 AND read_at IS NULL AND created_at > ?2
-                 ORDER BY created_at, seq LIMIT ?3"
-            )
-        } else {
-            format!(
-                "SELECT {COLUMNS} FROM bus_messages
-                 WHERE to_author = ?1 AND created_at > ?2
-                 ORDER BY created_at, seq LIMIT ?3"
-            )
-        };
-        let mut stmt = conn.prepare_cached(&sql)?;
-        let rows = stmt.query_map(params![author, since, limit], from_row)?;
-        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
-    };
-    if peek {
-        return ctx.store().read(select).await;
-    }
-    let marked = ctx
-        .store()
-        .write_grouped(move |conn| {
-            let mut messages = select(conn)?;
-            let now = time::now();
-            let mut mark = conn.prepare_cached(
-                "UPDATE bus_messages SET read_at = ?2 WHERE id = ?1 AND read_at IS NULL",
-            )?;
-            for message in messages.iter_mut().filter(|m| m.read_at.is_none()) {
-                mark.execute(params![message.id, stored(now)])?;
-                message.read_at = Some(now);
-            }
-            Ok(messages)
+    caller.may_act_as(author)?;
+    authors::must_exist(ctx, author).await?;
+    let messages = ctx
+        .bus()
+        .inbox(InboxRead {
+            author: author.to_owned(),
+            since,
+            unread_only,
+            peek,
+            limit,
         })
         .await?;
-    if marked.iter().any(|m| m.read_at.is_some()) {
+    if !peek && messages.iter().any(|m| m.read_at.is_some()) {
         ctx.changed(Change::Messages);
     }
-    Ok(marked)
+    Ok(messages)
 }
 
 /// The most ids one mark read/unread takes: one request is one short
@@ -602,33 +337,9 @@ async fn set_read(
     read: bool,
 ) -> Result<u32> {
     check_mark_ids(&ids)?;
-    if let Some(pg) = ctx.bus_pg() {
-        caller.may_act_as(author)?;
-        authors::must_exist(ctx, author).await?;
-        let marked = pg::messages::set_read(pg, author, &ids, read).await?;
-        if marked > 0 {
-            ctx.changed(Change::Messages);
-        }
-        return Ok(marked);
-    }
-    let (caller, author) = (caller.clone(), author.to_owned());
-    let marked = ctx
-        .store()
-        .write_grouped(move |conn| {
-            caller.may_act_as(&author)?;
-            authors::require_exists(conn, &author)?;
-            let now = read.then(|| stored(time::now()));
-            let mut mark = conn.prepare_cached(
-                "UPDATE bus_messages SET read_at = ?3
-                 WHERE id = ?1 AND to_author = ?2 AND (read_at IS NULL) = (?3 IS NOT NULL)",
-            )?;
-            let mut count = 0;
-            for id in ids {
-                count += mark.execute(params![id, author, now])?;
-            }
-            Ok(count as u32)
-        })
-        .await?;
+    caller.may_act_as(author)?;
+    authors::must_exist(ctx, author).await?;
+    let marked = ctx.bus().set_read(author, &ids, read).await?;
     if marked > 0 {
         ctx.changed(Change::Messages);
     }
@@ -647,43 +358,10 @@ pub async fn thread(
     as_author: &str,
     message_id: &str,
 ) -> Result<Vec<Message>> {
-    if let Some(pg) = ctx.bus_pg() {
-        caller.may_act_as(as_author)?;
-        authors::must_exist(ctx, as_author).await?;
-        return pg::messages::thread(pg, as_author, message_id.trim(), THREAD_LIMIT).await;
-    }
-    let (caller, me, id) = (
-        caller.clone(),
-        as_author.to_owned(),
-        message_id.trim().to_owned(),
-    );
-    ctx.store()
-        .read(move |conn| {
-            caller.may_act_as(&me)?;
-            authors::require_exists(conn, &me)?;
-            let seen: Option<Message> = conn
-                .prepare_cached(&format!(
-                    "SELECT {COLUMNS} FROM bus_messages
-                     WHERE id = ?1 AND (from_author = ?2 OR to_author = ?2)"
-                ))?
-                .query_row(params![id, me], from_row)
-                .optional()?;
-            let Some(message) = seen else {
-                return Err(AppError::not_found("message", &id));
-            };
-            let Some(root) = message.thread_root.clone() else {
-                return Ok(vec![message]);
-            };
-            let mut stmt = conn.prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM (
-                     SELECT seq, {COLUMNS} FROM bus_messages
-                     WHERE thread_root = ?1 AND (from_author = ?2 OR to_author = ?2)
-                     ORDER BY created_at DESC, seq DESC LIMIT ?3
-                 ) ORDER BY created_at, seq"
-            ))?;
-            let rows = stmt.query_map(params![root, me, THREAD_LIMIT], from_row)?;
-            Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
-        })
+    caller.may_act_as(as_author)?;
+    authors::must_exist(ctx, as_author).await?;
+    ctx.bus()
+        .thread(as_author, message_id.trim(), THREAD_LIMIT)
         .await
 }
 
@@ -698,59 +376,14 @@ pub async fn conversation(
     query: ConversationQuery,
 ) -> Result<Vec<Message>> {
     let limit = check_limit(query.limit)?;
-    if let Some(pg) = ctx.bus_pg() {
-        caller.may_act_as(as_author)?;
-        authors::must_exist(ctx, as_author).await?;
-        let before = query
-            .before
-            .as_deref()
-            .map(str::trim)
-            .filter(|b| !b.is_empty());
-        return pg::messages::conversation(pg, as_author, with, before, limit).await;
-    }
-    let (caller, me, with) = (caller.clone(), as_author.to_owned(), with.to_owned());
-    ctx.store()
-        .read(move |conn| {
-            caller.may_act_as(&me)?;
-            authors::require_exists(conn, &me)?;
-            // Before everything unless told otherwise: no stored time sorts
-            // after this one.
-            let (before_at, before_seq) = match query.before.as_deref().map(str::trim) {
-                None | Some("") => ("~".to_owned(), i64::MAX),
-                Some(id) => conn
-                    .prepare_cached(
-                        "SELECT created_at, seq FROM bus_messages WHERE id = ?1
-                           AND ((from_author = ?2 AND to_author = ?3)
-                             OR (from_author = ?3 AND to_author = ?2))",
-                    )?
-                    .query_row(params![id, me, with], |r| Ok((r.get(0)?, r.get(1)?)))
-                    .optional()?
-                    .ok_or_else(|| {
-                        AppError::not_found("message", id).with_details(serde_json::json!({
-                            "field": "before", "reason": "no_such_message", "kind": "message", "id": id,
-                        }))
-                    })?,
-            };
-            // One range scan of the pair index per direction (one when an
-            // author writes to itself).
-            let page = "AND (created_at < ?3 OR (created_at = ?3 AND seq < ?4))
-                        ORDER BY created_at DESC, seq DESC LIMIT ?5";
-            let mut stmt = conn.prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM (
-                     SELECT * FROM (SELECT seq, {COLUMNS} FROM bus_messages
-                                    WHERE from_author = ?1 AND to_author = ?2 {page})
-                     UNION ALL
-                     SELECT * FROM (SELECT seq, {COLUMNS} FROM bus_messages
-                                    WHERE from_author = ?2 AND to_author = ?1 AND ?1 <> ?2 {page})
-                 ) ORDER BY created_at DESC, seq DESC LIMIT ?5"
-            ))?;
-            let rows = stmt.query_map(
-                params![me, with, before_at, before_seq, limit],
-                from_row,
-            )?;
-            Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
-        })
-        .await
+    caller.may_act_as(as_author)?;
+    authors::must_exist(ctx, as_author).await?;
+    let before = query
+        .before
+        .as_deref()
+        .map(str::trim)
+        .filter(|b| !b.is_empty());
+    ctx.bus().conversation(as_author, with, before, limit).await
 }
 
 /// What `author` sent, oldest first.
@@ -760,62 +393,17 @@ pub async fn sent(
     author: &str,
     query: SentQuery,
 ) -> Result<Vec<Message>> {
-    let since = since_text(query.since.as_deref())?;
+    let since = since_time(query.since.as_deref())?;
     let limit = check_limit(query.limit)?;
-    if let Some(pg) = ctx.bus_pg() {
-        caller.may_act_as(author)?;
-        authors::must_exist(ctx, author).await?;
-        let since = query.since.as_deref().map(parse_since).transpose()?;
-        return pg::messages::sent(pg, author, since, limit).await;
-    }
-    let (caller, author) = (caller.clone(), author.to_owned());
-    ctx.store()
-        .read(move |conn| {
-            caller.may_act_as(&author)?;
-            authors::require_exists(conn, &author)?;
-            let mut stmt = conn.prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM bus_messages
-                 WHERE from_author = ?1 AND created_at > ?2
-                 ORDER BY created_at, seq LIMIT ?3"
-            ))?;
-            let rows = stmt.query_map(params![author, since, limit], from_row)?;
-            Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
-        })
-        .await
+    caller.may_act_as(author)?;
+    authors::must_exist(ctx, author).await?;
+    ctx.bus().sent(author, since, limit).await
 }
 
 /// Deletes a message; only its sender may (`as_author` is who asks).
 pub async fn delete(ctx: &Ctx, caller: &Caller, as_author: &str, id: &str) -> Result<()> {
-    if let Some(pg) = ctx.bus_pg() {
-        caller.may_act_as(as_author)?;
-        pg::messages::delete(pg, as_author, id).await?;
-        ctx.changed(Change::Messages);
-        return Ok(());
-    }
-    let (caller, as_author, id) = (caller.clone(), as_author.to_owned(), id.to_owned());
-    ctx.store()
-        .write_grouped(move |conn| {
-            caller.may_act_as(&as_author)?;
-            let from: Option<String> = conn
-                .query_row(
-                    "SELECT from_author FROM bus_messages WHERE id = ?1",
-                    [&id],
-                    |r| r.get(0),
-                )
-                .optional()?;
-            match from {
-                None => Err(AppError::not_found("message", &id)),
-                Some(from) if from != as_author => Err(AppError::new(
-                    ErrorCode::Forbidden,
-                    format!("only its sender ('{from}') may delete message {id}"),
-                )),
-                Some(_) => {
-                    conn.execute("DELETE FROM bus_messages WHERE id = ?1", [&id])?;
-                    Ok(())
-                }
-            }
-        })
-        .await?;
+    caller.may_act_as(as_author)?;
+    ctx.bus().delete(as_author, id).await?;
     ctx.changed(Change::Messages);
     Ok(())
 }
@@ -824,23 +412,5 @@ pub async fn delete(ctx: &Ctx, caller: &Caller, as_author: &str, id: &str) -> Re
 /// the desktop turns into notifications. Returns the messages and the
 /// highest seq seen.
 pub async fn urgent_for_people_after(ctx: &Ctx, after_seq: i64) -> Result<(Vec<Message>, i64)> {
-    if let Some(pg) = ctx.bus_pg() {
-        return pg::messages::urgent_for_people_after(pg, after_seq).await;
-    }
-    ctx.store()
-        .read(move |conn| {
-            let top: i64 =
-                conn.query_row("SELECT coalesce(max(seq), 0) FROM bus_messages", [], |r| {
-                    r.get(0)
-                })?;
-            let mut stmt = conn.prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM bus_messages m
-                 WHERE m.seq > ?1 AND m.seq <= ?2 AND m.priority = 'urgent' AND m.read_at IS NULL
-                   AND EXISTS (SELECT 1 FROM authors a WHERE a.id = m.to_author AND a.kind = ?3)
-                 ORDER BY m.seq"
-            ))?;
-            let rows = stmt.query_map(params![after_seq, top, "user"], from_row)?;
-            Ok((rows.collect::<rusqlite::Result<Vec<_>>>()?, top))
-        })
-        .await
+    ctx.bus().urgent_for_people_after(after_seq).await
 }

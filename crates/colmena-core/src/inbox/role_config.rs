@@ -9,7 +9,7 @@
 //! (the window, the CLI) configure roles, so only the person chooses what
 //! runs on their machine.
 
-use rusqlite::{Connection, params};
+use rusqlite::Connection;
 
 use crate::error::{AppError, Result};
 
@@ -66,17 +66,6 @@ pub(crate) fn check_skills(conn: &Connection, skills: &[String]) -> Result<Vec<S
         ));
     }
     Ok(out)
-}
-
-/// Replaces the role's skills.
-pub(crate) fn write_skills(conn: &Connection, author: &str, skills: &[String]) -> Result<()> {
-    conn.execute("DELETE FROM role_skills WHERE author_id = ?1", [author])?;
-    let mut insert =
-        conn.prepare_cached("INSERT INTO role_skills (author_id, skill_id) VALUES (?1, ?2)")?;
-    for skill in skills {
-        insert.execute(params![author, skill])?;
-    }
-    Ok(())
 }
 
 /// A wake command: a non-empty program, bounded arguments, no NUL bytes.

@@ -2,7 +2,7 @@
 //! swarm, canvas, a role's wake-up, an outside client).
 
 use super::approvals::{self, ApprovalStatus, MAX_ARGUMENTS_CHARS, Request};
-use super::{Risk, Rule, permissions_in, risk_of, unattended_in};
+use super::{Risk, Rule, permissions_in, risk_of};
 use crate::agents::Agent;
 use crate::error::Result;
 use crate::llm::ToolCall;
@@ -162,15 +162,14 @@ async fn check(rc: &RunContext, agent: &Agent, call: &ToolCall) -> Result<Verdic
         (Some(_), "send_message") => recipient_of(rc, &call.arguments).await?,
         _ => None,
     };
-    // On a PostgreSQL bus the role's grant lives in the bus's database; a
-    // role removed mid-run grants nothing.
-    let shared_grant = match (&author, rc.ctx.bus_pg()) {
-        (Some(role), Some(_)) => match crate::inbox::authors::get(&rc.ctx, role).await {
-            Ok(found) => Some(found.unattended),
-            Err(e) if e.code == crate::error::ErrorCode::NotFound => Some(Vec::new()),
-            Err(e) => return Err(e),
+    // A role's grant is the bus's (wherever it lives), read now: a role
+    // removed mid-run grants nothing.
+    let role_grant = match &author {
+        Some(role) => match rc.ctx.bus().author(role).await? {
+            Some(found) => found.unattended,
+            None => Vec::new(),
         },
-        _ => None,
+        None => Vec::new(),
     };
     rc.ctx
         .store()
@@ -199,11 +198,7 @@ async fn check(rc: &RunContext, agent: &Agent, call: &ToolCall) -> Result<Verdic
                 let grant = Some((Grantor::Job(&name), granted.as_slice()));
                 return Ok(judge_as(&tool_name, risk, &ruled_by, rule, attended, grant));
             }
-            let mut unattended = match (&author, shared_grant) {
-                (_, Some(grant)) => grant,
-                (Some(role), None) => unattended_in(conn, role)?,
-                (None, None) => Vec::new(),
-            };
+            let mut unattended = role_grant;
             // "Reply" covers this message when it goes to someone whose
             // mail this wake-up was handed.
             if unattended.contains(&Risk::Reply)

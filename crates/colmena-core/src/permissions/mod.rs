@@ -20,9 +20,7 @@ use serde::{Deserialize, Serialize};
 pub use crate::risk::Risk;
 
 pub use store::{agent_permissions, role_unattended, set_agent_permissions, set_role_unattended};
-pub(crate) use store::{
-    local_network_allowed, permissions_in, unattended_in, write_permissions, write_unattended,
-};
+pub(crate) use store::{local_network_allowed, permissions_in, write_permissions};
 
 /// The risk class of a tool, by name. An MCP server's tool can do anything
 /// its program can (a shell server, a file server), so it counts as

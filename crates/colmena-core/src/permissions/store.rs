@@ -108,75 +108,23 @@ pub async fn set_agent_permissions(
     Ok(permissions)
 }
 
-/// The classes a role's unattended wake-ups may use where its agent asks.
-pub(crate) fn unattended_in(conn: &Connection, author: &str) -> Result<Vec<Risk>> {
-    let mut stmt =
-        conn.prepare("SELECT risk FROM role_unattended WHERE author_id = ?1 ORDER BY risk")?;
-    let rows = stmt.query_map([author], |r| r.get::<_, String>(0))?;
-    let mut risks: Vec<Risk> = rows
-        .collect::<rusqlite::Result<Vec<_>>>()?
-        .iter()
-        .filter_map(|r| Risk::parse(r))
-        .collect();
+pub async fn role_unattended(ctx: &Ctx, author: &str) -> Result<Vec<Risk>> {
+    let mut risks = authors::get(ctx, author).await?.unattended;
     risks.sort();
     Ok(risks)
-}
-
-pub(crate) fn write_unattended(conn: &Connection, author: &str, risks: &[Risk]) -> Result<()> {
-    conn.execute("DELETE FROM role_unattended WHERE author_id = ?1", [author])?;
-    for risk in risks {
-        conn.execute(
-            "INSERT OR IGNORE INTO role_unattended (author_id, risk) VALUES (?1, ?2)",
-            params![author, risk.as_str()],
-        )?;
-    }
-    Ok(())
-}
-
-pub async fn role_unattended(ctx: &Ctx, author: &str) -> Result<Vec<Risk>> {
-    if ctx.bus_pg().is_some() {
-        return Ok(authors::get(ctx, author).await?.unattended);
-    }
-    let id = author.to_owned();
-    ctx.store()
-        .read(move |conn| {
-            authors::require(conn, &id)?;
-            unattended_in(conn, &id)
-        })
-        .await
 }
 
 /// Replaces the classes a role's unattended wake-ups may use. People are
 /// always attended: only roles have this.
 pub async fn set_role_unattended(ctx: &Ctx, author: &str, risks: Vec<Risk>) -> Result<Vec<Risk>> {
-    if let Some(pg) = ctx.bus_pg() {
-        let found = authors::get(ctx, author).await?;
-        if found.kind != AuthorKind::Role {
-            return Err(AppError::invalid_field(
-                "unattended",
-                "not_a_role",
-                format!("'{author}' is a person: only roles have unattended wake-ups"),
-            ));
-        }
-        crate::store::bus::postgres::authors::set_unattended(pg, author, &risks).await?;
-        return Ok(authors::get(ctx, author).await?.unattended);
+    if authors::get(ctx, author).await?.kind != AuthorKind::Role {
+        return Err(AppError::invalid_field(
+            "unattended",
+            "not_a_role",
+            format!("'{author}' is a person: only roles have unattended wake-ups"),
+        ));
     }
-    let id = author.to_owned();
-    let saved = ctx
-        .store()
-        .write(move |tx| {
-            let author = authors::require(tx, &id)?;
-            if author.kind != AuthorKind::Role {
-                return Err(AppError::invalid_field(
-                    "unattended",
-                    "not_a_role",
-                    format!("'{id}' is a person: only roles have unattended wake-ups"),
-                ));
-            }
-            write_unattended(tx, &id, &risks)?;
-            unattended_in(tx, &id)
-        })
-        .await?;
+    ctx.bus().set_unattended(author, &risks).await?;
     ctx.changed(Change::Authors);
-    Ok(saved)
+    role_unattended(ctx, author).await
 }

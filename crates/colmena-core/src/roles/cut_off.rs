@@ -72,35 +72,20 @@ pub(crate) fn author_of(conn: &Connection, run: &str) -> Result<Option<String>> 
 /// (after sweeping the runs of dead processes). Returns how many.
 pub(crate) async fn make_due(ctx: &Ctx) -> Result<usize> {
     let me = ctx.lease_owner().to_owned();
-    if let Some(pg) = ctx.bus_pg() {
-        // This replica's cut-off runs, the roles on the shared bus.
-        let roles: Vec<String> = ctx
-            .store()
-            .write(move |tx| {
-                runs::sweep(tx, &me)?;
-                let mut stmt = tx.prepare(
-                    "SELECT DISTINCT w.author_id FROM role_wakes w JOIN runs r ON r.id = w.run_id
-                     WHERE r.status = 'interrupted' AND r.checkpoint IS NOT NULL",
-                )?;
-                let rows = stmt.query_map([], |r| r.get(0))?;
-                Ok(rows.collect::<rusqlite::Result<Vec<String>>>()?)
-            })
-            .await?;
-        return crate::store::bus::postgres::wakes::make_due(pg, &roles).await;
-    }
-    ctx.store()
+    // This process's cut-off runs (in this workspace), the roles on the bus.
+    let roles: Vec<String> = ctx
+        .store()
         .write(move |tx| {
             runs::sweep(tx, &me)?;
-            Ok(tx.execute(
-                "UPDATE authors SET next_wake_at = ?1
-                 WHERE id IN (SELECT w.author_id FROM role_wakes w JOIN runs r ON r.id = w.run_id
-                              WHERE r.status = 'interrupted' AND r.checkpoint IS NOT NULL)",
-                [crate::store::bus::time::stored(
-                    crate::store::bus::time::now(),
-                )],
-            )?)
+            let mut stmt = tx.prepare(
+                "SELECT DISTINCT w.author_id FROM role_wakes w JOIN runs r ON r.id = w.run_id
+                 WHERE r.status = 'interrupted' AND r.checkpoint IS NOT NULL",
+            )?;
+            let rows = stmt.query_map([], |r| r.get(0))?;
+            Ok(rows.collect::<rusqlite::Result<Vec<String>>>()?)
         })
-        .await
+        .await?;
+    ctx.bus().make_due(&roles).await
 }
 
 /// Resumes `role`'s cut-off wake-ups, oldest first; each one that completes

@@ -14,27 +14,25 @@
 //! bus each replica keeps its own.
 
 use chrono::{DateTime, Duration, Utc};
-use rusqlite::params;
 use serde::{Deserialize, Serialize};
 
 use super::wake_history;
 use crate::ctx::{Change, Ctx, Notice, NoticeTopic};
 use crate::error::{AppError, Result};
 use crate::inbox::authors::Author;
+use crate::store::bus::port::Setting;
 use crate::store::bus::time::{self, parse_stored, stored};
 use crate::store::meta;
 
 /// Wake-ups with mail a role may have in an hour unless the workspace says
 /// otherwise.
-pub const DEFAULT_PER_HOUR: u32 = 30;
+pub const DEFAULT_PER_HOUR: u32 = Setting::WakesPerHour.default_value();
 /// And in a day (24 hours).
-pub const DEFAULT_PER_DAY: u32 = 200;
+pub const DEFAULT_PER_DAY: u32 = Setting::WakesPerDay.default_value();
 /// The most either limit may be: the count is read from the wake history,
 /// which keeps this many entries per role.
 pub const MAX_LIMIT: u32 = wake_history::KEPT_PER_ROLE;
 
-const PER_HOUR_KEY: &str = "bus_wake_budget_per_hour";
-const PER_DAY_KEY: &str = "bus_wake_budget_per_day";
 /// Per role: until when the person was last told the role is held back.
 const NOTICED_PREFIX: &str = "bus_wake_budget_noticed:";
 
@@ -57,25 +55,10 @@ impl Default for WakeBudget {
 
 /// Each role's wake-up budget in this workspace (on its bus).
 pub async fn wake_budget(ctx: &Ctx) -> Result<WakeBudget> {
-    if let Some(pg) = ctx.bus_pg() {
-        return Ok(WakeBudget {
-            per_hour: pg.setting(PER_HOUR_KEY, DEFAULT_PER_HOUR).await?,
-            per_day: pg.setting(PER_DAY_KEY, DEFAULT_PER_DAY).await?,
-        });
-    }
-    ctx.store()
-        .read(|conn| {
-            let read = |key: &str, default: u32| -> Result<u32> {
-                Ok(meta::get(conn, key)?
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(default))
-            };
-            Ok(WakeBudget {
-                per_hour: read(PER_HOUR_KEY, DEFAULT_PER_HOUR)?,
-                per_day: read(PER_DAY_KEY, DEFAULT_PER_DAY)?,
-            })
-        })
-        .await
+    Ok(WakeBudget {
+        per_hour: ctx.bus().setting(Setting::WakesPerHour).await?,
+        per_day: ctx.bus().setting(Setting::WakesPerDay).await?,
+    })
 }
 
 /// Sets each role's wake-up budget (1 to [`MAX_LIMIT`] each; a day allows
@@ -100,16 +83,11 @@ pub async fn set_wake_budget(ctx: &Ctx, budget: WakeBudget) -> Result<WakeBudget
             ),
         ));
     }
-    if let Some(pg) = ctx.bus_pg() {
-        pg.set_setting(PER_HOUR_KEY, budget.per_hour).await?;
-        pg.set_setting(PER_DAY_KEY, budget.per_day).await?;
-        return Ok(budget);
-    }
-    ctx.store()
-        .write(move |tx| {
-            meta::set(tx, PER_HOUR_KEY, &budget.per_hour.to_string())?;
-            meta::set(tx, PER_DAY_KEY, &budget.per_day.to_string())
-        })
+    ctx.bus()
+        .set_setting(Setting::WakesPerHour, budget.per_hour)
+        .await?;
+    ctx.bus()
+        .set_setting(Setting::WakesPerDay, budget.per_day)
         .await?;
     Ok(budget)
 }
@@ -154,20 +132,7 @@ pub(crate) async fn held_until(ctx: &Ctx, role: &str) -> Result<Option<DateTime<
 /// (urgent mail meanwhile is held again), and the person is told once for
 /// the stretch.
 pub(crate) async fn hold(ctx: &Ctx, role: &Author, until: DateTime<Utc>) -> Result<()> {
-    if let Some(pg) = ctx.bus_pg() {
-        crate::store::bus::postgres::wakes::defer(pg, &role.id, until).await?;
-    } else {
-        let id = role.id.clone();
-        ctx.store()
-            .write(move |tx| {
-                tx.execute(
-                    "UPDATE authors SET next_wake_at = ?2 WHERE id = ?1",
-                    params![id, stored(until)],
-                )?;
-                Ok(())
-            })
-            .await?;
-    }
+    ctx.bus().defer(&role.id, until).await?;
     ctx.changed(Change::Authors);
     let key = format!("{NOTICED_PREFIX}{}", role.id);
     let now = time::now();

@@ -31,8 +31,6 @@ use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration as StdDuration;
 
-use chrono::Duration;
-use rusqlite::params;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -45,7 +43,6 @@ use crate::inbox::authors::{self, Author};
 use crate::inbox::role_config;
 use crate::inbox::{drop_folder, local_server, token};
 use crate::process::{kill_group, supervised_command};
-use crate::store::bus::time::{self, stored};
 
 /// Most message ids one wake-up's history entry lists.
 const MAX_LISTED: u32 = 50;
@@ -175,44 +172,13 @@ impl Ran {
 /// store keeps only its hash. Expired ones are swept on the way.
 async fn issue_token(ctx: &Ctx, author: &str, limit: u32) -> Result<(String, Vec<u8>)> {
     let (secret, hash) = token::generate()?;
-    if let Some(pg) = ctx.bus_pg() {
-        let seconds = limit.saturating_add(u32::try_from(TOKEN_GRACE_SECONDS).unwrap_or(0));
-        crate::store::bus::postgres::wakes::issue_token(pg, author, &hash, seconds).await?;
-        return Ok((secret, hash));
-    }
-    let (author, row) = (author.to_owned(), hash.clone());
-    ctx.store()
-        .write(move |tx| {
-            let now = time::now();
-            tx.execute(
-                "DELETE FROM author_wake_tokens WHERE expires_at <= ?1",
-                [stored(now)],
-            )?;
-            let expires = now + Duration::seconds(i64::from(limit) + TOKEN_GRACE_SECONDS);
-            tx.execute(
-                "INSERT INTO author_wake_tokens (token_hash, author_id, expires_at)
-                 VALUES (?1, ?2, ?3)",
-                params![row, author, stored(expires)],
-            )?;
-            Ok(())
-        })
-        .await?;
+    let seconds = limit.saturating_add(u32::try_from(TOKEN_GRACE_SECONDS).unwrap_or(0));
+    ctx.bus().issue_wake_token(author, &hash, seconds).await?;
     Ok((secret, hash))
 }
 
 async fn revoke_token(ctx: &Ctx, hash: Vec<u8>) -> Result<()> {
-    if let Some(pg) = ctx.bus_pg() {
-        return crate::store::bus::postgres::wakes::revoke_token(pg, &hash).await;
-    }
-    ctx.store()
-        .write(move |tx| {
-            tx.execute(
-                "DELETE FROM author_wake_tokens WHERE token_hash = ?1",
-                [hash],
-            )?;
-            Ok(())
-        })
-        .await
+    ctx.bus().revoke_wake_token(&hash).await
 }
 
 /// Runs `command` for `role` until it ends, its time limit passes or

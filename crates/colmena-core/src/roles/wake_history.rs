@@ -10,7 +10,7 @@
 //! the time of every message, so nothing has to report it.
 
 use chrono::{DateTime, Utc};
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 
 use crate::ctx::{Change, Ctx};
@@ -135,51 +135,39 @@ pub(crate) async fn started_since(
 /// began. Keeps the role's newest [`KEPT_PER_ROLE`] entries.
 pub(crate) async fn finish(ctx: &Ctx, id: i64, end: WakeEnd) -> Result<()> {
     let output = end.output.as_deref().map(tail);
-    // What the role sent meanwhile is on the shared bus when it is on
-    // PostgreSQL: read there first, then written here.
-    let sent_on_pg = match ctx.bus_pg() {
-        None => None,
-        Some(pg) => {
-            let began: Option<(String, String)> = ctx
-                .store()
-                .read(move |conn| {
-                    Ok(conn
-                        .query_row(
-                            "SELECT author_id, started_at FROM role_wake_history WHERE id = ?1",
-                            [id],
-                            |r| Ok((r.get(0)?, r.get(1)?)),
-                        )
-                        .optional()?)
-                })
-                .await?;
-            match began {
-                Some((author, started)) => Some(
-                    crate::store::bus::postgres::messages::sent_since(
-                        pg,
-                        &author,
-                        time::parse_stored(&started)?,
-                    )
-                    .await?,
-                ),
-                None => None,
-            }
-        }
-    };
-    ctx.store()
-        .write(move |tx| {
-            let Some((author, started)): Option<(String, String)> = tx
+    // What the role sent meanwhile is the bus's (wherever it lives): read
+    // there first, then written here.
+    let began: Option<(String, String)> = ctx
+        .store()
+        .read(move |conn| {
+            Ok(conn
                 .query_row(
                     "SELECT author_id, started_at FROM role_wake_history WHERE id = ?1",
                     [id],
                     |r| Ok((r.get(0)?, r.get(1)?)),
                 )
+                .optional()?)
+        })
+        .await?;
+    let sent = match began {
+        Some((author, started)) => {
+            ctx.bus()
+                .sent_since(&author, time::parse_stored(&started)?)
+                .await?
+        }
+        None => Vec::new(),
+    };
+    ctx.store()
+        .write(move |tx| {
+            let Some(author): Option<String> = tx
+                .query_row(
+                    "SELECT author_id FROM role_wake_history WHERE id = ?1",
+                    [id],
+                    |r| r.get(0),
+                )
                 .optional()?
             else {
                 return Ok(());
-            };
-            let sent = match sent_on_pg {
-                Some(sent) => sent,
-                None => sent_since(tx, &author, &started)?,
             };
             tx.execute(
                 "UPDATE role_wake_history SET finished_at = ?2, run_id = ?3, sent_ids = ?4,
@@ -223,16 +211,6 @@ fn tail(text: &str) -> String {
         start += 1;
     }
     format!("…{}", &text[start..])
-}
-
-/// Ids of the messages `author` sent at or after `started`.
-fn sent_since(conn: &Connection, author: &str, started: &str) -> Result<Vec<String>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT id FROM bus_messages WHERE from_author = ?1 AND created_at >= ?2
-         ORDER BY created_at, seq LIMIT 1000",
-    )?;
-    let rows = stmt.query_map(params![author, started], |r| r.get(0))?;
-    Ok(rows.collect::<rusqlite::Result<Vec<String>>>()?)
 }
 
 /// The wake history of `author`, newest first (`before`: entries older

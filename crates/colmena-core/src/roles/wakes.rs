@@ -29,8 +29,7 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration as StdDuration;
 
-use chrono::{DateTime, Duration, Utc};
-use rusqlite::params;
+use chrono::{DateTime, Utc};
 use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
@@ -42,15 +41,12 @@ use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, Result};
 use crate::ids::AgentId;
 use crate::inbox::authors::{self, Author};
+use crate::inbox::drop_folder;
 use crate::inbox::messages::{self, InboxQuery, Message};
-use crate::inbox::{drop_folder, wake_timing};
 use crate::runs::RunStatus;
 use crate::runtime::agent::run_role_wake;
-use crate::store::bus::time::{self, parse_stored, stored};
+use crate::store::bus::port::Scheduled;
 
-/// Longest the scheduler sleeps between looks (drop folders are scanned
-/// this often too).
-const TICK: StdDuration = StdDuration::from_secs(2);
 /// Most messages one wake-up hands the agent; the rest wait for the next.
 const MAX_PER_WAKE: u32 = 50;
 
@@ -59,15 +55,8 @@ pub async fn run_scheduler(ctx: Ctx, stop: CancellationToken) {
     let bell = ctx.scheduler_bell();
     let mut changes = ctx.subscribe();
     let waking: Arc<Mutex<HashSet<String>>> = Arc::default();
-    // On PostgreSQL, urgent mail sent through any replica rings this one.
-    if let Some(pg) = ctx.bus_pg() {
-        pg.listen(Arc::downgrade(&bell), stop.clone());
-    }
-    let idle = if ctx.bus_pg().is_some() {
-        crate::store::bus::postgres::FALLBACK_TICK
-    } else {
-        TICK
-    };
+    // On a shared bus, urgent mail sent through any replica rings this one.
+    let idle = ctx.bus().listen(Arc::downgrade(&bell), stop.clone());
     match cut_off::make_due(&ctx).await {
         Ok(0) => {}
         Ok(n) => tracing::info!("{n} roles resume a wake-up cut off when their process stopped"),
@@ -115,46 +104,17 @@ async fn tick(
     waking: &Arc<Mutex<HashSet<String>>>,
     stop: &CancellationToken,
 ) -> Result<Option<DateTime<Utc>>> {
-    // Each role with the `next_wake_at` its claim must still find, and when
-    // it is due: then, or when another replica's lease on it ends.
-    let roles: Vec<(String, Option<String>, Option<DateTime<Utc>>)> = if let Some(pg) = ctx.bus_pg()
-    {
-        crate::store::bus::postgres::wakes::schedule(pg)
-            .await?
-            .into_iter()
-            .map(|role| {
-                let due = match (role.next_wake_at, role.waking_until) {
-                    (Some(at), Some(until)) => Some(at.max(until)),
-                    (at, _) => at,
-                };
-                (role.id, role.next_wake_at.map(stored), due)
-            })
-            .collect()
-    } else {
-        let rows = ctx
-            .store()
-            .read(|conn| {
-                let mut stmt = conn.prepare_cached(
-                    "SELECT id, next_wake_at FROM authors
-                     WHERE (agent_id IS NOT NULL OR wake_command IS NOT NULL)
-                       AND wake_interval_minutes IS NOT NULL",
-                )?;
-                let rows = stmt.query_map([], |r| {
-                    Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?))
-                })?;
-                Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
-            })
-            .await?;
-        rows.into_iter()
-            .map(|(id, at)| {
-                let due = at.as_deref().map(parse_stored).transpose()?;
-                Ok((id, at, due))
-            })
-            .collect::<Result<_>>()?
-    };
+    // Each role with the mark its claim must still find, and when it is due
+    // (on a shared bus: then, or when another replica's hold on it ends).
+    let roles = ctx.bus().schedule().await?;
     let now = Utc::now();
     let mut next: Option<DateTime<Utc>> = None;
-    for (id, at, due_at) in roles {
+    for Scheduled {
+        id,
+        mark,
+        due: due_at,
+    } in roles
+    {
         if due_at.is_some_and(|t| t > now) {
             next = Some(next.map_or(due_at.unwrap_or(now), |n| n.min(due_at.unwrap_or(now))));
             continue;
@@ -162,13 +122,16 @@ async fn tick(
         if waking.lock().map(|w| w.contains(&id)).unwrap_or(true) {
             continue;
         }
-        if let Some(role) = claim(ctx, &id, at).await? {
+        if let Some(role) = claim(ctx, &id, mark.as_deref()).await? {
             if let Ok(mut w) = waking.lock() {
                 w.insert(id.clone());
             }
             let (ctx, waking, stop) = (ctx.clone(), Arc::clone(waking), stop.clone());
             tokio::spawn(async move {
-                let lease = ctx.bus_pg().map(|pg| renew_lease(pg, &role.id));
+                let lease = ctx
+                    .bus()
+                    .renew_every()
+                    .map(|every| renew_lease(&ctx, &role.id, every));
                 // An outside role's command ends with the scheduler.
                 let woke = match wake_budget::held_until(&ctx, &role.id).await {
                     Ok(Some(until)) => wake_budget::hold(&ctx, &role, until)
@@ -183,14 +146,13 @@ async fn tick(
                 if let Err(e) = woke {
                     tracing::warn!("waking role '{}' failed: {}", role.id, e.message);
                 }
-                if let (Some(pg), Some((done, renewing))) = (ctx.bus_pg(), lease) {
+                if let Some((done, renewing)) = lease {
                     // No renewal may land after the release.
                     done.cancel();
                     let _ = renewing.await;
-                    if let Err(e) = crate::store::bus::postgres::wakes::release(pg, &role.id).await
-                    {
-                        tracing::warn!("role '{}': wake-up lease kept: {}", role.id, e.message);
-                    }
+                }
+                if let Err(e) = ctx.bus().release(&role.id).await {
+                    tracing::warn!("role '{}': wake-up lease kept: {}", role.id, e.message);
                 }
                 if let Ok(mut w) = waking.lock() {
                     w.remove(&role.id);
@@ -203,21 +165,22 @@ async fn tick(
     Ok(next)
 }
 
-/// Renews this replica's lease on `role`'s wake-up until the token it
-/// answers is cancelled (the wake-up ended).
+/// Renews the bus's hold on `role`'s wake-up every `every` until the token
+/// it answers is cancelled (the wake-up ended).
 fn renew_lease(
-    pg: &Arc<crate::store::bus::postgres::PgBus>,
+    ctx: &Ctx,
     role: &str,
+    every: StdDuration,
 ) -> (CancellationToken, tokio::task::JoinHandle<()>) {
-    let (done, pg, role) = (CancellationToken::new(), Arc::clone(pg), role.to_owned());
+    let (done, ctx, role) = (CancellationToken::new(), ctx.clone(), role.to_owned());
     let until_done = done.clone();
     let renewing = tokio::spawn(async move {
         loop {
             tokio::select! {
                 () = until_done.cancelled() => return,
-                () = tokio::time::sleep(crate::store::bus::postgres::wakes::RENEW_EVERY) => {}
+                () = tokio::time::sleep(every) => {}
             }
-            if let Err(e) = crate::store::bus::postgres::wakes::renew(&pg, &role).await {
+            if let Err(e) = ctx.bus().renew(&role).await {
                 tracing::warn!("role '{role}': wake-up lease not renewed: {}", e.message);
             }
         }
@@ -226,58 +189,11 @@ fn renew_lease(
 }
 
 /// Moves the role's next wake-up one interval ahead if no other scheduler
-/// did first; the role when this one won.
-async fn claim(ctx: &Ctx, id: &str, seen: Option<String>) -> Result<Option<Author>> {
-    if let Some(pg) = ctx.bus_pg() {
-        let seen = seen.as_deref().map(parse_stored).transpose()?;
-        let min_wake = wake_timing::min_wake_interval(ctx).await?;
-        let claimed =
-            crate::store::bus::postgres::wakes::claim(pg, ctx.owner(), id, seen, min_wake).await?;
-        if let Some(role) = &claimed {
-            authors::mirror_locally(ctx, role).await?;
-            ctx.changed(Change::Authors);
-        }
-        return Ok(claimed);
-    }
-    let id = id.to_owned();
-    let claimed = ctx
-        .store()
-        .write(move |tx| {
-            let role = authors::require(tx, &id)?;
-            let Some(minutes) = role.wake_interval_minutes else {
-                return Ok(None);
-            };
-            let now = time::now();
-            // Too soon after the last wake-up, whatever made it due: wait
-            // for the end of the interval instead.
-            let (last, gap) = wake_timing::last_wake(tx, &id)?;
-            if let Some(last) = last
-                && last + gap > now
-            {
-                tx.execute(
-                    "UPDATE authors SET next_wake_at = ?3 WHERE id = ?1 AND next_wake_at IS ?2",
-                    params![id, seen, stored(last + gap)],
-                )?;
-                return Ok(None);
-            }
-            let changed = tx.execute(
-                "UPDATE authors SET last_wake_at = ?3, next_wake_at = ?4
-                 WHERE id = ?1 AND next_wake_at IS ?2
-                   AND (agent_id IS NOT NULL OR wake_command IS NOT NULL)",
-                params![
-                    id,
-                    seen,
-                    stored(now),
-                    stored(now + Duration::minutes(i64::from(minutes)))
-                ],
-            )?;
-            if changed == 0 {
-                return Ok(None);
-            }
-            Ok(Some(authors::require(tx, &id)?))
-        })
-        .await?;
-    if claimed.is_some() {
+/// did first (the mark it saw is still there); the role when this one won.
+async fn claim(ctx: &Ctx, id: &str, mark: Option<&str>) -> Result<Option<Author>> {
+    let claimed = ctx.bus().claim(id, mark).await?;
+    if let Some(role) = &claimed {
+        authors::mirror_locally(ctx, role).await?;
         ctx.changed(Change::Authors);
     }
     Ok(claimed)
@@ -429,21 +345,7 @@ pub(crate) async fn wake(ctx: &Ctx, role: &Author) -> Result<WakeOutcome> {
 /// Keeps why the last wake-up failed (or that it did not), for an agent's
 /// wake-up and a wake command's alike.
 pub(super) async fn record(ctx: &Ctx, id: &str, failure: Option<String>) -> Result<()> {
-    if let Some(pg) = ctx.bus_pg() {
-        crate::store::bus::postgres::wakes::record(pg, id, failure.as_deref()).await?;
-        ctx.changed(Change::Authors);
-        return Ok(());
-    }
-    let id = id.to_owned();
-    ctx.store()
-        .write(move |tx| {
-            tx.execute(
-                "UPDATE authors SET last_wake_error = ?2 WHERE id = ?1",
-                params![id, failure],
-            )?;
-            Ok(())
-        })
-        .await?;
+    ctx.bus().record_wake(id, failure.as_deref()).await?;
     ctx.changed(Change::Authors);
     Ok(())
 }

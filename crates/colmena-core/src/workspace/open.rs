@@ -22,7 +22,9 @@ use crate::data_dir;
 use crate::error::Result;
 use crate::search;
 use crate::secrets::{BackendChoice, Vault};
-use crate::store::bus::postgres::{BusStoreChoice, PgBus};
+use crate::store::bus::Bus;
+use crate::store::bus::postgres::{BusStoreChoice, PgBus, PgStore};
+use crate::store::bus::sqlite::SqliteBus;
 use crate::store::{DB_FILE, Store};
 
 /// How to open a workspace.
@@ -54,7 +56,7 @@ pub async fn open(options: OpenOptions) -> Result<Ctx> {
 /// Like [`open`], with the bus in `bus` (the SQLite store of the
 /// workspace, or a PostgreSQL database shared by replicas).
 pub async fn open_with_bus(options: OpenOptions, bus: BusStoreChoice) -> Result<Ctx> {
-    let bus_pg = match bus {
+    let shared = match bus {
         BusStoreChoice::Sqlite => None,
         BusStoreChoice::Postgres { url, schema } => {
             Some(Arc::new(PgBus::open(&url, &schema).await?))
@@ -82,9 +84,11 @@ pub async fn open_with_bus(options: OpenOptions, bus: BusStoreChoice) -> Result<
     if rebuilt {
         tracing::info!("search index rebuilt ({} documents)", index.num_docs());
     }
-    if let Some(pg) = &bus_pg {
-        crate::inbox::authors::ensure_user_authors_on(pg, &store).await?;
-    }
+    let bus: Bus = match shared {
+        None => Arc::new(SqliteBus::new(store.clone(), data_dir.clone())),
+        Some(pg) => Arc::new(PgStore::new(pg, &owner)),
+    };
+    crate::inbox::authors::ensure_people_have_authors(&store, &*bus).await?;
     Ok(Ctx::from_parts(Parts {
         data_dir,
         store,
@@ -92,7 +96,7 @@ pub async fn open_with_bus(options: OpenOptions, bus: BusStoreChoice) -> Result<
         search: index,
         owner,
         lease_owner,
-        bus_pg,
+        bus,
     }))
 }
 
@@ -103,7 +107,6 @@ async fn sweep(store: &Store, owner: &str, lease_owner: &str) -> Result<()> {
     let (interrupted, cut_off) = store
         .write(move |tx| {
             crate::users::ensure_owner(tx, &owner)?;
-            crate::inbox::authors::ensure_user_authors(tx)?;
             Ok((
                 crate::runs::sweep(tx, &me)?,
                 crate::canvas::leases::sweep(tx, &me)?,

@@ -1,6 +1,6 @@
 //! The bus's refusals that both stores give, worded once: a full inbox,
 //! an answer to mail the sender cannot see or that is between other
-//! authors.
+//! authors, a deletion by someone other than the sender.
 
 use crate::error::{AppError, ErrorCode, Result};
 
@@ -54,5 +54,13 @@ pub(crate) fn other_conversation(id: &str, other: &str) -> AppError {
         "reply_to",
         "other_conversation",
         format!("message '{id}' is between you and '{other}': an answer to it goes to '{other}'"),
+    )
+}
+
+/// `forbidden`: only a message's sender (`from`) may delete it.
+pub(crate) fn not_the_sender(from: &str, id: &str) -> AppError {
+    AppError::new(
+        ErrorCode::Forbidden,
+        format!("only its sender ('{from}') may delete message {id}"),
     )
 }

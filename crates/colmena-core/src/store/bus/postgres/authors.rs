@@ -3,12 +3,12 @@
 //! checked against the workspace (the agent, the skills) is checked by
 //! `inbox::authors` before these run; here is only the shared state.
 
-use chrono::{DateTime, Utc};
 use tokio_postgres::Row;
 
 use super::{PgBus, int, uint};
 use crate::error::{AppError, ErrorCode, Result};
 use crate::risk::Risk;
+use crate::store::bus::port::{RoleRow, RoleUpdateRow};
 use crate::store::bus::{Author, AuthorKind};
 
 const COLUMNS: &str = "a.id, a.name, a.kind, a.user_id, a.agent_id, a.wake_interval_minutes,
@@ -76,19 +76,16 @@ pub(crate) async fn require(bus: &PgBus, owner: &str, id: &str) -> Result<Author
         .ok_or_else(|| AppError::not_found("author", id))
 }
 
-/// `not_found` unless the author exists.
-pub(crate) async fn require_exists(bus: &PgBus, id: &str) -> Result<()> {
+/// Whether an author has this id.
+pub(crate) async fn exists(bus: &PgBus, id: &str) -> Result<bool> {
     if id.contains('\0') {
-        return Err(AppError::not_found("author", id));
+        return Ok(false);
     }
     let client = bus.client().await?;
     let stmt = client
         .prepare_cached("SELECT 1 FROM authors WHERE id = $1")
         .await?;
-    match client.query_opt(&stmt, &[&id]).await? {
-        Some(_) => Ok(()),
-        None => Err(AppError::not_found("author", id)),
-    }
+    Ok(client.query_opt(&stmt, &[&id]).await?.is_some())
 }
 
 /// By id or, case-insensitively, by name.
@@ -166,21 +163,6 @@ pub(crate) async fn ensure_user(bus: &PgBus, user: &str, name: &str, hash: &[u8]
     }
 }
 
-/// A new role's row, checked.
-pub(crate) struct NewRole<'a> {
-    pub id: &'a str,
-    pub name: &'a str,
-    pub agent: Option<&'a str>,
-    pub hash: &'a [u8],
-    pub interval: Option<u32>,
-    pub next_wake_at: Option<DateTime<Utc>>,
-    pub instructions: &'a str,
-    pub command: Option<String>,
-    pub timeout: Option<u32>,
-    pub unattended: &'a [Risk],
-    pub skills: &'a [String],
-}
-
 fn risks(list: &[Risk]) -> Vec<String> {
     let mut names: Vec<String> = list.iter().map(|r| r.as_str().to_owned()).collect();
     names.sort();
@@ -188,7 +170,7 @@ fn risks(list: &[Risk]) -> Vec<String> {
     names
 }
 
-pub(crate) async fn create(bus: &PgBus, owner: &str, role: NewRole<'_>) -> Result<Author> {
+pub(crate) async fn create(bus: &PgBus, owner: &str, role: &RoleRow) -> Result<Author> {
     let client = bus.client().await?;
     let taken = client
         .query_opt(
@@ -223,7 +205,7 @@ pub(crate) async fn create(bus: &PgBus, owner: &str, role: NewRole<'_>) -> Resul
                 &role.instructions,
                 &role.command,
                 &role.timeout.map(int),
-                &risks(role.unattended),
+                &risks(&role.unattended),
                 &role.skills,
             ],
         )
@@ -231,32 +213,20 @@ pub(crate) async fn create(bus: &PgBus, owner: &str, role: NewRole<'_>) -> Resul
     match inserted {
         // Another replica registered the same name meanwhile.
         Err(e) if e.code() == Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION) => {
-            return Err(duplicate(role.name));
+            return Err(duplicate(&role.name));
         }
         other => other?,
     };
     drop(client);
-    require(bus, owner, role.id).await
+    require(bus, owner, &role.id).await
 }
 
-/// How a role is woken, replaced; its instructions, skills and grants when
-/// given. A person's author is refused.
-pub(crate) struct RoleUpdate<'a> {
-    pub agent: Option<&'a str>,
-    pub interval: Option<u32>,
-    pub next_wake_at: Option<DateTime<Utc>>,
-    pub command: Option<String>,
-    pub timeout: Option<u32>,
-    pub instructions: Option<&'a str>,
-    pub skills: Option<&'a [String]>,
-    pub unattended: Option<&'a [Risk]>,
-}
-
+/// Changes a role; a person's author is refused.
 pub(crate) async fn update(
     bus: &PgBus,
     owner: &str,
     id: &str,
-    change: RoleUpdate<'_>,
+    change: &RoleUpdateRow,
 ) -> Result<Author> {
     let author = require(bus, owner, id).await?;
     if author.kind == AuthorKind::User {
@@ -283,7 +253,7 @@ pub(crate) async fn update(
                 &change.timeout.map(int),
                 &change.instructions,
                 &change.skills,
-                &change.unattended.map(risks),
+                &change.unattended.as_deref().map(risks),
             ],
         )
         .await?;

@@ -14,16 +14,13 @@ use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
 use super::{PgBus, uint};
-use crate::error::{AppError, ErrorCode, Result};
+use crate::error::{AppError, Result};
+use crate::store::bus::errors::not_the_sender;
+use crate::store::bus::port::SendRow;
 use crate::store::bus::{Message, Priority};
 
 const COLUMNS: &str =
     "id, from_author, to_author, body, priority, created_at, read_at, reply_to, thread_root";
-
-/// The most unread messages an inbox holds, and the minimum seconds
-/// between two wake-ups of a role: the bus's settings, shared by replicas.
-pub(crate) const MAX_UNREAD_KEY: &str = "bus_max_unread";
-pub(crate) const MIN_WAKE_KEY: &str = "bus_min_wake_seconds";
 
 fn from_row(r: &Row) -> Message {
     let priority: String = r.get(4);
@@ -53,30 +50,25 @@ fn from_rows(rows: &[Row]) -> Vec<Message> {
     rows.iter().map(from_row).collect()
 }
 
-/// A send, checked by `inbox::messages::send`.
-pub(crate) struct Send<'a> {
-    pub from: &'a str,
-    pub to: &'a str,
-    pub body: &'a str,
-    pub priority: Priority,
-    pub reply_to: Option<&'a str>,
-    pub message_id: Option<&'a str>,
-}
-
 /// Sends; answers the message and whether it is new (false: a retry of a
 /// message id already delivered).
 pub(crate) async fn send(
     bus: &PgBus,
     max_unread: u32,
     min_wake: u32,
-    s: Send<'_>,
+    s: &SendRow,
 ) -> Result<(Message, bool)> {
     let mut client = bus.client().await?;
     let tx = client.transaction().await?;
-    let request = s.message_id.map(|id| {
+    let request = s.message_id.as_deref().map(|id| {
         (
             id,
-            crate::store::bus::replay::fingerprint(s.to, s.priority, s.reply_to, s.body),
+            crate::store::bus::replay::fingerprint(
+                &s.to,
+                s.priority,
+                s.reply_to.as_deref(),
+                &s.body,
+            ),
         )
     });
     if let Some((client_id, sha)) = &request {
@@ -107,13 +99,13 @@ pub(crate) async fn send(
             let message = held.map_or_else(
                 || Message {
                     id: message_id.clone(),
-                    from: s.from.to_owned(),
-                    to: s.to.to_owned(),
-                    body: s.body.to_owned(),
+                    from: s.from.clone(),
+                    to: s.to.clone(),
+                    body: s.body.clone(),
                     priority: s.priority,
                     created_at,
                     read_at: None,
-                    reply_to: s.reply_to.map(str::to_owned),
+                    reply_to: s.reply_to.clone(),
                     thread_root: None,
                 },
                 |r| from_row(&r),
@@ -121,8 +113,8 @@ pub(crate) async fn send(
             return Ok((message, false));
         }
     }
-    let thread_root = match s.reply_to {
-        Some(id) => Some(answered(&tx, s.from, s.to, id).await?),
+    let thread_root = match s.reply_to.as_deref() {
+        Some(id) => Some(answered(&tx, &s.from, &s.to, id).await?),
         None => None,
     };
     let unread: Option<i32> = tx
@@ -133,7 +125,7 @@ pub(crate) async fn send(
         .await?
         .map(|r| r.get(0));
     if uint(unread.unwrap_or(0)) >= max_unread {
-        return Err(crate::store::bus::errors::inbox_full(s.to, max_unread));
+        return Err(crate::store::bus::errors::inbox_full(&s.to, max_unread));
     }
     let id = uuid::Uuid::now_v7().to_string();
     let insert = tx
@@ -154,9 +146,9 @@ pub(crate) async fn send(
                 &s.to,
                 &s.body,
                 &s.priority.as_str(),
-                &s.reply_to.map(str::trim),
+                &s.reply_to.as_deref().map(str::trim),
                 &thread_root,
-                &crate::search::fold_words(s.body),
+                &crate::search::fold_words(&s.body),
             ],
         )
         .await?;
@@ -435,10 +427,7 @@ pub(crate) async fn delete(bus: &PgBus, as_author: &str, id: &str) -> Result<()>
         .map(|r| r.get(0));
     match from {
         None => Err(AppError::not_found("message", id)),
-        Some(from) if from != as_author => Err(AppError::new(
-            ErrorCode::Forbidden,
-            format!("only its sender ('{from}') may delete message {id}"),
-        )),
+        Some(from) if from != as_author => Err(not_the_sender(&from, id)),
         Some(_) => {
             tx.execute("DELETE FROM messages WHERE id = $1", &[&id])
                 .await?;

@@ -25,8 +25,10 @@
 
 pub(crate) mod authors;
 pub(crate) mod messages;
+mod store;
 mod tls;
 pub(crate) mod wakes;
+pub use store::PgStore;
 
 use std::sync::{Arc, Weak};
 use std::time::Duration;
