@@ -12,9 +12,10 @@ use std::sync::Arc;
 use std::time::Duration as StdDuration;
 
 use chrono::{DateTime, Duration, Utc};
+use colmena_core::cron::scheduler::Scheduler;
 use colmena_core::cron::{
     self, CronJob, CronJobUpdate, HistoryStatus, ManualClock, MissedPolicy, NewCronJob, Schedule,
-    Scheduler, Target, TriggerKind,
+    Target, TriggerKind,
 };
 use colmena_core::ids::AgentId;
 use colmena_core::permissions::{self, Risk};

@@ -97,9 +97,6 @@ const FLOORS: &[(&str, &[&str])] = &[
 /// `(file, module it names)`. The test fails on a break not listed here,
 /// and on a listed one that no longer occurs.
 const KNOWN_BREAKS: &[(&str, &str)] = &[
-    // Step 2's second bell: a job's change reaches a running cron
-    // scheduler through its hub; a bell in `Ctx` is to replace that.
-    ("cron/mod.rs", "cron::scheduler"),
     // Step 4: `RunContext` and the `ToolRunner` port below the runtime;
     // the built-in tools and the catalog in a tool box above `contracts/`.
     ("endpoints/call.rs", "runtime::tools"),
