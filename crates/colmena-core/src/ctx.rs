@@ -3,11 +3,12 @@
 //!
 //! One `Ctx` per process and data dir. It holds the store, the vault, the
 //! search index, the change and notice feeds, the bells that wake the
-//! schedulers (the bus's and the cron jobs'), the work running here, and typed slots for what floors
-//! above keep per workspace ([`Ctx::slot`]). It opens nothing and starts
-//! nothing: [`crate::workspace`] does, then hands it over. Adapters hold
-//! it (Tauri state, the CLI's main, the HTTP server's state) and pass
-//! `&Ctx` to core functions.
+//! schedulers (the bus's and the cron jobs'), the work running here, and
+//! typed slots for what floors above keep per workspace ([`Ctx::slot`]:
+//! the MCP servers' hub, the cron scheduler's, the runs' tool runner). It
+//! opens nothing and starts nothing: [`crate::workspace`] does, then hands
+//! it over. Adapters hold it (Tauri state, the CLI's main, the HTTP
+//! server's state) and pass `&Ctx` to core functions.
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;

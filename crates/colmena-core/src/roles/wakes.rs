@@ -34,7 +34,7 @@ use rusqlite::params;
 use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
-use super::cut_off::{self, WakeOf};
+use super::cut_off;
 use super::wake_history::{self, WakeEnd, WakeKind};
 use super::{role_thread, wake_budget, wake_command};
 use crate::caller::Caller;
@@ -45,6 +45,7 @@ use crate::inbox::authors::{self, Author};
 use crate::inbox::messages::{self, InboxQuery, Message};
 use crate::inbox::{drop_folder, wake_timing};
 use crate::runs::RunStatus;
+use crate::runs::origin::WakeOf;
 use crate::runtime::agent::run_role_wake;
 use crate::store::bus::time::{self, parse_stored, stored};
 
@@ -380,7 +381,7 @@ pub(crate) async fn wake(ctx: &Ctx, role: &Author) -> Result<WakeOutcome> {
                     message_ids: ids.clone(),
                     senders: senders_of(&unread),
                 },
-                crate::runtime::no_events(),
+                crate::runs::context::no_events(),
             )
             .await;
             if let Ok(run) = &run
