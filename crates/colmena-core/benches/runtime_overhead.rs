@@ -22,7 +22,7 @@ use colmena_core::ids::AgentId;
 use colmena_core::models::{self, NewModel};
 use colmena_core::providers::{self, NewProvider};
 use colmena_core::runs::RunStatus;
-use colmena_core::runtime::RunEvent;
+use colmena_core::runs::context::RunEvent;
 use colmena_core::runtime::agent::{AgentRunOptions, run_agent};
 use colmena_core::secrets::BackendChoice;
 use colmena_core::{Ctx, OpenOptions};

@@ -3,11 +3,12 @@
 //!
 //! One `Ctx` per process and data dir. It holds the store, the vault, the
 //! search index, the change and notice feeds, the bells that wake the
-//! schedulers, the work running here, and typed slots for what floors
-//! above keep per workspace ([`Ctx::slot`]). It opens nothing and starts
-//! nothing: [`crate::workspace`] does, then hands it over. Adapters hold
-//! it (Tauri state, the CLI's main, the HTTP server's state) and pass
-//! `&Ctx` to core functions.
+//! schedulers (the bus's and the cron jobs'), the work running here, and
+//! typed slots for what floors above keep per workspace ([`Ctx::slot`]:
+//! the MCP servers' hub, the cron scheduler's, the runs' tool runner). It
+//! opens nothing and starts nothing: [`crate::workspace`] does, then hands
+//! it over. Adapters hold it (Tauri state, the CLI's main, the HTTP
+//! server's state) and pass `&Ctx` to core functions.
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
@@ -101,6 +102,8 @@ struct Inner {
     notices: broadcast::Sender<Notice>,
     /// Pokes the bus scheduler (urgent mail, a new schedule).
     wakes: Arc<tokio::sync::Notify>,
+    /// Pokes this process's cron scheduler (a job changed here).
+    cron_wakes: Arc<tokio::sync::Notify>,
     /// What floors above keep per open workspace, by type ([`Ctx::slot`]).
     slots: Mutex<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
     /// Where this process serves the bus over HTTP right now (a base URL),
@@ -217,6 +220,7 @@ impl Ctx {
                 changes,
                 notices,
                 wakes: Arc::new(tokio::sync::Notify::new()),
+                cron_wakes: Arc::new(tokio::sync::Notify::new()),
                 slots: Mutex::new(HashMap::new()),
                 serving: Mutex::new(None),
                 bus: parts.bus,
@@ -355,6 +359,17 @@ impl Ctx {
 
     pub(crate) fn scheduler_bell(&self) -> Arc<tokio::sync::Notify> {
         Arc::clone(&self.inner.wakes)
+    }
+
+    /// Tells this process's cron scheduler to look again now (a job
+    /// changed): the job operations ring, the scheduler listens, and
+    /// neither names the other.
+    pub(crate) fn wake_cron_scheduler(&self) {
+        self.inner.cron_wakes.notify_one();
+    }
+
+    pub(crate) fn cron_scheduler_bell(&self) -> Arc<tokio::sync::Notify> {
+        Arc::clone(&self.inner.cron_wakes)
     }
 
     /// Subscribes to committed changes.

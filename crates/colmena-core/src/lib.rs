@@ -43,6 +43,7 @@ pub mod store;
 pub mod swarms;
 pub mod team_bus;
 pub mod terminal_text;
+pub mod toolbox;
 pub mod tools;
 pub mod users;
 mod validate;

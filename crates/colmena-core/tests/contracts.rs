@@ -17,6 +17,7 @@ use colmena_core::canvas::{self, VariantStatus};
 use colmena_core::contracts::{self, Progress, ProgressSink, bus, canvas as ops, hive};
 use colmena_core::inbox::{self, NewAuthor};
 use colmena_core::permissions::approvals::{self, Decision};
+use colmena_core::runtime::resume;
 use colmena_core::{Caller, ErrorCode};
 use colmena_scripted_llm::{Matcher, Rule};
 use support::hive::{agent, hive as scripted_hive};
@@ -231,11 +232,11 @@ async fn x2_an_outside_clients_run_asks_the_person_before_a_tool_acts() {
     };
     assert_eq!(asked.tool, "cli_exec");
     // The client that started the run cannot answer for the person.
-    let err = approvals::decide(ctx, &me, &asked.id, Decision::AllowOnce)
+    let err = resume::decide(ctx, &me, &asked.id, Decision::AllowOnce)
         .await
         .unwrap_err();
     assert_eq!(err.code, ErrorCode::Forbidden);
-    approvals::decide(ctx, &Caller::ui(ctx), &asked.id, Decision::Deny)
+    resume::decide(ctx, &Caller::ui(ctx), &asked.id, Decision::Deny)
         .await
         .unwrap();
     let done = run.await.unwrap().unwrap();
@@ -261,7 +262,7 @@ async fn x2_an_outside_clients_run_asks_the_person_before_a_tool_acts() {
 #[test]
 fn x2_the_agent_tools_and_the_mcp_tools_share_one_generated_schema() {
     let generated = contracts::input_schema_text::<bus::SendMessageArgs>();
-    let catalog = colmena_core::tools::catalog::find("send_message")
+    let catalog = colmena_core::toolbox::catalog::find("send_message")
         .unwrap()
         .parameters();
     assert_eq!(catalog, generated);

@@ -11,7 +11,7 @@ use std::time::Duration;
 use colmena_core::ErrorCode;
 use colmena_core::conversations::{self, ListOptions, MessageRole};
 use colmena_core::runs::{self, RunStatus};
-use colmena_core::runtime::chat;
+use colmena_core::runtime::{chat, resume};
 use colmena_core::users::{self, ChannelIdentity, PairingStatus};
 use colmena_scripted_llm::Rule;
 use support::hive::{agent, hive, when};
@@ -379,7 +379,7 @@ async fn h42_resume_is_none_normally_and_continues_an_interrupted_run_from_its_c
         [offer.run.id.as_str()]
     );
 
-    let done = chat::resume_run(&restarted, &offer.run.id, support::no_events())
+    let done = resume::resume_run(&restarted, &offer.run.id, support::no_events())
         .await
         .unwrap();
     assert_eq!(done.status, RunStatus::Completed, "{:?}", done.error);
@@ -405,7 +405,7 @@ async fn h42_resume_is_none_normally_and_continues_an_interrupted_run_from_its_c
             .unwrap()
             .is_none()
     );
-    let err = chat::resume_run(&restarted, &offer.run.id, support::no_events())
+    let err = resume::resume_run(&restarted, &offer.run.id, support::no_events())
         .await
         .unwrap_err();
     assert_eq!(
@@ -457,7 +457,7 @@ async fn h42_a_run_that_died_before_any_checkpoint_is_not_resumable() {
         RunStatus::Interrupted,
         "but the crash is on record"
     );
-    let err = chat::resume_run(&restarted, &run.id, support::no_events())
+    let err = resume::resume_run(&restarted, &run.id, support::no_events())
         .await
         .unwrap_err();
     assert_eq!(err.code, ErrorCode::Precondition);

@@ -12,9 +12,10 @@ use std::sync::Arc;
 use std::time::Duration as StdDuration;
 
 use chrono::{DateTime, Duration, Utc};
+use colmena_core::cron::scheduler::Scheduler;
 use colmena_core::cron::{
     self, CronJob, CronJobUpdate, HistoryStatus, ManualClock, MissedPolicy, NewCronJob, Schedule,
-    Scheduler, Target, TriggerKind,
+    Target, TriggerKind,
 };
 use colmena_core::ids::AgentId;
 use colmena_core::permissions::{self, Risk};
@@ -1003,11 +1004,11 @@ async fn h25_the_model_facing_cron_tools_cannot_add_a_grant_and_a_tool_change_dr
         vec![Risk::Network]
     );
     // The tool's own schema does not offer it.
-    let schema = colmena_core::tools::catalog::find("cron_update")
+    let schema = colmena_core::toolbox::catalog::find("cron_update")
         .unwrap()
         .parameters();
     assert!(!schema.contains("unattended"), "{schema}");
-    let create = colmena_core::tools::catalog::find("cron_create")
+    let create = colmena_core::toolbox::catalog::find("cron_create")
         .unwrap()
         .parameters();
     assert!(!create.contains("unattended"), "{create}");

@@ -15,6 +15,7 @@ use colmena_core::permissions::approvals::{self, Decision};
 use colmena_core::permissions::{self, Permissions, Rule as GateRule};
 use colmena_core::runs::{self, RunStatus};
 use colmena_core::runtime::agent::{AgentRunOptions, run_agent};
+use colmena_core::runtime::resume;
 use colmena_core::{Caller, Ctx};
 use colmena_scripted_llm::Rule;
 use serde_json::json;
@@ -126,7 +127,7 @@ async fn a_delegated_run_keeps_the_strictest_rule_of_the_agents_that_handed_it_t
     };
     assert_eq!(asked.tool, "cli_exec");
     assert_eq!(asked.agent_id, "runner");
-    approvals::decide(&ws.ctx, &Caller::ui(&ws.ctx), &asked.id, Decision::Deny)
+    resume::decide(&ws.ctx, &Caller::ui(&ws.ctx), &asked.id, Decision::Deny)
         .await
         .unwrap();
     let finished = waiting.await.unwrap().unwrap();

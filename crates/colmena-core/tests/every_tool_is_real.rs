@@ -25,7 +25,8 @@ use colmena_core::ids::AgentId;
 use colmena_core::inbox::{self, NewAuthor};
 use colmena_core::runs::{self, RunFilter, RunStatus, RunStep};
 use colmena_core::runtime::agent::{AgentRunOptions, run_agent};
-use colmena_core::tools::{self, catalog};
+use colmena_core::toolbox::catalog;
+use colmena_core::tools;
 use colmena_core::web_search::{self, WebSearchSettings};
 use colmena_core::{Ctx, cron, images, memory, skills};
 use colmena_scripted_llm::{Reply, Rule, ScriptedCall, ScriptedLlm};
@@ -86,7 +87,7 @@ struct Fixture {
     helper: AgentId,
     /// A scheduler of this process (cron_trigger needs one), on a clock of
     /// its own, that ran the fixture job once.
-    _scheduler: Arc<cron::Scheduler>,
+    _scheduler: Arc<cron::scheduler::Scheduler>,
 }
 
 /// Every built-in tool's call. Add a row when you add a tool — with code
@@ -365,7 +366,7 @@ async fn fixture(ctx: &Ctx, llm: &ScriptedLlm, tester: &AgentId) -> Fixture {
     .await
     .unwrap();
     let clock = Arc::new(cron::ManualClock::new(chrono::Utc::now()));
-    let scheduler = cron::Scheduler::start(ctx, clock).await.unwrap();
+    let scheduler = cron::scheduler::Scheduler::start(ctx, clock).await.unwrap();
     cron::trigger(ctx, "nightly_digest").await.unwrap();
     scheduler.tick().await.unwrap().finished().await;
     Fixture {

@@ -18,6 +18,7 @@ use colmena_core::permissions::approvals::{self, Approval, ApprovalStatus, Decis
 use colmena_core::permissions::{self, Permissions, Risk, Rule as GateRule};
 use colmena_core::runs::{self, RunFilter, RunStatus, RunStep};
 use colmena_core::runtime::agent::{AgentRunOptions, run_agent};
+use colmena_core::runtime::resume;
 use colmena_core::{Ctx, ErrorCode};
 use colmena_scripted_llm::Rule;
 use support::bus;
@@ -132,7 +133,7 @@ async fn an_attended_run_asks_before_writing_and_a_denial_reaches_the_model() {
         "written before anyone allowed it"
     );
 
-    approvals::decide(&ws.ctx, &Caller::ui(&ws.ctx), &first.id, Decision::Deny)
+    resume::decide(&ws.ctx, &Caller::ui(&ws.ctx), &first.id, Decision::Deny)
         .await
         .unwrap();
     let second = loop {
@@ -142,7 +143,7 @@ async fn an_attended_run_asks_before_writing_and_a_denial_reaches_the_model() {
         }
     };
     assert!(second.arguments.contains("b.txt"));
-    approvals::decide(
+    resume::decide(
         &ws.ctx,
         &Caller::ui(&ws.ctx),
         &second.id,
@@ -180,7 +181,7 @@ async fn allowed_for_the_run_a_tool_is_not_asked_about_again_and_deny_never_asks
     let id = writer(&ws.ctx).await;
     let run = go_in_background(&ws.ctx, &id);
     let first = pending(&ws.ctx, 1).await.remove(0);
-    approvals::decide(&ws.ctx, &Caller::ui(&ws.ctx), &first.id, Decision::AllowRun)
+    resume::decide(&ws.ctx, &Caller::ui(&ws.ctx), &first.id, Decision::AllowRun)
         .await
         .unwrap();
     let run = run.await.unwrap().unwrap();
@@ -230,7 +231,7 @@ async fn only_a_person_in_the_app_or_the_cli_decides() {
         },
     ];
     for caller in outsiders {
-        let err = approvals::decide(&ws.ctx, &caller, &asked.id, Decision::AllowRun)
+        let err = resume::decide(&ws.ctx, &caller, &asked.id, Decision::AllowRun)
             .await
             .unwrap_err();
         assert_eq!(err.code, ErrorCode::Forbidden, "{caller:?}");
@@ -247,7 +248,7 @@ async fn only_a_person_in_the_app_or_the_cli_decides() {
         approvals::get(&ws.ctx, &asked.id).await.unwrap().status,
         ApprovalStatus::Cancelled
     );
-    let err = approvals::decide(
+    let err = resume::decide(
         &ws.ctx,
         &Caller::ui(&ws.ctx),
         &asked.id,
@@ -273,7 +274,7 @@ async fn a_run_waiting_for_a_person_survives_a_restart_and_goes_on_when_allowed(
     let still = approvals::pending(&restarted).await.unwrap();
     assert_eq!(still.len(), 1, "the question outlived the process");
     assert_eq!(still[0].id, asked.id);
-    approvals::decide(
+    resume::decide(
         &restarted,
         &Caller::ui(&restarted),
         &asked.id,

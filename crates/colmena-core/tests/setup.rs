@@ -9,7 +9,9 @@ use colmena_core::agents::{self, NewAgent};
 use colmena_core::ids::AgentId;
 use colmena_core::setup::{self, Specialists};
 use colmena_core::skills::{self, SkillFilter};
-use colmena_core::tools::{self, ToolFilter, catalog};
+use colmena_core::toolbox::catalog;
+use colmena_core::tools::builtin::MINIMAL_TOOLS;
+use colmena_core::tools::{self, ToolFilter};
 use support::workspace;
 
 async fn active_tools(ws: &support::Workspace) -> Vec<String> {
@@ -45,7 +47,7 @@ async fn h31_the_catalog_has_eight_personas_and_eight_minimal_tools() {
         assert!(!persona.tools.is_empty(), "{} has no tools", persona.id);
         assert!(!persona.skills.is_empty(), "{} has no skills", persona.id);
     }
-    assert_eq!(catalog::MINIMAL_TOOLS.len(), 8);
+    assert_eq!(MINIMAL_TOOLS.len(), 8);
 }
 
 #[tokio::test]
@@ -56,10 +58,7 @@ async fn h32_ensure_db_none_gives_no_specialists_exactly_the_minimal_tools_and_n
     assert!(status.personas.iter().all(|p| !p.enabled), "0 specialists");
     let mut active = active_tools(&ws).await;
     active.sort();
-    let mut minimal: Vec<String> = catalog::MINIMAL_TOOLS
-        .iter()
-        .map(|t| (*t).to_owned())
-        .collect();
+    let mut minimal: Vec<String> = MINIMAL_TOOLS.iter().map(|t| (*t).to_owned()).collect();
     minimal.sort();
     assert_eq!(active, minimal, "exactly the 8 minimal tools");
     assert!(active_skills(&ws).await.is_empty(), "0 active skills");

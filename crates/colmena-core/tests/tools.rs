@@ -5,7 +5,8 @@
 mod support;
 
 use colmena_core::ErrorCode;
-use colmena_core::tools::{self, ToolFilter, ToolMetadata, catalog};
+use colmena_core::toolbox::catalog;
+use colmena_core::tools::{self, ToolFilter, ToolMetadata};
 use support::workspace;
 
 #[tokio::test]

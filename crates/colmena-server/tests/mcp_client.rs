@@ -113,7 +113,7 @@ async fn run_results(ctx: &Ctx, agent: &AgentId) -> Vec<(String, bool, String)> 
         agent,
         "go",
         AgentRunOptions::default(),
-        colmena_core::runtime::no_events(),
+        colmena_core::runs::context::no_events(),
     )
     .await
     .unwrap();

@@ -3,9 +3,10 @@
 
 use colmena_core::ids::AgentId;
 use colmena_core::permissions::approvals::{self, Approval, Decision};
+use colmena_core::runs::context::{EventSink, RunEvent};
 use colmena_core::runs::{self, Run, RunDetail, RunFilter};
 use colmena_core::runtime::agent::{self, AgentRunOptions};
-use colmena_core::runtime::{EventSink, RunEvent, chat};
+use colmena_core::runtime::resume;
 use colmena_core::{AppError, Caller, Ctx};
 use tauri::State;
 use tauri::ipc::Channel;
@@ -56,7 +57,7 @@ pub async fn resume_run(
     id: String,
     on_event: Channel<RunEvent>,
 ) -> Result<Run, AppError> {
-    chat::resume_run(&ctx, &id, sink(on_event)).await
+    resume::resume_run(&ctx, &id, sink(on_event)).await
 }
 
 #[tauri::command]
@@ -84,7 +85,7 @@ pub async fn decide_approval(
     id: String,
     decision: Decision,
 ) -> Result<Approval, AppError> {
-    Ok(approvals::decide(&ctx, &Caller::ui(&ctx), &id, decision)
+    Ok(resume::decide(&ctx, &Caller::ui(&ctx), &id, decision)
         .await?
         .approval)
 }

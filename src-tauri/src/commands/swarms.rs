@@ -3,7 +3,7 @@
 
 use colmena_core::ids::AgentId;
 use colmena_core::runs::Run;
-use colmena_core::runtime::RunEvent;
+use colmena_core::runs::context::RunEvent;
 use colmena_core::setup::ActivationPlan;
 use colmena_core::swarms::run::{self as swarm_run, SwarmRunOptions};
 use colmena_core::swarms::{self, NewSwarm, Swarm, SwarmSaved, SwarmUpdate};

@@ -6,7 +6,8 @@
 //! `colmena serve` ([`scheduler`]); a process that only manages jobs (the
 //! CLI, a script) needs none:
 //! - with a scheduler in this process, a change goes through it: the next
-//!   run is computed on its clock and it re-arms at once;
+//!   run is computed on its clock and it re-arms at once (the change rings
+//!   the cron bell in `Ctx`, which the scheduler listens to);
 //! - with none here, the change is written to the store; a scheduler in
 //!   another process on the same data dir learns of it through the store's
 //!   change feed ([`Change::CronJobs`]), and without any, the next one to
@@ -42,6 +43,7 @@
 //! trust (the job then fails loudly, saying where to allow it again).
 
 mod history;
+pub mod presence;
 pub mod schedule;
 pub mod scheduler;
 mod store;
@@ -55,11 +57,11 @@ use serde_json::json;
 
 pub use history::announce_failures;
 pub use schedule::{Clock, ManualClock, SystemClock, local_time_zone, upcoming};
-pub use scheduler::{Hub, Scheduler, Ticked, run_scheduler};
 
 pub(crate) use history::job_of_run;
 pub(crate) use store::grant_of;
 
+use self::presence::{Hub, clock_of, held_elsewhere};
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
 use crate::risk::Risk;
@@ -321,7 +323,7 @@ pub async fn get(ctx: &Ctx, id: &str) -> Result<CronJob> {
 /// scheduler when one runs (which re-arms at once), else on the system clock.
 pub async fn create(ctx: &Ctx, input: NewCronJob) -> Result<CronJob> {
     mirror_role_target(ctx, Some(&input.target)).await?;
-    let now = scheduler::clock_of(ctx).now();
+    let now = clock_of(ctx).now();
     let job = ctx
         .store()
         .write(move |tx| {
@@ -368,7 +370,7 @@ pub const MAX_JOBS: u32 = 200;
 /// Changes a job. A new schedule or time zone recomputes the next run.
 pub async fn update(ctx: &Ctx, id: &str, input: CronJobUpdate) -> Result<CronJob> {
     mirror_role_target(ctx, input.target.as_ref()).await?;
-    let now = scheduler::clock_of(ctx).now();
+    let now = clock_of(ctx).now();
     let id = id.to_owned();
     let job = ctx
         .store()
@@ -404,7 +406,7 @@ pub async fn resume(ctx: &Ctx, id: &str) -> Result<CronJob> {
 }
 
 async fn set_paused(ctx: &Ctx, id: &str, paused: bool) -> Result<CronJob> {
-    let now = scheduler::clock_of(ctx).now();
+    let now = clock_of(ctx).now();
     let id = id.to_owned();
     let job = ctx
         .store()
@@ -426,7 +428,7 @@ pub async fn trigger(ctx: &Ctx, id: &str) -> Result<TriggerReceipt> {
         )
         .with_details(json!({ "reason": "no_scheduler" })));
     }
-    let now = scheduler::clock_of(ctx).now();
+    let now = clock_of(ctx).now();
     let job_id = id.to_owned();
     let request_id = ctx
         .store()
@@ -475,14 +477,14 @@ pub async fn history(ctx: &Ctx, id: &str, limit: Option<u32>) -> Result<Vec<Cron
 /// another live one (it holds the scheduler lock; a lock dies with its
 /// process, so a crash leaves nothing stale).
 pub async fn has_scheduler(ctx: &Ctx) -> Result<SchedulerStatus> {
-    if scheduler::Hub::of(ctx).current().is_some() {
+    if Hub::of(ctx).current().is_some() {
         return Ok(SchedulerStatus {
             running: true,
             here: true,
         });
     }
     let dir = ctx.data_dir().to_owned();
-    let running = tokio::task::spawn_blocking(move || scheduler::held_elsewhere(&dir))
+    let running = tokio::task::spawn_blocking(move || held_elsewhere(&dir))
         .await
         .map_err(|e| AppError::internal(format!("could not look for a scheduler: {e}")))??;
     Ok(SchedulerStatus {
@@ -499,7 +501,7 @@ pub async fn preview(
     time_zone: String,
     count: u32,
 ) -> Result<Vec<DateTime<Utc>>> {
-    let now = scheduler::clock_of(ctx).now();
+    let now = clock_of(ctx).now();
     upcoming(&schedule, &time_zone, now, count.clamp(1, 20) as usize)
 }
 
@@ -507,7 +509,7 @@ pub async fn preview(
 /// looks again (another process's learns of it from the store).
 fn announce(ctx: &Ctx) {
     ctx.changed(Change::CronJobs);
-    if let Some(scheduler) = scheduler::Hub::of(ctx).current() {
-        scheduler.rearm();
+    if Hub::of(ctx).current().is_some() {
+        ctx.wake_cron_scheduler();
     }
 }

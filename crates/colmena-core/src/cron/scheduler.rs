@@ -15,30 +15,28 @@
 //! while the job's previous run (in this process) is still going is skipped
 //! with a note, never run on top of it.
 //!
-//! "Is a scheduler running?" is answered by an OS lock: every scheduler
-//! holds a shared lock on `cron-scheduler.lock` in the data dir for as long
-//! as it lives, and a lock dies with its process, so a crash leaves nothing
-//! stale to expire.
+//! It registers in the workspace's hub and holds the scheduler lock
+//! (`presence.rs`: how the job operations see that one runs), and listens
+//! to the cron bell in `Ctx`, which a job's change rings.
 
 use std::collections::HashSet;
-use std::fs::{File, OpenOptions, TryLockError};
-use std::path::Path;
-use std::sync::{Arc, Mutex, Weak};
+use std::fs::File;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration as StdDuration, Instant};
 
 use chrono::{DateTime, Duration, Utc};
 use rusqlite::OptionalExtension;
-use tokio::sync::Notify;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::history::{self, Outcome};
+use super::presence::{Hub, Running, open_lock};
 use super::schedule::{Clock, SystemClock};
 use super::store::{self, JobRow, parse_stored, stored};
 use super::{MissedPolicy, TriggerKind, targets};
 use crate::ctx::{Change, Ctx};
-use crate::error::{AppError, ErrorCode, Result};
+use crate::error::{AppError, Result};
 
 /// Longest the scheduler sleeps between looks (a clock that jumps, a
 /// computer that slept, a change it was not told of).
@@ -50,98 +48,12 @@ pub const GRACE: Duration = Duration::seconds(60);
 pub const TRIGGER_TTL: Duration = Duration::minutes(10);
 /// Most missed fires counted one by one.
 const MISSED_CAP: u32 = 10_000;
-/// The lock every scheduler holds.
-pub const LOCK_FILE: &str = "cron-scheduler.lock";
-
-/// Where a process's scheduler is found (kept in the [`Ctx`]).
-#[derive(Default)]
-pub struct Hub {
-    current: Mutex<Option<Weak<Scheduler>>>,
-}
-
-impl Hub {
-    /// The hub of the workspace `ctx`.
-    pub(crate) fn of(ctx: &Ctx) -> Arc<Hub> {
-        ctx.slot::<Hub>()
-    }
-
-    /// The scheduler of this process, while it runs.
-    pub(crate) fn current(&self) -> Option<Arc<Scheduler>> {
-        self.current
-            .lock()
-            .ok()
-            .and_then(|c| c.as_ref().and_then(Weak::upgrade))
-    }
-
-    fn register(&self, scheduler: &Arc<Scheduler>) -> Result<()> {
-        let mut current = self
-            .current
-            .lock()
-            .map_err(|_| AppError::internal("the scheduler registry is poisoned"))?;
-        if current.as_ref().and_then(Weak::upgrade).is_some() {
-            return Err(AppError::new(
-                ErrorCode::Conflict,
-                "a cron scheduler already runs in this process",
-            ));
-        }
-        *current = Some(Arc::downgrade(scheduler));
-        Ok(())
-    }
-}
-
-/// The clock changes are computed on: this process's scheduler's, else the
-/// system's.
-pub(crate) fn clock_of(ctx: &Ctx) -> Arc<dyn Clock> {
-    match Hub::of(ctx).current() {
-        Some(scheduler) => Arc::clone(&scheduler.clock),
-        None => Arc::new(SystemClock),
-    }
-}
-
-fn open_lock(dir: &Path) -> Result<File> {
-    let path = dir.join(LOCK_FILE);
-    let mut options = OpenOptions::new();
-    options.read(true).write(true).create(true).truncate(false);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    options
-        .open(&path)
-        .map_err(|e| AppError::internal(format!("could not open {}: {e}", path.display())))
-}
-
-/// Whether a scheduler holds the lock in the data dir `dir` (another
-/// process, or another workspace handle of this one). The probe takes the
-/// lock exclusively for an instant; a probe of another process doing the
-/// same at that instant is told apart by trying again (a scheduler holds
-/// its lock for good, a probe for microseconds).
-pub(crate) fn held_elsewhere(dir: &Path) -> Result<bool> {
-    let file = open_lock(dir)?;
-    for attempt in 0..4 {
-        match file.try_lock() {
-            Ok(()) => {
-                let _ = file.unlock();
-                return Ok(false);
-            }
-            Err(TryLockError::WouldBlock) => {
-                if attempt < 3 {
-                    std::thread::sleep(StdDuration::from_millis(10));
-                }
-            }
-            Err(TryLockError::Error(e)) => {
-                return Err(AppError::internal(format!(
-                    "could not look at the scheduler lock: {e}"
-                )));
-            }
-        }
-    }
-    Ok(true)
-}
-
 /// A running scheduler.
 pub struct Scheduler {
     ctx: Ctx,
     clock: Arc<dyn Clock>,
-    bell: Notify,
+    /// What the hub shows of this scheduler while it lives.
+    _running: Arc<Running>,
     /// Jobs whose run this process has going.
     running: Arc<Mutex<HashSet<String>>>,
     _lock: File,
@@ -181,14 +93,17 @@ impl Scheduler {
         })
         .await
         .map_err(|e| AppError::internal(format!("could not take the scheduler lock: {e}")))??;
+        let running = Arc::new(Running {
+            clock: Arc::clone(&clock),
+        });
+        Hub::of(ctx).register(&running)?;
         let scheduler = Arc::new(Scheduler {
             ctx: ctx.clone(),
             clock,
-            bell: Notify::new(),
+            _running: running,
             running: Arc::default(),
             _lock: lock,
         });
-        Hub::of(ctx).register(&scheduler)?;
         let (me, now) = (ctx.lease_owner().to_owned(), scheduler.clock.now());
         let swept = ctx
             .store()
@@ -204,11 +119,6 @@ impl Scheduler {
     /// The clock this scheduler runs on.
     pub fn clock(&self) -> Arc<dyn Clock> {
         Arc::clone(&self.clock)
-    }
-
-    /// Look again now (a job changed in this process).
-    pub(crate) fn rearm(&self) {
-        self.bell.notify_one();
     }
 
     /// Claims and starts every trigger request and every due fire, as of
@@ -472,6 +382,7 @@ impl Scheduler {
     /// process.
     pub async fn run(self: Arc<Self>, stop: CancellationToken) {
         let mut changes = self.ctx.subscribe();
+        let bell = self.ctx.cron_scheduler_bell();
         loop {
             if let Err(e) = self.tick().await {
                 tracing::warn!(
@@ -489,7 +400,7 @@ impl Scheduler {
                 tokio::select! {
                     () = stop.cancelled() => return,
                     () = &mut sleep => break,
-                    () = self.bell.notified() => break,
+                    () = bell.notified() => break,
                     change = changes.recv() => match change {
                         Ok(Change::CronJobs) | Err(RecvError::Lagged(_)) => break,
                         Ok(_) => {}

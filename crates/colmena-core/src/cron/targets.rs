@@ -21,8 +21,8 @@ use crate::ctx::Ctx;
 use crate::error::Result;
 use crate::ids::AgentId;
 use crate::inbox::{self, Caller, SendMessage};
+use crate::runs::context::{EventSink, RunEvent};
 use crate::runs::{Run, RunKind, RunStatus};
-use crate::runtime::{EventSink, RunEvent};
 
 /// A sink that hands over the id of the first run that starts.
 fn first_run_id() -> (EventSink, oneshot::Receiver<String>) {

@@ -70,7 +70,7 @@ pub(crate) fn build(def: &Definition, args: &Value) -> Result<Built> {
             ));
         }
     };
-    crate::runtime::tools::check_arguments(&def.schema, &Value::Object(values.clone())).map_err(
+    crate::tools::arguments::check_arguments(&def.schema, &Value::Object(values.clone())).map_err(
         |e| {
             AppError::invalid_field(
                 "params",

@@ -18,7 +18,7 @@
 //! - Calling one from a run goes through the permission gate like any tool:
 //!   a GET reaches the network; any other method changes something on the
 //!   other side on the person's behalf, so it counts as sending
-//!   (see `permissions::gate::risk_in`).
+//!   (see `toolbox::gate::risk_in`).
 //! - After a restart the tool rows are re-armed from the store (H29):
 //!   [`rearm`] runs with the other start-up reconciliation.
 
@@ -44,7 +44,7 @@ use crate::caller::Caller;
 use crate::caller::Client;
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
-use crate::runtime::RunContext;
+use crate::runs::context::RunContext;
 use crate::search;
 
 /// Only a person at this computer declares what calls may reach.

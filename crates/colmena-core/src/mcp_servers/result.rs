@@ -15,7 +15,7 @@ use super::config::DEFAULT_CALL_TIMEOUT_SECS;
 use super::port::{RemoteContent, RemoteResult};
 use crate::ctx::Ctx;
 use crate::error::{AppError, ErrorCode, Result};
-use crate::runtime::RunContext;
+use crate::runs::context::RunContext;
 
 /// Largest image kept from one result, and most images kept per result.
 const MAX_IMAGE_BYTES: usize = 20 * 1024 * 1024;

@@ -4,8 +4,9 @@
 //! waits for one survives a restart: the row stays pending, the run is
 //! interrupted with the call recorded in its checkpoint, and deciding the
 //! approval afterwards resumes the run, which finds the decision and goes
-//! on. Only a person in the app or at the command line decides: never an
-//! agent, a role's token or an outside client.
+//! on (`runtime::resume::decide`). Only a person in the app or at the
+//! command line decides: never an agent, a role's token or an outside
+//! client.
 
 use std::time::Duration;
 
@@ -18,8 +19,6 @@ use crate::caller::Caller;
 use crate::caller::Client;
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
-use crate::runs::{self, RunStatus};
-use crate::work::Work;
 
 /// Longest argument text an approval shows (the model's JSON); a call with
 /// longer arguments is refused before it asks (`gate::pass`).
@@ -291,22 +290,16 @@ async fn close(
     Ok(closed)
 }
 
-/// A decision, and the run it resumed (see [`decide`]).
-#[derive(Debug)]
-pub struct Decided {
-    pub approval: Approval,
-    /// The run was no longer alive (its process stopped while it waited):
-    /// it was resumed here and finds the decision. A short-lived process
-    /// (the CLI) waits for it; the app lets it run.
-    pub resumed: Option<tokio::task::JoinHandle<Result<crate::runs::Run>>>,
-}
-
 /// A person decides. Only the app's window and the command line may: an
 /// agent, a role's token or an outside client approving its own request
-/// would make the gate pointless. A run that is no longer alive (the app
-/// restarted while it waited) is resumed and finds the decision; a run
-/// alive in another process sees the decision within a second.
-pub async fn decide(ctx: &Ctx, caller: &Caller, id: &str, decision: Decision) -> Result<Decided> {
+/// would make the gate pointless. Returns the decided approval; resuming a
+/// run that stopped while it waited is `runtime::resume::decide`'s.
+pub(crate) async fn record_decision(
+    ctx: &Ctx,
+    caller: &Caller,
+    id: &str,
+    decision: Decision,
+) -> Result<Approval> {
     if !matches!(caller.client, Client::Ui | Client::Cli) || caller.author.is_some() {
         return Err(AppError::new(
             ErrorCode::Forbidden,
@@ -330,41 +323,7 @@ pub async fn decide(ctx: &Ctx, caller: &Caller, id: &str, decision: Decision) ->
             serde_json::json!({ "reason": "already_decided", "status": current.status }),
         ));
     };
-    let resumed = resume_if_stopped(ctx, &decided.run_id).await;
-    Ok(Decided {
-        approval: decided,
-        resumed,
-    })
-}
-
-/// A run whose process stopped while it waited is interrupted: resume it so
-/// the decision takes effect without anyone pressing "resume" too. A run
-/// still alive in another process (its lease is fresh) is left to it:
-/// resuming refuses a run that is not interrupted.
-async fn resume_if_stopped(
-    ctx: &Ctx,
-    run_id: &str,
-) -> Option<tokio::task::JoinHandle<Result<crate::runs::Run>>> {
-    if ctx.work().is_running(Work::Run(run_id)) {
-        return None;
-    }
-    let detail = runs::get(ctx, run_id).await.ok()?;
-    if !matches!(
-        detail.run.status,
-        RunStatus::Interrupted | RunStatus::Running
-    ) || detail.run.parent_run_id.is_some()
-    {
-        return None;
-    }
-    let (ctx, run_id) = (ctx.clone(), run_id.to_owned());
-    Some(tokio::spawn(async move {
-        let resumed =
-            crate::runtime::chat::resume_run(&ctx, &run_id, crate::runtime::no_events()).await;
-        if let Err(e) = &resumed {
-            tracing::debug!("run {run_id} not resumed after a decision: {}", e.message);
-        }
-        resumed
-    }))
+    Ok(decided)
 }
 
 /// Closes what a finished run left pending (it cannot ask any more).

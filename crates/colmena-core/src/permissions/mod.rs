@@ -12,7 +12,6 @@
 //! that role's wake-ups.
 
 pub mod approvals;
-pub(crate) mod gate;
 mod store;
 
 use serde::{Deserialize, Serialize};
@@ -157,7 +156,7 @@ mod tests {
 
     #[test]
     fn every_catalog_tool_has_a_class_and_acting_tools_are_not_read() {
-        for tool in crate::tools::catalog::BUILTIN_TOOLS {
+        for tool in crate::toolbox::catalog::BUILTIN_TOOLS {
             assert!(class_of(tool.name).is_some(), "{} has no class", tool.name);
         }
         for acting in [

@@ -7,66 +7,13 @@
 //! history and is not sent again, and when it completes it marks exactly
 //! those messages read. Mail that came later is handled by a fresh run.
 
-use rusqlite::{Connection, params};
-
 use crate::ctx::Ctx;
 use crate::error::Result;
 use crate::inbox::Caller;
 use crate::inbox::messages;
+use crate::runs::context::no_events;
 use crate::runs::{self, RunStatus};
-use crate::runtime;
-
-/// A wake-up run being started: who it speaks as, what it was handed and
-/// who wrote it.
-pub(crate) struct WakeOf {
-    pub author: String,
-    pub message_ids: Vec<String>,
-    /// The senders of those messages: whom a "reply" grant lets it answer.
-    pub senders: Vec<String>,
-}
-
-/// Records that `run` is `wake`'s run (in the transaction that knows both).
-pub(crate) fn record(conn: &Connection, run: &str, wake: &WakeOf) -> Result<()> {
-    conn.execute(
-        "INSERT INTO role_wakes (run_id, author_id, message_ids, senders) VALUES (?1, ?2, ?3, ?4)",
-        params![
-            run,
-            wake.author,
-            serde_json::to_string(&wake.message_ids)?,
-            serde_json::to_string(&wake.senders)?
-        ],
-    )?;
-    Ok(())
-}
-
-/// The authors whose mail the wake-up run `run` was handed (none for a run
-/// that is not a wake-up's).
-pub(crate) fn senders_of(conn: &Connection, run: &str) -> Result<Vec<String>> {
-    use rusqlite::OptionalExtension;
-    let senders: Option<String> = conn
-        .query_row(
-            "SELECT senders FROM role_wakes WHERE run_id = ?1",
-            [run],
-            |r| r.get(0),
-        )
-        .optional()?;
-    Ok(match senders {
-        Some(json) => serde_json::from_str(&json)?,
-        None => Vec::new(),
-    })
-}
-
-/// The author a run speaks as on the bus, if it is a wake-up run.
-pub(crate) fn author_of(conn: &Connection, run: &str) -> Result<Option<String>> {
-    use rusqlite::OptionalExtension;
-    Ok(conn
-        .query_row(
-            "SELECT author_id FROM role_wakes WHERE run_id = ?1",
-            [run],
-            |r| r.get(0),
-        )
-        .optional()?)
-}
+use crate::runtime::resume::resume_run;
 
 /// Makes due now every role with a cut-off wake-up that can be resumed
 /// (after sweeping the runs of dead processes). Returns how many.
@@ -107,7 +54,7 @@ pub(crate) async fn resume_for(ctx: &Ctx, role: &str) -> Result<()> {
         })
         .await?;
     for (run_id, ids) in cut_off {
-        let resumed = runtime::chat::resume_run(ctx, &run_id, runtime::no_events()).await;
+        let resumed = resume_run(ctx, &run_id, no_events()).await;
         match resumed {
             Ok(run) if run.status == RunStatus::Completed => {
                 let ids: Vec<String> = serde_json::from_str(&ids)?;

@@ -33,7 +33,7 @@ use chrono::{DateTime, Utc};
 use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
-use super::cut_off::{self, WakeOf};
+use super::cut_off;
 use super::wake_history::{self, WakeEnd, WakeKind};
 use super::{role_thread, wake_budget, wake_command};
 use crate::caller::Caller;
@@ -44,6 +44,7 @@ use crate::inbox::authors::{self, Author};
 use crate::inbox::drop_folder;
 use crate::inbox::messages::{self, InboxQuery, Message};
 use crate::runs::RunStatus;
+use crate::runs::origin::WakeOf;
 use crate::runtime::agent::run_role_wake;
 use crate::store::bus::port::Scheduled;
 
@@ -296,7 +297,7 @@ pub(crate) async fn wake(ctx: &Ctx, role: &Author) -> Result<WakeOutcome> {
                     message_ids: ids.clone(),
                     senders: senders_of(&unread),
                 },
-                crate::runtime::no_events(),
+                crate::runs::context::no_events(),
             )
             .await;
             if let Ok(run) = &run

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{RunBase, RunContext, RunEvent, drive, drive_for, tools};
+use super::drive;
 use crate::agents::{self, Agent};
 use crate::ctx::Ctx;
 use crate::error::{AppError, Result};
@@ -15,8 +15,10 @@ use crate::ids::AgentId;
 use crate::llm::{self, CallOptions, ChatRequest, Message, StreamEvent, ToolCall, ToolSpec, Usage};
 use crate::models::resolve::resolve_agent_model;
 use crate::prompt;
-use crate::roles::cut_off::{self, WakeOf};
+use crate::runs::context::{EventSink, RunBase, RunContext, RunEvent};
+use crate::runs::origin::{RunOrigin, WakeOf, record_wake};
 use crate::runs::{self, NewRun, Run, RunKind};
+use crate::tools::offered;
 
 /// The most model turns one agent takes in a run.
 pub const MAX_STEPS: u32 = 16;
@@ -88,7 +90,7 @@ fn setup(
                     system.push_str(&extra);
                 }
                 let tools =
-                    tools::specs(conn, &agent, rc2.delegates.is_some(), rc2.author.is_some())?;
+                    offered::specs(conn, &agent, rc2.delegates.is_some(), rc2.author.is_some())?;
                 Ok(Setup {
                     agent,
                     model,
@@ -249,7 +251,7 @@ async fn answer(
         name: call.name.clone(),
         arguments: call.arguments.clone(),
     });
-    let outcome = tools::execute(rc, agent, state.step, call).await;
+    let outcome = rc.call_tool(agent, state.step, call).await;
     rc.emit(RunEvent::ToolResult {
         run_id: rc.run_id.clone(),
         agent_id: agent_name.to_owned(),
@@ -295,7 +297,7 @@ pub async fn run_agent(
     agent_id: &AgentId,
     input: &str,
     options: AgentRunOptions,
-    sink: super::EventSink,
+    sink: EventSink,
 ) -> Result<Run> {
     run_agent_as(ctx, agent_id, input, options, None, sink).await
 }
@@ -308,7 +310,7 @@ pub(crate) async fn run_agent_as(
     input: &str,
     options: AgentRunOptions,
     wake: Option<WakeOf>,
-    sink: super::EventSink,
+    sink: EventSink,
 ) -> Result<Run> {
     start_agent_run(ctx, agent_id, input, options, wake, None, None, sink).await
 }
@@ -321,7 +323,7 @@ pub(crate) async fn run_role_wake(
     input: &str,
     start: (AgentState, Option<String>),
     wake: WakeOf,
-    sink: super::EventSink,
+    sink: EventSink,
 ) -> Result<Run> {
     start_agent_run(
         ctx,
@@ -344,7 +346,7 @@ pub(crate) async fn run_agent_unattended(
     agent_id: &AgentId,
     input: &str,
     job: &str,
-    sink: super::EventSink,
+    sink: EventSink,
 ) -> Result<Run> {
     start_agent_run(
         ctx,
@@ -370,7 +372,7 @@ async fn start_agent_run(
     wake: Option<WakeOf>,
     job: Option<String>,
     start: Option<(AgentState, Option<String>)>,
-    sink: super::EventSink,
+    sink: EventSink,
 ) -> Result<Run> {
     let user = crate::users::check_user(options.user_id.as_deref().unwrap_or(ctx.owner()))?;
     agents::get(ctx, agent_id).await?;
@@ -392,7 +394,7 @@ async fn start_agent_run(
         Some(wake) => {
             let id = run.id.clone();
             ctx.store()
-                .write(move |tx| cut_off::record(tx, &id, &wake).map(|()| wake.author))
+                .write(move |tx| record_wake(tx, &id, &wake).map(|()| wake.author))
                 .await
                 .map(Some)?
         }
@@ -405,11 +407,12 @@ async fn start_agent_run(
         // A wake-up (or a scheduled job) runs with nobody watching.
         attended: job.is_none() && author.is_none(),
         author,
+        job,
         delegators: Vec::new(),
     };
     let (state, extra) = start.unwrap_or_else(|| (AgentState::new(input), None));
     let agent_id = agent_id.clone();
-    drive_for(ctx, run, None, base, job, move |rc| async move {
+    drive(ctx, run, None, base, move |rc| async move {
         run_loop(&rc, &agent_id, state, extra.as_deref(), &agent_checkpoint).await
     })
     .await
@@ -440,6 +443,7 @@ pub(crate) async fn delegate(
         sink: parent.sink.clone(),
         delegates: None,
         author: None,
+        job: None,
         attended: parent.attended,
         delegators: parent
             .delegators
@@ -476,12 +480,15 @@ pub(crate) async fn delegate(
     }
 }
 
-/// Resumes an interrupted agent run from its checkpoint.
+/// Resumes an interrupted agent run from its checkpoint, with the origin
+/// its resumer looked up: a wake-up run goes on speaking as its role; a
+/// job's, unattended within the job's grant.
 pub(crate) async fn resume_agent(
     ctx: &Ctx,
     run: Run,
     checkpoint: Value,
-    sink: super::EventSink,
+    origin: RunOrigin,
+    sink: EventSink,
 ) -> Result<Run> {
     let state: AgentState = serde_json::from_value(checkpoint).map_err(|e| {
         AppError::internal(format!(
@@ -490,27 +497,16 @@ pub(crate) async fn resume_agent(
         ))
     })?;
     let agent_id = AgentId::from(run.target_id.as_str());
-    // A wake-up run goes on speaking as its role; a job's, unattended
-    // within the job's grant.
-    let id = run.id.clone();
-    let (author, job) = ctx
-        .store()
-        .read(move |conn| {
-            Ok((
-                cut_off::author_of(conn, &id)?,
-                crate::cron::job_of_run(conn, &id)?,
-            ))
-        })
-        .await?;
     let base = RunBase {
         credentials: None,
         sink,
         delegates: None,
-        attended: author.is_none() && job.is_none(),
-        author,
+        attended: origin.attended(),
+        author: origin.author,
+        job: origin.job,
         delegators: Vec::new(),
     };
-    drive_for(ctx, run, None, base, job, move |rc| async move {
+    drive(ctx, run, None, base, move |rc| async move {
         run_loop(&rc, &agent_id, state, None, &agent_checkpoint).await
     })
     .await

@@ -13,13 +13,14 @@
 use serde_json::Value;
 
 use super::agent::{AgentState, agent_checkpoint, run_loop};
-use super::{EventSink, RunBase, drive};
+use super::drive;
 use crate::conversations::{self, ChatMessage, MessageImage, MessageRole};
 use crate::ctx::Ctx;
 use crate::error::{AppError, ErrorCode, Result};
 use crate::ids::AgentId;
 use crate::llm::{ImagePart, Message};
 use crate::models::resolve::{RunCredentials, resolve_agent_model};
+use crate::runs::context::{EventSink, RunBase};
 use crate::runs::{self, NewRun, Run, RunKind, RunStatus};
 
 /// Most images one message may carry.
@@ -199,6 +200,7 @@ async fn finish_in_conversation(
         sink,
         delegates: None,
         author: None,
+        job: None,
         attended: true,
         delegators: Vec::new(),
     };
@@ -233,14 +235,4 @@ pub(crate) async fn resume(ctx: &Ctx, run: Run, checkpoint: Value, sink: EventSi
     })?;
     let agent = AgentId::from(run.target_id.as_str());
     finish_in_conversation(ctx, run, agent, state, None, sink).await
-}
-
-/// Resumes any interrupted run from its checkpoint (H42).
-pub async fn resume_run(ctx: &Ctx, run_id: &str, sink: EventSink) -> Result<Run> {
-    let (run, checkpoint) = runs::take_over(ctx, run_id).await?;
-    match (run.kind, run.thread_id.is_some()) {
-        (RunKind::Agent, true) => resume(ctx, run, checkpoint, sink).await,
-        (RunKind::Agent, false) => super::agent::resume_agent(ctx, run, checkpoint, sink).await,
-        (RunKind::Swarm, _) => crate::swarms::run::resume(ctx, run, checkpoint, sink).await,
-    }
 }

@@ -29,7 +29,7 @@ use crate::search::{self, SearchDoc};
 use crate::skills;
 use crate::store::meta;
 use crate::tools;
-use crate::tools::catalog::{MINIMAL_TOOLS, is_minimal};
+use crate::tools::builtin::{MINIMAL_TOOLS, ToolDef, is_minimal};
 
 pub use personas::{PERSONAS, Persona};
 
@@ -134,10 +134,14 @@ fn persona_agent(persona: &Persona) -> NewAgent {
 }
 
 /// Re-seeds code-owned rows and makes sure every catalog agent exists.
-/// Runs at every start, inside one transaction. Returns the documents to
-/// re-index and the tool ids that no longer exist.
-pub(crate) fn reconcile(tx: &Transaction<'_>) -> Result<(Vec<SearchDoc>, Vec<String>)> {
-    let (mut docs, removed) = tools::reseed(tx)?;
+/// Runs at every start, inside one transaction, with the built-in tools
+/// the code has (`builtins`). Returns the documents to re-index and the
+/// tool ids that no longer exist.
+pub(crate) fn reconcile(
+    tx: &Transaction<'_>,
+    builtins: &[ToolDef],
+) -> Result<(Vec<SearchDoc>, Vec<String>)> {
+    let (mut docs, removed) = tools::reseed(tx, builtins)?;
     docs.extend(skills::reseed(tx)?);
     docs.extend(crate::web_search::sync_tool_in(tx)?);
     // Endpoint tools are re-armed from their endpoints (SPEC H29).

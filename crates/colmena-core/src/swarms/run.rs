@@ -16,9 +16,10 @@ use crate::error::{AppError, ErrorCode, Result};
 use crate::ids::AgentId;
 use crate::llm::Usage;
 use crate::models::resolve::RunCredentials;
+use crate::runs::context::{EventSink, RunBase, RunContext};
 use crate::runs::{self, NewRun, Run, RunKind};
 use crate::runtime::agent::{AgentState, run_loop};
-use crate::runtime::{EventSink, RunBase, RunContext, drive_for};
+use crate::runtime::drive;
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
@@ -116,8 +117,16 @@ async fn start(
     execute(ctx, run, swarm, state, options.credentials, job, sink).await
 }
 
-/// Resumes an interrupted swarm run from its checkpoint.
-pub(crate) async fn resume(ctx: &Ctx, run: Run, checkpoint: Value, sink: EventSink) -> Result<Run> {
+/// Resumes an interrupted swarm run from its checkpoint; `job` is the
+/// scheduled job that started it, as its resumer looked it up (a job's run
+/// stays unattended, within the job's grant).
+pub(crate) async fn resume(
+    ctx: &Ctx,
+    run: Run,
+    checkpoint: Value,
+    job: Option<String>,
+    sink: EventSink,
+) -> Result<Run> {
     let state: SwarmState = serde_json::from_value(checkpoint).map_err(|e| {
         AppError::internal(format!(
             "the checkpoint of run {} is unreadable: {e}",
@@ -125,12 +134,6 @@ pub(crate) async fn resume(ctx: &Ctx, run: Run, checkpoint: Value, sink: EventSi
         ))
     })?;
     let swarm = super::get(ctx, &run.target_id).await?;
-    // A job's run stays unattended, within the job's grant.
-    let id = run.id.clone();
-    let job = ctx
-        .store()
-        .read(move |conn| crate::cron::job_of_run(conn, &id))
-        .await?;
     execute(ctx, run, swarm, state, None, job, sink).await
 }
 
@@ -157,9 +160,10 @@ async fn execute(
         delegates,
         author: None,
         attended: job.is_none(),
+        job,
         delegators: Vec::new(),
     };
-    drive_for(ctx, run, None, base, job, move |rc| async move {
+    drive(ctx, run, None, base, move |rc| async move {
         match swarm.strategy {
             Strategy::Sequential => sequential(&rc, &swarm, state).await,
             Strategy::Parallel => parallel(&rc, &swarm, state).await,

@@ -1,13 +1,15 @@
 //! Tools (SPEC H16, H17): list, get, switch on and off, rename for people,
 //! and expand glob patterns against the catalog (H3).
 //!
-//! The rows mirror [`catalog::BUILTIN_TOOLS`] (and, later, endpoint and MCP
-//! tools). The code owns a tool's description, category and schema; the
+//! The rows mirror the built-in tools (`toolbox::catalog::BUILTIN_TOOLS`,
+//! handed to [`reseed`]), endpoint and MCP tools. The code owns a tool's description, category and schema; the
 //! user owns whether it is active and how it is shown. A shown name or
 //! description the user set is stored apart from the code's, so re-seeding
 //! at start never loses it and clearing it restores the code's text.
 
-pub mod catalog;
+pub(crate) mod arguments;
+pub mod builtin;
+pub(crate) mod offered;
 
 use std::collections::BTreeSet;
 
@@ -16,6 +18,7 @@ use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use self::builtin::{ToolDef, is_minimal};
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
 use crate::glob;
@@ -104,7 +107,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Tool> {
     let parameters: String = row.get("parameters")?;
     let source: String = row.get("source")?;
     Ok(Tool {
-        minimal: catalog::is_minimal(&id),
+        minimal: is_minimal(&id),
         display_name: row.get("shown")?,
         description: row.get("text")?,
         category: row.get("category")?,
@@ -321,11 +324,15 @@ pub(crate) fn expansion_error(expansion: &PatternExpansion) -> Option<AppError> 
 /// Re-seeds the built-in tool rows from code (SPEC H17): description,
 /// category and schema follow the code; `active` and the user's overrides
 /// stay. New tools start active only if they are minimal. Built-in rows no
-/// longer in code are removed. Returns the documents to re-index.
-pub(crate) fn reseed(tx: &Transaction<'_>) -> Result<(Vec<SearchDoc>, Vec<String>)> {
+/// longer in code are removed. `builtins` is the code's list
+/// (`toolbox::catalog::BUILTIN_TOOLS`). Returns the documents to re-index.
+pub(crate) fn reseed(
+    tx: &Transaction<'_>,
+    builtins: &[ToolDef],
+) -> Result<(Vec<SearchDoc>, Vec<String>)> {
     let now = Utc::now();
     let mut changed = Vec::new();
-    for def in catalog::BUILTIN_TOOLS {
+    for def in builtins {
         let parameters_now = def.parameters();
         let existing: Option<(String, String, String)> = tx
             .query_row(
@@ -339,7 +346,7 @@ pub(crate) fn reseed(tx: &Transaction<'_>) -> Result<(Vec<SearchDoc>, Vec<String
                 tx.execute(
                     "INSERT INTO tools (id, category, description, parameters, source, active, created_at, updated_at)
                      VALUES (?1, ?2, ?3, ?4, 'builtin', ?5, ?6, ?6)",
-                    params![def.name, def.category, def.description, parameters_now, catalog::is_minimal(def.name), now],
+                    params![def.name, def.category, def.description, parameters_now, is_minimal(def.name), now],
                 )?;
             }
             Some((description, category, parameters))
@@ -363,7 +370,7 @@ pub(crate) fn reseed(tx: &Transaction<'_>) -> Result<(Vec<SearchDoc>, Vec<String
         .query_map([], |r| r.get::<_, String>(0))?
         .collect::<rusqlite::Result<Vec<_>>>()?
         .into_iter()
-        .filter(|id| catalog::find(id).is_none())
+        .filter(|id| !builtins.iter().any(|def| def.name == id))
         .collect();
     for id in &removed {
         tx.execute("DELETE FROM tools WHERE id = ?1", [id])?;

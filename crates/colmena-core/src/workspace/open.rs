@@ -8,8 +8,10 @@
 //! 3. the owner is made sure of, and so are the people's bus authors;
 //!    runs and canvas variants cut off when their process stopped are
 //!    swept;
-//! 4. code-owned rows are re-seeded (SPEC H17) and the search index is
-//!    opened, rebuilt when it is missing, unreadable or behind the store.
+//! 4. code-owned rows are re-seeded (SPEC H17), the built-in tools from
+//!    the tool box's catalog, and the search index is opened, rebuilt when
+//!    it is missing, unreadable or behind the store;
+//! 5. the tool box is installed as the runs' tool runner.
 //!
 //! Only here may every floor of the core be named: [`Ctx`] itself is a
 //! plain container of what this puts in it.
@@ -20,12 +22,14 @@ use std::sync::Arc;
 use crate::ctx::{Ctx, Parts};
 use crate::data_dir;
 use crate::error::Result;
+use crate::runs::context::install_tool_runner;
 use crate::search;
 use crate::secrets::{BackendChoice, Vault};
 use crate::store::bus::Bus;
 use crate::store::bus::postgres::{BusStoreChoice, PgBus, PgStore};
 use crate::store::bus::sqlite::SqliteBus;
 use crate::store::{DB_FILE, Store};
+use crate::toolbox::dispatch::Toolbox;
 
 /// How to open a workspace.
 #[derive(Debug, Clone)]
@@ -70,7 +74,8 @@ pub async fn open_with_bus(options: OpenOptions, bus: BusStoreChoice) -> Result<
     sweep(&store, &owner, &lease_owner).await?;
     store
         .write(|tx| {
-            let (docs, removed) = crate::setup::reconcile(tx)?;
+            let (docs, removed) =
+                crate::setup::reconcile(tx, crate::toolbox::catalog::BUILTIN_TOOLS)?;
             if !docs.is_empty() || !removed.is_empty() {
                 search::bump_generation(tx)?;
             }
@@ -89,7 +94,7 @@ pub async fn open_with_bus(options: OpenOptions, bus: BusStoreChoice) -> Result<
         Some(pg) => Arc::new(PgStore::new(pg, &owner)),
     };
     crate::inbox::authors::ensure_people_have_authors(&store, &*bus).await?;
-    Ok(Ctx::from_parts(Parts {
+    let ctx = Ctx::from_parts(Parts {
         data_dir,
         store,
         vault,
@@ -97,7 +102,10 @@ pub async fn open_with_bus(options: OpenOptions, bus: BusStoreChoice) -> Result<
         owner,
         lease_owner,
         bus,
-    }))
+    });
+    // Runs call their tools through this port; the runtime names no tool.
+    install_tool_runner(&ctx, Arc::new(Toolbox));
+    Ok(ctx)
 }
 
 /// The owner and the people's bus authors made sure of; what the last

@@ -59,7 +59,10 @@ impl Services {
             ));
         }
         if self.cron_scheduler {
-            tokio::spawn(crate::cron::run_scheduler(ctx.clone(), stop.clone()));
+            tokio::spawn(crate::cron::scheduler::run_scheduler(
+                ctx.clone(),
+                stop.clone(),
+            ));
         }
         if self.announcers {
             tokio::spawn(crate::inbox::announce_urgent_mail(

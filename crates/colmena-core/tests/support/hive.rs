@@ -7,7 +7,7 @@ use colmena_core::agents::{self, NewAgent};
 use colmena_core::ids::AgentId;
 use colmena_core::models::{self, NewModel};
 use colmena_core::providers::{self, NewProvider};
-use colmena_core::runtime::{EventSink, RunEvent};
+use colmena_core::runs::context::{EventSink, RunEvent};
 use colmena_scripted_llm::{Matcher, Protocol, Rule, Script, ScriptedLlm};
 
 use super::workspace;

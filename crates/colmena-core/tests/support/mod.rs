@@ -60,8 +60,8 @@ pub fn catalog_query(text: &str) -> colmena_core::memory::CatalogSearch {
 }
 
 /// A run sink that drops every event.
-pub fn no_events() -> colmena_core::runtime::EventSink {
-    colmena_core::runtime::no_events()
+pub fn no_events() -> colmena_core::runs::context::EventSink {
+    colmena_core::runs::context::no_events()
 }
 
 /// The workspace's store file, opened beside the workspace (as another

@@ -3,6 +3,7 @@
 
 use clap::Subcommand;
 use colmena_core::permissions::approvals::{self, Approval, Decision};
+use colmena_core::runtime::resume;
 use colmena_core::{Caller, Ctx, Result};
 
 use super::output::{Output, table};
@@ -54,7 +55,7 @@ pub async fn run(ctx: &Ctx, out: &Output, command: ApprovalCommand) -> Result<()
         ApprovalCommand::Allow { id, for_run: false } => (id, Decision::AllowOnce),
         ApprovalCommand::Deny { id } => (id, Decision::Deny),
     };
-    let decided = approvals::decide(ctx, &me, &id, decision).await?;
+    let decided = resume::decide(ctx, &me, &id, decision).await?;
     // A run whose process had stopped goes on here: this process waits for
     // it rather than cut it off again by exiting.
     let resumed = match decided.resumed {

@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use clap::Args;
 use colmena_core::conversations;
 use colmena_core::ids::AgentId;
-use colmena_core::runtime::chat;
+use colmena_core::runtime::{chat, resume};
 use colmena_core::{Ctx, Result, agents};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
@@ -86,7 +86,7 @@ pub async fn run(ctx: &Ctx, out: &Output, args: ChatArgs) -> Result<()> {
                     eprintln!("nothing to resume in this conversation");
                     return Ok(());
                 };
-                let run = chat::resume_run(ctx, &offer.run.id, printer.sink());
+                let run = resume::resume_run(ctx, &offer.run.id, printer.sink());
                 return outcome(watch(ctx, &printer, run).await?, out.json).map(|_| ());
             }
             let run = chat::send_with_images(

@@ -1,6 +1,6 @@
 use clap::{Subcommand, ValueEnum};
 use colmena_core::runs::{self, Run, RunDetail, RunFilter, RunKind, RunStatus};
-use colmena_core::runtime::chat;
+use colmena_core::runtime::resume;
 use colmena_core::{Ctx, Result};
 
 use super::output::{Output, table};
@@ -82,7 +82,7 @@ pub async fn run(ctx: &Ctx, out: &Output, command: RunsCommand) -> Result<()> {
         }
         RunsCommand::Resume { id } => {
             let printer = RunPrinter::new(out.json);
-            let run = watch(ctx, &printer, chat::resume_run(ctx, &id, printer.sink())).await?;
+            let run = watch(ctx, &printer, resume::resume_run(ctx, &id, printer.sink())).await?;
             outcome(run, out.json)?;
         }
         RunsCommand::Cancel { id } => {

@@ -6,8 +6,8 @@ use std::future::Future;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
+use colmena_core::runs::context::{EventSink, RunEvent};
 use colmena_core::runs::{self, Run, RunStatus};
-use colmena_core::runtime::{EventSink, RunEvent};
 use colmena_core::{AppError, Ctx, ErrorCode, Result};
 
 /// What the human printer remembers between events.

@@ -1,12 +1,13 @@
 //! The gate every tool call passes, whatever door started the run (chat,
 //! swarm, canvas, a role's wake-up, an outside client).
 
-use super::approvals::{self, ApprovalStatus, MAX_ARGUMENTS_CHARS, Request};
-use super::{Risk, Rule, permissions_in, risk_of};
 use crate::agents::Agent;
 use crate::error::Result;
 use crate::llm::ToolCall;
-use crate::runtime::{RunContext, RunEvent};
+use crate::permissions::approvals::{self, ApprovalStatus, MAX_ARGUMENTS_CHARS, Request};
+use crate::permissions::{Rule, permissions_in, risk_of};
+use crate::risk::Risk;
+use crate::runs::context::{RunContext, RunEvent};
 
 /// What happens to one call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,7 +82,7 @@ pub(crate) fn judge(
     role: Option<(&str, &[Risk])>,
 ) -> Verdict {
     let grant = role.map(|(r, risks)| (Grantor::Role(r), risks));
-    judge_as(tool, super::risk_of(tool), agent, rule, attended, grant)
+    judge_as(tool, risk_of(tool), agent, rule, attended, grant)
 }
 
 /// [`judge`] for a tool whose class is `risk` (an endpoint's, known from
@@ -204,7 +205,7 @@ async fn check(rc: &RunContext, agent: &Agent, call: &ToolCall) -> Result<Verdic
             if unattended.contains(&Risk::Reply)
                 && risk == Risk::Send
                 && let Some(to) = &recipient
-                && crate::roles::cut_off::senders_of(conn, &run_id)?.contains(to)
+                && crate::runs::origin::senders_of(conn, &run_id)?.contains(to)
             {
                 unattended.push(Risk::Send);
             }

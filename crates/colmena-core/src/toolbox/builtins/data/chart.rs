@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::load::{Database, quoted};
 use super::{Limits, sql, text};
 use crate::error::{AppError, Result};
-use crate::runtime::builtins::files;
+use crate::toolbox::builtins::files;
 
 const WIDTH: f64 = 800.0;
 const HEIGHT: f64 = 480.0;

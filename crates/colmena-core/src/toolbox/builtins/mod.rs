@@ -11,12 +11,12 @@ mod shell;
 
 use serde_json::{Value, json};
 
-use super::RunContext;
 use crate::agents::{self, Agent};
 use crate::contracts::{self, hive};
 use crate::ctx::{Notice, NoticeTopic};
 use crate::error::{AppError, ErrorCode, Result};
 use crate::ids::AgentId;
+use crate::runs::context::RunContext;
 use crate::skills;
 
 /// Deepest chain of delegations (an agent delegating to one that delegates…).
@@ -196,7 +196,7 @@ async fn delegate(rc: &RunContext, agent: &Agent, args: &Value) -> Result<String
             "delegation is limited to {MAX_DEPTH} levels"
         )));
     }
-    super::agent::delegate(rc, &agent.id, &target, &text(args, "task")).await
+    crate::runtime::agent::delegate(rc, &agent.id, &target, &text(args, "task")).await
 }
 
 /// The agents this run may hand work to: the swarm's members, else the

@@ -8,6 +8,13 @@
 //! it saved a checkpoint it can be resumed, otherwise it cannot (it died
 //! before saving any state). Start-up marks such runs, so a crash or a
 //! SIGKILL is noticed at the next start.
+//!
+//! What a run carries while it works (its events, its context, the port it
+//! calls tools through) is in [`context`]; where a stored run came from (a
+//! role's wake-up, a scheduled job) in [`origin`].
+
+pub mod context;
+pub(crate) mod origin;
 
 use std::time::Duration;
 

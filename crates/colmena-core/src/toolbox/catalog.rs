@@ -3,10 +3,13 @@
 //! the JSON schema of its arguments. Rows in the `tools` table are re-seeded
 //! from this list at every start (H17).
 //!
-//! [`MINIMAL_TOOLS`] are what a coordinator always needs — delegate, search,
-//! remember, notify — and stay active whatever specialists are installed.
+//! `tools::builtin::MINIMAL_TOOLS` are what a coordinator always needs —
+//! delegate, search, remember, notify — and stay active whatever
+//! specialists are installed. The list stands above `contracts/` (many
+//! schemas are an operation's contract); the workspace hands it to the
+//! re-seed as it opens.
 //!
-//! Every tool listed here runs for real (`runtime::builtins`): a capability
+//! Every tool listed here runs for real (`toolbox::builtins`): a capability
 //! this build does not have is not listed, rather than listed and refusing
 //! (browsers come from an MCP server such as Playwright's). The `cron_*`
 //! tools manage real scheduled jobs (`crate::cron`); `cron_trigger` fails
@@ -14,50 +17,7 @@
 //! calls each one.
 
 use crate::contracts::{self, bus, cron, hive};
-
-/// One built-in tool.
-#[derive(Debug, Clone, Copy)]
-pub struct ToolDef {
-    pub name: &'static str,
-    pub category: &'static str,
-    pub description: &'static str,
-    parameters: Parameters,
-}
-
-/// Where a tool's argument schema comes from: the operation's contract
-/// (shared with the MCP tools, SPEC X2) or, for tools only agents have,
-/// the schema written here.
-#[derive(Debug, Clone, Copy)]
-enum Parameters {
-    Written(&'static str),
-    Contract(fn() -> String),
-}
-
-impl ToolDef {
-    /// JSON schema (draft 2020-12) of the arguments object.
-    pub fn parameters(&self) -> String {
-        match self.parameters {
-            Parameters::Written(schema) => schema.to_owned(),
-            Parameters::Contract(schema) => schema(),
-        }
-    }
-}
-
-/// The tools that are active in every hive (SPEC H31, H32).
-pub const MINIMAL_TOOLS: [&str; 8] = [
-    "delegate_task",
-    "list_agents",
-    "search_catalog",
-    "load_skill",
-    "memory_search",
-    "memory_read",
-    "memory_write",
-    "notify_user",
-];
-
-pub fn is_minimal(name: &str) -> bool {
-    MINIMAL_TOOLS.contains(&name)
-}
+use crate::tools::builtin::{Parameters, ToolDef};
 
 macro_rules! tool {
     ($name:literal, $category:literal, $description:literal, contract = $input:ty) => {
@@ -334,6 +294,7 @@ mod tests {
     use std::collections::HashSet;
 
     use super::*;
+    use crate::tools::builtin::MINIMAL_TOOLS;
 
     #[test]
     fn h31_there_are_eight_minimal_tools_and_all_are_in_the_catalog() {

@@ -19,7 +19,7 @@ use serde::Serialize;
 
 use super::{Limits, sql};
 use crate::error::{AppError, Result};
-use crate::runtime::builtins::files;
+use crate::toolbox::builtins::files;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
