@@ -16,23 +16,26 @@
 //! only as the author whose token it presented: no argument changes that
 //! (SPEC 0.1: "never as an identity named in a request parameter").
 //!
-//! A role's author has no user of its own yet. Over a token door it gets a
-//! scope no person can have (`role:<id>`: user ids never hold `:`), so a
-//! role's token reaches none of the people's canvases, memories or runs —
-//! those operations refuse it with a clear `forbidden` (see
-//! [`Caller::person`]); the bus is what a role's token is for. A role woken
-//! by Colmena's own scheduler runs for the owner, as before.
+//! Who acts is typed ([`Actor`]): a person, a role, or an agent run — never
+//! a string read back with a prefix.
 //!
-//! An agent run's tools get a caller whose bus author is `run:<id>`: an
-//! author that does not exist, so it can never stand for "local, any
-//! author" — the bus tools work only for a woken role.
+//! A role's author has no user of its own. Over a token door it is a role
+//! with no person ([`Actor::Role`] with `user: None`), so a role's token
+//! reaches none of the people's canvases, memories or runs — those
+//! operations refuse it with a clear `forbidden` (see [`Caller::person`]);
+//! the bus is what a role's token is for. A role woken by Colmena's own
+//! scheduler runs for the owner, as before.
+//!
+//! An agent run's tools get an [`Actor::Run`]: it has no place on the bus,
+//! so it can never stand for "local, any author" — the bus tools work only
+//! for a woken role.
 //!
 //! Whose memories a caller reads and writes ([`Caller::memory_owner`],
 //! issue 15) follows the same table, with one change: a woken role's run —
-//! and every run it delegates to (`run:<id>@<role>`) — keeps the role's own
-//! memories, under the scope `@<role id>`, not its owner's. The scope comes
-//! only from how the caller was built; nothing a model or a token door's
-//! client sends names it, and a person's id never begins with `@`
+//! and every run it delegates to — keeps the role's own memories, under the
+//! scope `@<role id>`, not its owner's. The scope comes only from how the
+//! caller was built; nothing a model or a token door's client sends names
+//! it, and a person's id never begins with `@`
 //! ([`crate::users::check_user`]). A person browses a role's memories
 //! through [`crate::memory::role_caller`] (the local doors only).
 
@@ -41,12 +44,6 @@ use serde::{Deserialize, Serialize};
 use crate::ctx::Ctx;
 use crate::error::{AppError, ErrorCode, Result};
 
-/// The scope of a role's token: never a user id (those hold no `:`).
-const ROLE_SCOPE: &str = "role:";
-/// The bus identity of an agent run that is not a woken role.
-const RUN_SCOPE: &str = "run:";
-/// Joins a delegated run's id to the role whose wake-up it serves.
-const OF_ROLE: char = '@';
 /// How a role's own memory and conversation scope begins: no person's id
 /// does (`users::check_user`).
 pub(crate) const ROLE_OWN_SCOPE: &str = "@";
@@ -130,14 +127,35 @@ impl Client {
     }
 }
 
+/// Who acts: a person, a role, or an agent run — each with what it acts
+/// for, typed, never read back out of a string.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Actor {
+    /// A person (`user`). Through a local door (window, CLI) it may act as
+    /// any bus author (`author: None`); through a token door only as its
+    /// own author.
+    Person {
+        user: String,
+        author: Option<String>,
+    },
+    /// A bus role. Through its token it has no person (`user: None`):
+    /// canvases, memories and runs are not its own. Woken by Colmena, its
+    /// run acts for `user` (the owner).
+    Role { role: String, user: Option<String> },
+    /// An agent run that is not a woken role, for `user`, with no place on
+    /// the bus. `role`: the role whose wake-up it was delegated from, whose
+    /// memories it keeps.
+    Run {
+        user: String,
+        run: String,
+        role: Option<String>,
+    },
+}
+
 /// Who is asking, for whom, and through which client.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Caller {
-    /// Whose canvases, memories and runs these are.
-    pub user: String,
-    /// The bus identity it acts as; `None` for the local doors, which may
-    /// act as any author.
-    pub author: Option<String>,
+    pub actor: Actor,
     /// The client asking, for the activity log (SPEC C8).
     pub client: Client,
 }
@@ -145,35 +163,37 @@ pub struct Caller {
 impl Caller {
     /// The desktop window, acting as the workspace owner.
     pub fn ui(ctx: &Ctx) -> Caller {
-        Caller {
-            user: ctx.owner().to_owned(),
-            author: None,
-            client: Client::Ui,
-        }
+        Caller::local(ctx.owner(), Client::Ui)
     }
 
     /// The `colmena` command line, acting as `user` (default: the owner).
     pub fn cli(ctx: &Ctx, user: Option<&str>) -> Caller {
+        Caller::local(user.unwrap_or(ctx.owner()), Client::Cli)
+    }
+
+    /// A person at a local door (or Colmena's own work): any author.
+    fn local(user: &str, client: Client) -> Caller {
         Caller {
-            user: user.unwrap_or(ctx.owner()).to_owned(),
-            author: None,
-            client: Client::Cli,
+            actor: Actor::Person {
+                user: user.to_owned(),
+                author: None,
+            },
+            client,
         }
     }
 
     /// The workspace's own background work (the bus scheduler): local.
     pub(crate) fn system(ctx: &Ctx) -> Caller {
-        Caller {
-            client: Client::Agent,
-            ..Caller::ui(ctx)
-        }
+        Caller::local(ctx.owner(), Client::Agent)
     }
 
     /// An agent run speaking as the bus role `author`, for `user`.
     pub(crate) fn role_run(author: &str, user: &str) -> Caller {
         Caller {
-            user: user.to_owned(),
-            author: Some(author.to_owned()),
+            actor: Actor::Role {
+                role: author.to_owned(),
+                user: Some(user.to_owned()),
+            },
             client: Client::Agent,
         }
     }
@@ -182,33 +202,42 @@ impl Caller {
     /// identity. `role`: the role whose wake-up it was delegated from, whose
     /// memories it keeps.
     pub(crate) fn agent_run(user: &str, run: &str, role: Option<&str>) -> Caller {
-        let author = match role {
-            Some(role) => format!("{RUN_SCOPE}{run}{OF_ROLE}{role}"),
-            None => format!("{RUN_SCOPE}{run}"),
-        };
         Caller {
-            user: user.to_owned(),
-            author: Some(author),
+            actor: Actor::Run {
+                user: user.to_owned(),
+                run: run.to_owned(),
+                role: role.map(str::to_owned),
+            },
             client: Client::Agent,
         }
     }
 
     /// Acting as the bus author `id` through `client`: a person's author
-    /// for its `user`, a role's (no user) in a scope no person has.
+    /// for its `user`, a role's (no user) with no person's things.
     pub(crate) fn for_author(id: String, user: Option<String>, client: Client) -> Caller {
-        Caller {
-            user: user.unwrap_or_else(|| format!("{ROLE_SCOPE}{id}")),
-            author: Some(id),
-            client,
-        }
+        let actor = match user {
+            Some(user) => Actor::Person {
+                user,
+                author: Some(id),
+            },
+            None => Actor::Role {
+                role: id,
+                user: None,
+            },
+        };
+        Caller { actor, client }
     }
 
     /// The person this caller acts for, or `forbidden` for a role's token:
     /// canvases, memories and runs belong to people.
     pub fn person(&self) -> Result<&str> {
-        match self.user.strip_prefix(ROLE_SCOPE) {
-            None => Ok(&self.user),
-            Some(role) => Err(AppError::new(
+        match &self.actor {
+            Actor::Person { user, .. }
+            | Actor::Run { user, .. }
+            | Actor::Role {
+                user: Some(user), ..
+            } => Ok(user),
+            Actor::Role { role, user: None } => Err(AppError::new(
                 ErrorCode::Forbidden,
                 format!(
                     "'{role}' is a role: canvases, memories and runs belong to people. \
@@ -217,6 +246,23 @@ impl Caller {
             )
             .with_details(serde_json::json!({ "reason": "role_has_no_user" }))),
         }
+    }
+
+    /// The bus author a token door presented, if this caller came through
+    /// one (a person's author or a role's); `None` for the local doors and
+    /// for agent runs.
+    pub fn token_author(&self) -> Option<&str> {
+        match &self.actor {
+            Actor::Person { author, .. } => author.as_deref(),
+            Actor::Role { role, .. } => Some(role),
+            Actor::Run { .. } => None,
+        }
+    }
+
+    /// Whether this is a person at the workspace's own window or command
+    /// line (who may act as any author).
+    pub fn is_local_person(&self) -> bool {
+        matches!(self.actor, Actor::Person { author: None, .. })
     }
 
     /// May this caller use the operation `operation` (an MCP tool's name)?
@@ -233,17 +279,19 @@ impl Caller {
 
     /// Whose memories this caller reads and writes (issue 15): for a woken
     /// role's run and the runs it delegates to, the role's own scope
-    /// (`@<author id>`); for every other caller its user. Only the caller
+    /// (`@<author id>`); for every other caller its person. Only the caller
     /// decides it — no tool or request argument names a memory owner.
-    pub fn memory_owner(&self) -> String {
-        let role = match (&self.client, self.author.as_deref()) {
-            (Client::Agent, Some(author)) => match author.strip_prefix(RUN_SCOPE) {
-                None => Some(author),
-                Some(run) => run.split_once(OF_ROLE).map(|(_, role)| role),
-            },
-            _ => None,
-        };
-        role.map_or_else(|| self.user.clone(), role_scope)
+    pub fn memory_owner(&self) -> Result<String> {
+        match &self.actor {
+            Actor::Role {
+                role,
+                user: Some(_),
+            }
+            | Actor::Run {
+                role: Some(role), ..
+            } => Ok(role_scope(role)),
+            _ => self.person().map(str::to_owned),
+        }
     }
 
     /// Does this caller come through a door that is not the workspace's own
@@ -258,10 +306,15 @@ impl Caller {
         self
     }
 
-    /// The author this caller speaks as: its own, or for a local door the
-    /// workspace owner's.
-    pub fn speaks_as<'a>(&'a self, ctx: &'a Ctx) -> &'a str {
-        self.author.as_deref().unwrap_or(ctx.owner())
+    /// The author this caller speaks as on the bus: its own, or for a local
+    /// door the workspace owner's. An agent run that is not a woken role
+    /// has none (`forbidden`).
+    pub fn speaks_as(&self, ctx: &Ctx) -> Result<String> {
+        match &self.actor {
+            Actor::Person { author, .. } => Ok(author.as_deref().unwrap_or(ctx.owner()).to_owned()),
+            Actor::Role { role, .. } => Ok(role.clone()),
+            Actor::Run { .. } => Err(not_on_the_bus()),
+        }
     }
 
     /// May this caller act as `author` (send as, read the inbox of)? Asked
@@ -269,14 +322,30 @@ impl Caller {
     /// its own answers the same whether it exists or not, so no token
     /// holder can list who is on the bus by trying names.
     pub(crate) fn may_act_as(&self, author: &str) -> Result<()> {
-        match &self.author {
-            None => Ok(()),
-            Some(me) if me == author => Ok(()),
-            Some(me) => Err(AppError::new(
-                ErrorCode::Forbidden,
-                format!("the token belongs to '{me}', not to '{author}'"),
-            )
-            .with_details(serde_json::json!({ "reason": "not_your_author", "field": "id" }))),
+        let me = match &self.actor {
+            Actor::Person { author: None, .. } => return Ok(()),
+            Actor::Person {
+                author: Some(me), ..
+            }
+            | Actor::Role { role: me, .. } => me,
+            Actor::Run { .. } => return Err(not_on_the_bus()),
+        };
+        if me == author {
+            return Ok(());
         }
+        Err(AppError::new(
+            ErrorCode::Forbidden,
+            format!("the token belongs to '{me}', not to '{author}'"),
+        )
+        .with_details(serde_json::json!({ "reason": "not_your_author", "field": "id" })))
     }
+}
+
+/// An agent run that is not a woken role acting on the bus.
+fn not_on_the_bus() -> AppError {
+    AppError::new(
+        ErrorCode::Forbidden,
+        "only a woken role's run is on the bus; this agent run is not",
+    )
+    .with_details(serde_json::json!({ "reason": "not_on_the_bus" }))
 }

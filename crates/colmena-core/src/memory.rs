@@ -52,8 +52,8 @@ pub struct MemoryHit {
 /// built as that role (a woken role, or [`role_caller`]); a user named any
 /// other way — `--user @x` — is a person's id, and `@…` is refused.
 fn resolve_user(caller: &Caller) -> Result<String> {
-    let owner = caller.memory_owner();
-    if owner == caller.user {
+    let owner = caller.memory_owner()?;
+    if owner == caller.person()? {
         check_user(&owner)
     } else {
         check_owner(&owner)
@@ -64,7 +64,7 @@ fn resolve_user(caller: &Caller) -> Result<String> {
 /// view filtered by role, a role's page, `colmena memory --role`): only the
 /// local doors may, and only for a role.
 pub async fn role_caller(ctx: &Ctx, caller: &Caller, role: &str) -> Result<Caller> {
-    if caller.author.is_some() {
+    if !caller.is_local_person() {
         return Err(AppError::new(
             crate::error::ErrorCode::Forbidden,
             "only the workspace's own window and command line read a role's memories",
@@ -82,7 +82,7 @@ pub async fn role_caller(ctx: &Ctx, caller: &Caller, role: &str) -> Result<Calle
         ));
     }
     // The role, for the person: whose memories follow from the caller.
-    Ok(Caller::role_run(&found.id, &caller.user))
+    Ok(Caller::role_run(&found.id, caller.person()?))
 }
 
 pub fn memory_id(user: &str, title: &str) -> String {

@@ -29,8 +29,10 @@ async fn each_line_carries_the_canvas_name_preset_round_model_and_counts() {
     let ctx = &ws.ctx;
     let me = Caller::ui(ctx);
     let claude = Caller {
-        user: ctx.owner().into(),
-        author: None,
+        actor: colmena_core::caller::Actor::Person {
+            user: ctx.owner().into(),
+            author: None,
+        },
         client: Client::from_mcp_name("claude-code"),
     };
     let c = canvas::create(ctx, &me, Some("Morning brief".into()))

@@ -152,8 +152,10 @@ async fn b2_concurrent_readers_never_receive_the_same_message() {
                 let page = inbox::messages::inbox(
                     &ctx,
                     &Caller {
-                        user: me.clone(),
-                        author: Some(me.clone()),
+                        actor: colmena_core::caller::Actor::Person {
+                            user: me.clone(),
+                            author: Some(me.clone()),
+                        },
                         client: colmena_core::caller::Client::Http,
                     },
                     &me,

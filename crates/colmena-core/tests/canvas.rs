@@ -59,8 +59,10 @@ async fn c1_a_canvas_is_its_users_sorted_by_activity_and_delete_cascades() {
     let ctx = &ws.ctx;
     colmena_core::users::create(ctx, "Beto").await.unwrap();
     let beto = Caller {
-        user: "beto".into(),
-        author: None,
+        actor: colmena_core::caller::Actor::Person {
+            user: "beto".into(),
+            author: None,
+        },
         client: Client::Ui,
     };
     let first = canvas::create(ctx, &me(ctx), Some("Primero".into()))
@@ -706,8 +708,10 @@ async fn c7_user_presets_are_unique_by_name_per_user() {
     let ctx = &ws.ctx;
     colmena_core::users::create(ctx, "Beto").await.unwrap();
     let beto = Caller {
-        user: "beto".into(),
-        author: None,
+        actor: colmena_core::caller::Actor::Person {
+            user: "beto".into(),
+            author: None,
+        },
         client: Client::Ui,
     };
     let draft = |prompt: &str| PresetDraft {
@@ -775,8 +779,10 @@ async fn c8_the_activity_log_names_the_client_and_the_dotted_operation() {
         .await
         .unwrap();
     let mcp = Caller {
-        user: ctx.owner().into(),
-        author: None,
+        actor: colmena_core::caller::Actor::Person {
+            user: ctx.owner().into(),
+            author: None,
+        },
         client: Client::from_mcp_name("claude-code"),
     };
     variants::add_variant(ctx, &mcp, &c.id, variant("x-thread", ""))
@@ -1030,8 +1036,10 @@ async fn a_round_by_hand_is_refused_empty_too_long_unchanged_or_not_yours() {
 
     colmena_core::users::create(ctx, "Beto").await.unwrap();
     let beto = Caller {
-        user: "beto".into(),
-        author: None,
+        actor: colmena_core::caller::Actor::Person {
+            user: "beto".into(),
+            author: None,
+        },
         client: Client::Ui,
     };
     let theirs = variants::write_round(ctx, &beto, &v.id, "Lo escribo yo")

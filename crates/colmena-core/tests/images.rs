@@ -232,8 +232,10 @@ async fn c11_an_image_item_has_a_preview_of_its_model_copy_and_other_items_have_
     // Another user's canvas shows nothing.
     colmena_core::users::create(&ws.ctx, "Beto").await.unwrap();
     let beto = Caller {
-        user: "beto".into(),
-        author: None,
+        actor: colmena_core::caller::Actor::Person {
+            user: "beto".into(),
+            author: None,
+        },
         ..me.clone()
     };
     let err = canvas::items::image_preview(&ws.ctx, &beto, &c.id, &photo.id)

@@ -226,7 +226,10 @@ async fn only_a_person_in_the_app_or_the_cli_decides() {
         Caller::ui(&ws.ctx).through(Client::Http),
         Caller::ui(&ws.ctx).through(Client::Agent),
         Caller {
-            author: Some("ambrosio".into()),
+            actor: colmena_core::caller::Actor::Person {
+                user: ws.ctx.owner().to_owned(),
+                author: Some("ambrosio".into()),
+            },
             ..Caller::cli(&ws.ctx, None)
         },
     ];

@@ -254,7 +254,7 @@ while [ ! -e "$2" ]; do sleep 0.05; done"#,
     let caller = colmena_core::inbox::authors::caller_from_token(&ws.ctx, &token, Client::Http)
         .await
         .unwrap();
-    assert_eq!(caller.author.as_deref(), Some(role.id.as_str()));
+    assert_eq!(caller.token_author(), Some(role.id.as_str()));
     let peek = InboxQuery {
         peek: Some(true),
         ..Default::default()

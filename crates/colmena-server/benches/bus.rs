@@ -178,8 +178,10 @@ async fn inbox_reads(stored: usize) {
         inbox::messages::inbox(
             &ctx,
             &Caller {
-                user: who.id.clone(),
-                author: Some(who.id.clone()),
+                actor: colmena_core::caller::Actor::Person {
+                    user: who.id.clone(),
+                    author: Some(who.id.clone()),
+                },
                 client: colmena_core::caller::Client::Http,
             },
             &who.id,

@@ -103,7 +103,7 @@ pub(crate) fn record(
         "INSERT INTO canvas_activity (user_id, canvas_id, client, tool, detail, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         params![
-            actor.user,
+            actor.person()?,
             canvas,
             actor.client.as_str(),
             tool,
@@ -130,7 +130,7 @@ pub async fn recent(
             format!("limit must be 1 to 100, not {limit}"),
         ));
     }
-    let user = actor.user.clone();
+    let user = actor.person()?.to_owned();
     ctx.store()
         .read(move |conn| {
             let mut stmt = conn.prepare(

@@ -82,8 +82,8 @@ pub async fn export_variant(ctx: &Ctx, actor: &Caller, request: ExportRequest) -
     let (markdown, round_id) = ctx
         .store()
         .read(move |conn| {
-            let canvas = require(conn, &actor2.user, &req.canvas_id)?;
-            let variant = require_variant(conn, &actor2.user, &req.variant_id)?;
+            let canvas = require(conn, actor2.person()?, &req.canvas_id)?;
+            let variant = require_variant(conn, actor2.person()?, &req.variant_id)?;
             if variant.canvas_id != canvas.id {
                 return Err(AppError::not_found("variant", &req.variant_id));
             }
@@ -145,7 +145,7 @@ pub async fn export_variant(ctx: &Ctx, actor: &Caller, request: ExportRequest) -
             tx.execute(
                 "INSERT INTO canvas_exports (id, canvas_id, user_id, variant_id, round_id, format, target, created_at)
                  VALUES (?1, ?2, ?3, ?4, ?5, 'markdown', ?6, ?7)",
-                params![id, req.canvas_id, actor2.user, req.variant_id, round_id, req.target.as_str(), Utc::now()],
+                params![id, req.canvas_id, actor2.person()?, req.variant_id, round_id, req.target.as_str(), Utc::now()],
             )?;
             touch(tx, &req.canvas_id)?;
             let detail = match &req.path {
@@ -168,7 +168,7 @@ pub async fn export_variant(ctx: &Ctx, actor: &Caller, request: ExportRequest) -
 
 /// How many exports the user made in the last 7 days (the Console's figure).
 pub async fn exports_last_7_days(ctx: &Ctx, actor: &Caller) -> Result<u32> {
-    let user = actor.user.clone();
+    let user = actor.person()?.to_owned();
     ctx.store()
         .read(move |conn| {
             Ok(conn.query_row(

@@ -270,7 +270,7 @@ pub async fn generate_variant(
 ) -> Result<Round> {
     // Checked (and the variant's owner with it) before anything changes.
     let id = variant.to_owned();
-    let user = actor.user.clone();
+    let user = actor.person()?.to_owned();
     ctx.store()
         .read(move |conn| require_variant(conn, &user, &id).map(|_| ()))
         .await?;
@@ -324,13 +324,13 @@ async fn run(ctx: &Ctx, actor: &Caller, variant: &str, sink: &CanvasSink) -> Res
 
 async fn attempt(ctx: &Ctx, actor: &Caller, variant: &str, sink: &CanvasSink) -> Result<Round> {
     let cancel = ctx.work().register(Work::Variant(variant));
-    let (ctx2, user, id) = (ctx.clone(), actor.user.clone(), variant.to_owned());
+    let (ctx2, user, id) = (ctx.clone(), actor.person()?.to_owned(), variant.to_owned());
     let prepared = ctx
         .store()
         .read(move |conn| prepare(&ctx2, conn, &user, &id))
         .await?;
     let (system, mut user_text) = compose(&prepared.variant, &prepared.items);
-    let images = selection_images(ctx, &actor.user, &prepared).await?;
+    let images = selection_images(ctx, actor.person()?, &prepared).await?;
     if !images.is_empty() {
         user_text.push_str(&images_note(&prepared.items, &images));
     }
@@ -383,7 +383,7 @@ async fn attempt(ctx: &Ctx, actor: &Caller, variant: &str, sink: &CanvasSink) ->
         .store()
         .write(move |tx| {
             // The variant may have been removed meanwhile: then this fails.
-            let current = require_variant(tx, &actor2.user, &id)?;
+            let current = require_variant(tx, actor2.person()?, &id)?;
             let index = current.round_count;
             let round_id = uuid::Uuid::now_v7().to_string();
             tx.execute(
@@ -447,7 +447,7 @@ pub async fn generate_all(
     let variants = ctx
         .store()
         .write(move |tx| {
-            super::require(tx, &actor2.user, &canvas_id)?;
+            super::require(tx, actor2.person()?, &canvas_id)?;
             let variants = super::variants::list_in(tx, &canvas_id)?;
             tx.execute(
                 "UPDATE canvas_variants SET status = 'queued', error_message = NULL,

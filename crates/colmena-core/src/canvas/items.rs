@@ -226,8 +226,8 @@ pub async fn add_item(
     let item = ctx
         .store()
         .write(move |tx| {
-            require(tx, &actor2.user, &canvas)?;
-            let snapshot = snapshot(tx, &actor2.user, input)?;
+            require(tx, actor2.person()?, &canvas)?;
+            let snapshot = snapshot(tx, actor2.person()?, input)?;
             let item = insert(tx, &canvas, &snapshot)?;
             touch(tx, &canvas)?;
             activity::record(tx, &actor2, Some(&canvas), "session.add_item", &item.title)?;
@@ -243,7 +243,7 @@ pub async fn remove_item(ctx: &Ctx, actor: &Caller, canvas: &str, item: &str) ->
     let (actor2, canvas, item) = (actor.clone(), canvas.to_owned(), item.to_owned());
     ctx.store()
         .write(move |tx| {
-            require(tx, &actor2.user, &canvas)?;
+            require(tx, actor2.person()?, &canvas)?;
             let title: Option<String> = tx
                 .query_row(
                     "SELECT title FROM canvas_items WHERE id = ?1 AND canvas_id = ?2",
@@ -267,7 +267,7 @@ pub async fn clear_selection(ctx: &Ctx, actor: &Caller, canvas: &str) -> Result<
     let removed = ctx
         .store()
         .write(move |tx| {
-            require(tx, &actor2.user, &canvas)?;
+            require(tx, actor2.person()?, &canvas)?;
             let removed = tx.execute("DELETE FROM canvas_items WHERE canvas_id = ?1", [&canvas])?;
             touch(tx, &canvas)?;
             activity::record(
@@ -293,12 +293,12 @@ pub async fn add_image(
     name: &str,
     bytes: Vec<u8>,
 ) -> Result<CanvasItem> {
-    let (user, id) = (actor.user.clone(), canvas.to_owned());
+    let (user, id) = (actor.person()?.to_owned(), canvas.to_owned());
     ctx.store()
         .read(move |conn| require(conn, &user, &id).map(|_| ()))
         .await?;
-    let original = crate::images::upload(ctx, &actor.user, name, bytes).await?;
-    let model = crate::images::normalize_for_model(ctx, &actor.user, &original.id).await?;
+    let original = crate::images::upload(ctx, actor.person()?, name, bytes).await?;
+    let model = crate::images::normalize_for_model(ctx, actor.person()?, &original.id).await?;
     let snippet = match (original.width, original.height, &original.format) {
         (Some(w), Some(h), Some(format)) if model.id != original.id => format!(
             "Image {w}×{h} {format}, {} KB; for models {}×{} WebP, {} KB.",
@@ -340,7 +340,11 @@ pub async fn image_preview(
     item: &str,
 ) -> Result<ImagePreview> {
     use base64::Engine;
-    let (user, canvas, item_id) = (actor.user.clone(), canvas.to_owned(), item.to_owned());
+    let (user, canvas, item_id) = (
+        actor.person()?.to_owned(),
+        canvas.to_owned(),
+        item.to_owned(),
+    );
     let items = ctx
         .store()
         .read(move |conn| {
@@ -360,11 +364,11 @@ pub async fn image_preview(
         .as_str()
         .or_else(|| item.raw["artifactId"].as_str())
         .ok_or_else(not_an_image)?;
-    let found = crate::images::get(ctx, &actor.user, artifact).await?;
+    let found = crate::images::get(ctx, actor.person()?, artifact).await?;
     if found.format.is_none() || !found.mime.starts_with("image/") {
         return Err(not_an_image());
     }
-    let bytes = crate::images::bytes(ctx, &actor.user, artifact).await?;
+    let bytes = crate::images::bytes(ctx, actor.person()?, artifact).await?;
     Ok(ImagePreview {
         mime: found.mime,
         width: found.width,

@@ -113,13 +113,13 @@ pub async fn create(ctx: &Ctx, actor: &Caller, name: Option<String>) -> Result<C
     let canvas = ctx
         .store()
         .write(move |tx| {
-            crate::users::check_user(&actor2.user)?;
+            crate::users::check_user(actor2.person()?)?;
             let id = uuid::Uuid::now_v7().to_string();
             let now = Utc::now();
             tx.execute(
                 "INSERT INTO canvases (id, user_id, name, created_at, updated_at, last_active_at)
                  VALUES (?1, ?2, ?3, ?4, ?4, ?4)",
-                params![id, actor2.user, name, now],
+                params![id, actor2.person()?, name, now],
             )?;
             activity::record(
                 tx,
@@ -128,7 +128,7 @@ pub async fn create(ctx: &Ctx, actor: &Caller, name: Option<String>) -> Result<C
                 "session.create",
                 name.as_deref().unwrap_or("untitled"),
             )?;
-            require(tx, &actor2.user, &id)
+            require(tx, actor2.person()?, &id)
         })
         .await?;
     ctx.changed(Change::Canvases);
@@ -137,7 +137,7 @@ pub async fn create(ctx: &Ctx, actor: &Caller, name: Option<String>) -> Result<C
 
 /// `list()`: the user's canvases, most recently active first.
 pub async fn list(ctx: &Ctx, actor: &Caller) -> Result<Vec<Canvas>> {
-    let user = actor.user.clone();
+    let user = actor.person()?.to_owned();
     ctx.store()
         .read(move |conn| {
             let mut stmt = conn.prepare(&format!(
@@ -159,7 +159,7 @@ pub(crate) fn detail_in(conn: &Connection, user: &str, id: &str) -> Result<Canva
 
 /// `get(id)`: the canvas with its items and variants.
 pub async fn get(ctx: &Ctx, actor: &Caller, id: &str) -> Result<CanvasDetail> {
-    let (user, id) = (actor.user.clone(), id.to_owned());
+    let (user, id) = (actor.person()?.to_owned(), id.to_owned());
     ctx.store()
         .read(move |conn| detail_in(conn, &user, &id))
         .await
@@ -172,7 +172,7 @@ pub async fn update(ctx: &Ctx, actor: &Caller, id: &str, name: Option<String>) -
     let canvas = ctx
         .store()
         .write(move |tx| {
-            require(tx, &actor2.user, &id)?;
+            require(tx, actor2.person()?, &id)?;
             tx.execute(
                 "UPDATE canvases SET name = ?2 WHERE id = ?1",
                 params![id, name],
@@ -185,7 +185,7 @@ pub async fn update(ctx: &Ctx, actor: &Caller, id: &str, name: Option<String>) -
                 "session.update",
                 name.as_deref().unwrap_or("(no name)"),
             )?;
-            require(tx, &actor2.user, &id)
+            require(tx, actor2.person()?, &id)
         })
         .await?;
     ctx.changed(Change::Canvases);
@@ -198,7 +198,7 @@ pub async fn delete(ctx: &Ctx, actor: &Caller, id: &str) -> Result<()> {
     let (actor2, id) = (actor.clone(), id.to_owned());
     ctx.store()
         .write(move |tx| {
-            let canvas = require(tx, &actor2.user, &id)?;
+            let canvas = require(tx, actor2.person()?, &id)?;
             activity::record(
                 tx,
                 &actor2,

@@ -121,7 +121,7 @@ pub(crate) fn find(conn: &Connection, user: &str, id: &str) -> Result<Option<Use
 
 /// The user's saved presets, by name.
 pub async fn list(ctx: &Ctx, actor: &Caller) -> Result<Vec<UserPreset>> {
-    let user = actor.user.clone();
+    let user = actor.person()?.to_owned();
     ctx.store()
         .read(move |conn| {
             let mut stmt = conn.prepare(&format!(
@@ -152,7 +152,7 @@ pub async fn save_preset(ctx: &Ctx, actor: &Caller, draft: PresetDraft) -> Resul
             let existing: Option<String> = tx
                 .query_row(
                     "SELECT id FROM user_presets WHERE user_id = ?1 AND name_key = ?2",
-                    params![actor2.user, name.to_lowercase()],
+                    params![actor2.person()?, name.to_lowercase()],
                     |r| r.get(0),
                 )
                 .optional()?;
@@ -170,13 +170,13 @@ pub async fn save_preset(ctx: &Ctx, actor: &Caller, draft: PresetDraft) -> Resul
                     tx.execute(
                         "INSERT INTO user_presets (id, user_id, name, name_key, description, prompt, style, type_tag,
                          created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9)",
-                        params![id, actor2.user, name, name.to_lowercase(), draft.description, draft.prompt, draft.style, draft.type_tag, now],
+                        params![id, actor2.person()?, name, name.to_lowercase(), draft.description, draft.prompt, draft.style, draft.type_tag, now],
                     )?;
                     id
                 }
             };
             activity::record(tx, &actor2, None, "session.save_preset", &name)?;
-            find(tx, &actor2.user, &id)?.ok_or_else(|| AppError::internal("the saved preset vanished"))
+            find(tx, actor2.person()?, &id)?.ok_or_else(|| AppError::internal("the saved preset vanished"))
         })
         .await?;
     ctx.changed(Change::Canvases);
@@ -185,7 +185,7 @@ pub async fn save_preset(ctx: &Ctx, actor: &Caller, draft: PresetDraft) -> Resul
 
 /// Removes a saved preset; variants made from it keep their prompt.
 pub async fn delete_preset(ctx: &Ctx, actor: &Caller, id: &str) -> Result<()> {
-    let (user, id) = (actor.user.clone(), id.to_owned());
+    let (user, id) = (actor.person()?.to_owned(), id.to_owned());
     ctx.store()
         .write(move |tx| {
             if tx.execute(

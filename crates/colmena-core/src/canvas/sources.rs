@@ -105,7 +105,7 @@ fn require(conn: &Connection, user: &str, id: &str) -> Result<Source> {
 
 /// `list_sources()`: the user's registered sources.
 pub async fn list_sources(ctx: &Ctx, actor: &Caller) -> Result<Vec<Source>> {
-    let user = actor.user.clone();
+    let user = actor.person()?.to_owned();
     ctx.store()
         .read(move |conn| {
             let mut stmt = conn.prepare(&format!(
@@ -146,7 +146,7 @@ pub async fn register_source(ctx: &Ctx, actor: &Caller, input: NewSource) -> Res
             let taken: Option<String> = tx
                 .query_row(
                     "SELECT id FROM sources WHERE user_id = ?1 AND name = ?2 COLLATE NOCASE",
-                    params![actor2.user, name],
+                    params![actor2.person()?, name],
                     |r| r.get(0),
                 )
                 .optional()?;
@@ -156,10 +156,10 @@ pub async fn register_source(ctx: &Ctx, actor: &Caller, input: NewSource) -> Res
             let id = uuid::Uuid::now_v7().to_string();
             tx.execute(
                 "INSERT INTO sources (id, user_id, kind, name, url, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![id, actor2.user, kind.as_str(), name, url, Utc::now()],
+                params![id, actor2.person()?, kind.as_str(), name, url, Utc::now()],
             )?;
             activity::record(tx, &actor2, None, "session.register_source", &name)?;
-            require(tx, &actor2.user, &id)
+            require(tx, actor2.person()?, &id)
         })
         .await?;
     ctx.changed(Change::Canvases);
@@ -168,7 +168,7 @@ pub async fn register_source(ctx: &Ctx, actor: &Caller, input: NewSource) -> Res
 
 /// The items a source's last refresh fetched, newest first.
 pub async fn source_items(ctx: &Ctx, actor: &Caller, source: &str) -> Result<Vec<SourceItem>> {
-    let (user, id) = (actor.user.clone(), source.to_owned());
+    let (user, id) = (actor.person()?.to_owned(), source.to_owned());
     ctx.store()
         .read(move |conn| {
             require(conn, &user, &id)?;
@@ -195,7 +195,7 @@ pub async fn source_items(ctx: &Ctx, actor: &Caller, source: &str) -> Result<Vec
 
 /// Removes a source and its fetched items; canvases keep their snapshots.
 pub async fn remove_source(ctx: &Ctx, actor: &Caller, source: &str) -> Result<()> {
-    let (user, id) = (actor.user.clone(), source.to_owned());
+    let (user, id) = (actor.person()?.to_owned(), source.to_owned());
     ctx.store()
         .write(move |tx| {
             require(tx, &user, &id)?;
@@ -209,7 +209,7 @@ pub async fn remove_source(ctx: &Ctx, actor: &Caller, source: &str) -> Result<()
 
 /// Starts a refresh in the background and answers at once (`refreshing`).
 pub async fn refresh_source(ctx: &Ctx, actor: &Caller, source: &str) -> Result<Source> {
-    let (user, id) = (actor.user.clone(), source.to_owned());
+    let (user, id) = (actor.person()?.to_owned(), source.to_owned());
     let marked = ctx
         .store()
         .write(move |tx| {
@@ -238,7 +238,7 @@ pub async fn refresh_source(ctx: &Ctx, actor: &Caller, source: &str) -> Result<S
 
 /// Fetches and stores a source's items now; records `ok` or `error`.
 pub async fn refresh_now(ctx: &Ctx, actor: &Caller, source: &str) -> Result<Source> {
-    let (user, id) = (actor.user.clone(), source.to_owned());
+    let (user, id) = (actor.person()?.to_owned(), source.to_owned());
     let current = ctx
         .store()
         .read(move |conn| require(conn, &user, &id))
@@ -291,7 +291,7 @@ pub async fn refresh_now(ctx: &Ctx, actor: &Caller, source: &str) -> Result<Sour
                     )?;
                 }
             }
-            require(tx, &actor2.user, &id)
+            require(tx, actor2.person()?, &id)
         })
         .await?;
     ctx.changed(Change::Canvases);

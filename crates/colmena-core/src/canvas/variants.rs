@@ -317,10 +317,10 @@ pub async fn add_variant(
     let variant = ctx
         .store()
         .write(move |tx| {
-            require(tx, &actor2.user, &canvas)?;
+            require(tx, actor2.person()?, &canvas)?;
             let saved = match (&*input.preset_id, input.user_preset_id.as_deref()) {
                 (USER_SAVED, Some(preset)) => Some(
-                    presets::find(tx, &actor2.user, preset)?
+                    presets::find(tx, actor2.person()?, preset)?
                         .ok_or_else(|| AppError::invalid_field("userPresetId", "unknown_preset", format!("unknown preset: {preset}")))?,
                 ),
                 (USER_SAVED, None) => {
@@ -370,7 +370,7 @@ pub async fn add_variant(
             )?;
             touch(tx, &canvas)?;
             activity::record(tx, &actor2, Some(&canvas), "session.add_variant", &input.preset_id)?;
-            require_variant(tx, &actor2.user, &id)
+            require_variant(tx, actor2.person()?, &id)
         })
         .await?;
     ctx.changed(Change::Canvases);
@@ -400,7 +400,7 @@ pub async fn update_variant(
     let updated = ctx
         .store()
         .write(move |tx| {
-            let current = require_variant(tx, &actor2.user, &id)?;
+            let current = require_variant(tx, actor2.person()?, &id)?;
             let model = match input.model_id.as_deref() {
                 Some(m) => check_model(tx, Some(m))?,
                 None => current.model_id.clone(),
@@ -427,7 +427,7 @@ pub async fn update_variant(
             }
             touch(tx, &current.canvas_id)?;
             activity::record(tx, &actor2, Some(&current.canvas_id), "session.update_variant", &current.preset_id)?;
-            require_variant(tx, &actor2.user, &id)
+            require_variant(tx, actor2.person()?, &id)
         })
         .await?;
     ctx.changed(Change::Canvases);
@@ -439,7 +439,7 @@ pub async fn remove_variant(ctx: &Ctx, actor: &Caller, variant: &str) -> Result<
     let (actor2, id) = (actor.clone(), variant.to_owned());
     ctx.store()
         .write(move |tx| {
-            let current = require_variant(tx, &actor2.user, &id)?;
+            let current = require_variant(tx, actor2.person()?, &id)?;
             tx.execute("DELETE FROM canvas_variants WHERE id = ?1", [&id])?;
             touch(tx, &current.canvas_id)?;
             activity::record(
@@ -462,7 +462,7 @@ pub async fn select_round(ctx: &Ctx, actor: &Caller, variant: &str, index: i32) 
     let selected = ctx
         .store()
         .write(move |tx| {
-            let current = require_variant(tx, &actor2.user, &id)?;
+            let current = require_variant(tx, actor2.person()?, &id)?;
             if index < 0 || index >= current.round_count as i32 {
                 return Err(AppError::invalid_field(
                     "roundIndex",
@@ -486,7 +486,7 @@ pub async fn select_round(ctx: &Ctx, actor: &Caller, variant: &str, index: i32) 
                 "session.select_round",
                 &format!("round {}", index + 1),
             )?;
-            require_variant(tx, &actor2.user, &id)
+            require_variant(tx, actor2.person()?, &id)
         })
         .await?;
     ctx.changed(Change::Canvases);
@@ -495,7 +495,7 @@ pub async fn select_round(ctx: &Ctx, actor: &Caller, variant: &str, index: i32) 
 
 /// `variant_rounds(variant)`: the whole history, oldest first.
 pub async fn variant_rounds(ctx: &Ctx, actor: &Caller, variant: &str) -> Result<Vec<Round>> {
-    let (user, id) = (actor.user.clone(), variant.to_owned());
+    let (user, id) = (actor.person()?.to_owned(), variant.to_owned());
     ctx.store()
         .read(move |conn| {
             require_variant(conn, &user, &id)?;
@@ -529,7 +529,7 @@ pub async fn write_round(ctx: &Ctx, actor: &Caller, variant: &str, text: &str) -
     let round = ctx
         .store()
         .write(move |tx| {
-            let current = require_variant(tx, &actor2.user, &id)?;
+            let current = require_variant(tx, actor2.person()?, &id)?;
             if current.active_output.as_deref() == Some(text.as_str()) {
                 return Err(AppError::invalid_field(
                     "text",

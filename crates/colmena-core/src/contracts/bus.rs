@@ -101,7 +101,7 @@ pub async fn send_message(ctx: &Ctx, caller: &Caller, input: SendMessageArgs) ->
         reply_to: input.reply_to,
         message_id: input.message_id,
     };
-    let me = caller.speaks_as(ctx).to_owned();
+    let me = caller.speaks_as(ctx)?;
     messages::send_to_name(ctx, caller, &me, &input.to_author_name, message).await
 }
 
@@ -112,7 +112,7 @@ pub async fn read_inbox(ctx: &Ctx, caller: &Caller, input: ReadInboxArgs) -> Res
         peek: Some(false),
         limit: None,
     };
-    let me = caller.speaks_as(ctx).to_owned();
+    let me = caller.speaks_as(ctx)?;
     messages::inbox(ctx, caller, &me, query).await
 }
 
@@ -121,7 +121,7 @@ pub async fn list_sent(ctx: &Ctx, caller: &Caller, input: ListSentArgs) -> Resul
         since: input.since,
         limit: None,
     };
-    let me = caller.speaks_as(ctx).to_owned();
+    let me = caller.speaks_as(ctx)?;
     messages::sent(ctx, caller, &me, query).await
 }
 
@@ -130,7 +130,7 @@ pub async fn search_messages(
     caller: &Caller,
     input: SearchMessagesArgs,
 ) -> Result<Vec<Message>> {
-    let me = caller.speaks_as(ctx).to_owned();
+    let me = caller.speaks_as(ctx)?;
     crate::inbox::search::search(ctx, caller, &me, &input.query, input.limit).await
 }
 
@@ -139,7 +139,7 @@ pub async fn read_thread(
     caller: &Caller,
     input: ReadThreadArgs,
 ) -> Result<Vec<Message>> {
-    let me = caller.speaks_as(ctx).to_owned();
+    let me = caller.speaks_as(ctx)?;
     messages::thread(ctx, caller, &me, &input.message_id).await
 }
 
@@ -149,7 +149,7 @@ pub async fn mark_unread(
     caller: &Caller,
     input: MarkUnreadArgs,
 ) -> Result<serde_json::Value> {
-    let me = caller.speaks_as(ctx).to_owned();
+    let me = caller.speaks_as(ctx)?;
     let marked = messages::mark_unread(ctx, caller, &me, input.ids).await?;
     Ok(serde_json::json!({ "marked": marked }))
 }

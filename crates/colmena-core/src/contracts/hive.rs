@@ -160,9 +160,8 @@ pub async fn run_agent(
     progress: ProgressSink,
     cancel: &CancellationToken,
 ) -> Result<Run> {
-    caller.person()?;
     let options = AgentRunOptions {
-        user_id: Some(caller.user.clone()),
+        user_id: Some(caller.person()?.to_owned()),
         ..AgentRunOptions::default()
     };
     // What its tools do passes the permission gate like any run: a call
@@ -182,9 +181,8 @@ pub async fn run_swarm(
     progress: ProgressSink,
     cancel: &CancellationToken,
 ) -> Result<Run> {
-    caller.person()?;
     let options = SwarmRunOptions {
-        user_id: Some(caller.user.clone()),
+        user_id: Some(caller.person()?.to_owned()),
         ..SwarmRunOptions::default()
     };
     let (sink, running) = reporter(ctx, progress, cancel);
@@ -226,14 +224,13 @@ pub async fn search_catalog(
     caller: &Caller,
     input: SearchArgs,
 ) -> Result<Vec<CatalogFound>> {
-    caller.person()?;
     let hits: Vec<SearchHit> = memory::search_catalog(
         ctx,
         CatalogSearch {
             query: input.query,
             kinds: Vec::new(),
             // A woken role finds its own memories, not its owner's.
-            user_id: Some(caller.memory_owner()),
+            user_id: Some(caller.memory_owner()?),
             active_only: true,
             limit: Some(input.limit.unwrap_or(DEFAULT_LIMIT)),
         },

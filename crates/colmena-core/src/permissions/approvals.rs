@@ -300,7 +300,7 @@ pub(crate) async fn record_decision(
     id: &str,
     decision: Decision,
 ) -> Result<Approval> {
-    if !matches!(caller.client, Client::Ui | Client::Cli) || caller.author.is_some() {
+    if !matches!(caller.client, Client::Ui | Client::Cli) || !caller.is_local_person() {
         return Err(AppError::new(
             ErrorCode::Forbidden,
             "only a person in the app or at the command line decides what an agent may do",
@@ -312,7 +312,7 @@ pub(crate) async fn record_decision(
         Decision::AllowRun => (ApprovalStatus::Allowed, Some("run")),
         Decision::Deny => (ApprovalStatus::Denied, None),
     };
-    let by = Some(caller.user.clone());
+    let by = Some(caller.person()?.to_owned());
     let Some(decided) = close(ctx, id, status, scope, by).await? else {
         let current = get(ctx, id).await?;
         return Err(AppError::precondition(format!(

@@ -41,7 +41,7 @@ impl Gatekeeper {
     ) -> Result<Caller, Failure> {
         let token = bearer(headers)?;
         let caller = authors::caller_from_token(&self.ctx, token, client).await?;
-        let key = caller.author.as_deref().unwrap_or(caller.user.as_str());
+        let key = caller.token_author().unwrap_or_default();
         self.limits.check(key)?;
         Ok(caller)
     }

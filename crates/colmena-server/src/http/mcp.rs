@@ -122,7 +122,7 @@ async fn require_token(State(gate): State<Gate>, mut request: Request, next: Nex
     if method == Method::GET && caller.person().is_err() {
         return no_event_stream_for_roles();
     }
-    let author = caller.author.clone().unwrap_or_default();
+    let author = caller.token_author().unwrap_or_default().to_owned();
     let session = request
         .headers()
         .get(SESSION_HEADER)

@@ -263,7 +263,7 @@ pub async fn delete(
     Path(id): Path<String>,
     Extension(caller): Extension<Caller>,
 ) -> Result<StatusCode, Failure> {
-    let me = caller.speaks_as(&ctx).to_owned();
+    let me = caller.speaks_as(&ctx)?;
     inbox::messages::delete(&ctx, &caller, &me, &id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
