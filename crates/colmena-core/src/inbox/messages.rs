@@ -44,7 +44,7 @@ use super::authors;
 use super::client_ids;
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
-use crate::store::bus::port::{InboxRead, SendRow, Setting};
+use crate::store::bus::port::{InboxRead, SendRow, Sent, Setting};
 use crate::store::bus::time::parse_since;
 
 pub use crate::store::bus::{Message, Priority};
@@ -195,26 +195,8 @@ pub async fn send(
         ));
     }
     caller.may_act_as(from)?;
-    authors::must_exist(ctx, from).await?;
-    // An answer is checked against its conversation before its recipient:
-    // a `reply_to` names a message between the sender and the recipient,
-    // so a recipient that does not exist fails exactly as one outside that
-    // conversation does ("no message … in your mail to answer", "that
-    // message is with someone else"). A made-up or borrowed `reply_to` then
-    // tells nothing about who is on the bus, and sends nothing (found in
-    // the attacker's re-reviews). Without `reply_to` the recipient's
-    // absence is said as it is: writing to an author is how one learns it
-    // exists.
-    if let Err(missing) = authors::must_exist(ctx, to).await {
-        if let Some(id) = message.reply_to.as_deref() {
-            // Only an answer in a conversation with `to` learns that `to`
-            // is gone (the other author of a message may have been removed
-            // since).
-            ctx.bus().check_answer(from, to, id).await?;
-        }
-        return Err(missing);
-    }
-    let (sent, new) = ctx
+    let answers = message.reply_to.clone();
+    let sent = ctx
         .bus()
         .send(SendRow {
             from: from.to_owned(),
@@ -225,10 +207,32 @@ pub async fn send(
             message_id: message.message_id,
         })
         .await?;
-    if new {
-        after_send(ctx, &sent);
+    match sent {
+        Sent::Message(sent, new) => {
+            if new {
+                after_send(ctx, &sent);
+            }
+            Ok(sent)
+        }
+        Sent::NoAuthor(missing) => {
+            // An answer is checked against its conversation before its
+            // recipient: a `reply_to` names a message between the sender
+            // and the recipient, so a recipient that does not exist fails
+            // exactly as one outside that conversation does ("no message …
+            // in your mail to answer", "that message is with someone
+            // else"). A made-up or borrowed `reply_to` then tells nothing
+            // about who is on the bus, and sends nothing (found in the
+            // attacker's re-reviews). Only an answer in a conversation with
+            // `to` learns that `to` is gone (the other author of a message
+            // may have been removed since). Without `reply_to` the
+            // recipient's absence is said as it is: writing to an author is
+            // how one learns it exists.
+            if let (true, Some(id)) = (missing == to, answers.as_deref()) {
+                ctx.bus().check_answer(from, to, id).await?;
+            }
+            Err(AppError::not_found("author", &missing))
+        }
     }
-    Ok(sent)
 }
 
 /// Like [`send`], naming the recipient by id or by name (the model's tools

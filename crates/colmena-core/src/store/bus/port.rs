@@ -84,6 +84,17 @@ pub struct Person {
     pub hash: Vec<u8>,
 }
 
+/// What a send came to.
+#[derive(Debug)]
+pub enum Sent {
+    /// Delivered now (`true`), or already held under its message id
+    /// (`false`: a retry).
+    Message(Message, bool),
+    /// This author does not exist (the sender is looked for first, then the
+    /// recipient): nothing was sent.
+    NoAuthor(String),
+}
+
 /// A new role's row, checked against the workspace (its agent, skills and
 /// command) by `inbox::authors`.
 pub struct RoleRow {
@@ -183,12 +194,13 @@ pub trait BusStore: Send + Sync + 'static {
 
     // ---- messages ----
 
-    /// Sends in one transaction: a message id already used answers the
+    /// Sends in one transaction: an author that does not exist sends
+    /// nothing ([`Sent::NoAuthor`]); a message id already used answers the
     /// message held (`false`) or `conflict` for other mail; an answer must
     /// be in a conversation of `from` with `to`; a full inbox is
     /// `rate_limited`; urgent mail moves a role's next wake-up forward, no
     /// sooner than the minimum interval after its last one.
-    fn send(&self, send: SendRow) -> BoxFuture<'_, Result<(Message, bool)>>;
+    fn send(&self, send: SendRow) -> BoxFuture<'_, Result<Sent>>;
     /// Whether `from` may answer message `id` with mail to `to`, as
     /// [`BusStore::send`] checks it, without sending.
     fn check_answer<'a>(

@@ -12,8 +12,8 @@ use super::{FALLBACK_TICK, PgBus, authors, messages, wakes};
 use crate::error::{AppError, Result};
 use crate::risk::Risk;
 use crate::store::bus::port::{
-    BoxFuture, BusStore, InboxRead, Person, RoleRow, RoleUpdateRow, Scheduled, SendRow, Setting,
-    TokenOwner,
+    BoxFuture, BusStore, InboxRead, Person, RoleRow, RoleUpdateRow, Scheduled, SendRow, Sent,
+    Setting, TokenOwner,
 };
 use crate::store::bus::{Author, Message};
 
@@ -115,11 +115,17 @@ impl BusStore for PgStore {
         Box::pin(authors::by_token_hash(&self.bus, hash))
     }
 
-    fn send(&self, send: SendRow) -> BoxFuture<'_, Result<(Message, bool)>> {
+    fn send(&self, send: SendRow) -> BoxFuture<'_, Result<Sent>> {
         Box::pin(async move {
+            for author in [&send.from, &send.to] {
+                if !authors::exists(&self.bus, author).await? {
+                    return Ok(Sent::NoAuthor(author.clone()));
+                }
+            }
             let max_unread = self.number(Setting::MaxUnread).await?;
             let min_wake = self.number(Setting::MinWakeSeconds).await?;
-            messages::send(&self.bus, max_unread, min_wake, &send).await
+            let (message, new) = messages::send(&self.bus, max_unread, min_wake, &send).await?;
+            Ok(Sent::Message(message, new))
         })
     }
 

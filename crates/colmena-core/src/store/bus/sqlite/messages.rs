@@ -14,7 +14,7 @@ use crate::error::{AppError, Result};
 use crate::store::bus::errors::{
     check_reply_id, inbox_full, no_such_reply, not_the_sender, other_conversation,
 };
-use crate::store::bus::port::{InboxRead, SendRow, Setting};
+use crate::store::bus::port::{InboxRead, SendRow, Sent, Setting};
 use crate::store::bus::time::{self, parse_stored, stored};
 use crate::store::bus::{Message, Priority};
 
@@ -162,7 +162,12 @@ fn insert(conn: &Connection, send: &SendRow, answers: Option<&Answered>) -> Resu
 }
 
 /// A send in the open transaction (see `BusStore::send`).
-pub(super) fn send(conn: &Connection, send: &SendRow) -> Result<(Message, bool)> {
+pub(super) fn send(conn: &Connection, send: &SendRow) -> Result<Sent> {
+    for author in [&send.from, &send.to] {
+        if !super::authors::exists(conn, author)? {
+            return Ok(Sent::NoAuthor(author.clone()));
+        }
+    }
     let request = send.message_id.as_deref().map(|client_id| {
         let sha = crate::store::bus::replay::fingerprint(
             &send.to,
@@ -185,7 +190,7 @@ pub(super) fn send(conn: &Connection, send: &SendRow) -> Result<(Message, bool)>
             thread_root: None,
         };
         if let Some(held) = client_ids::replayed(conn, &send.from, client_id, sha, rebuild)? {
-            return Ok((held, false));
+            return Ok(Sent::Message(held, false));
         }
     }
     let answers = send
@@ -197,7 +202,7 @@ pub(super) fn send(conn: &Connection, send: &SendRow) -> Result<(Message, bool)>
     if let Some((client_id, sha)) = &request {
         client_ids::record(conn, &send.from, client_id, sha, &sent)?;
     }
-    Ok((sent, true))
+    Ok(Sent::Message(sent, true))
 }
 
 fn select_inbox(conn: &Connection, read: &InboxRead) -> Result<Vec<Message>> {

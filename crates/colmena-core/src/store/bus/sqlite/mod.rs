@@ -19,8 +19,8 @@ use chrono::{DateTime, Utc};
 use tokio_util::sync::CancellationToken;
 
 use super::port::{
-    BoxFuture, BusStore, InboxRead, Person, RoleRow, RoleUpdateRow, Scheduled, SendRow, Setting,
-    TokenOwner,
+    BoxFuture, BusStore, InboxRead, Person, RoleRow, RoleUpdateRow, Scheduled, SendRow, Sent,
+    Setting, TokenOwner,
 };
 use super::{Author, Message};
 use crate::error::Result;
@@ -146,7 +146,7 @@ impl BusStore for SqliteBus {
         )
     }
 
-    fn send(&self, send: SendRow) -> BoxFuture<'_, Result<(Message, bool)>> {
+    fn send(&self, send: SendRow) -> BoxFuture<'_, Result<Sent>> {
         Box::pin(
             self.store
                 .write_grouped(move |conn| messages::send(conn, &send)),
