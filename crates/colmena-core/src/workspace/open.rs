@@ -8,9 +8,9 @@
 //! 3. the owner is made sure of, and so are the people's bus authors;
 //!    runs and canvas variants cut off when their process stopped are
 //!    swept;
-//! 4. code-owned rows are re-seeded (SPEC H17), the built-in tools from
-//!    the tool box's catalog, and the search index is opened, rebuilt when
-//!    it is missing, unreadable or behind the store;
+//! 4. code-owned rows are re-seeded (SPEC H17, [`super::seed`]), and the
+//!    search index is opened, rebuilt when it is missing, unreadable or
+//!    behind the store;
 //! 5. the tool box is installed as the runs' tool runner.
 //!
 //! Only here may every floor of the core be named: [`Ctx`] itself is a
@@ -72,16 +72,7 @@ pub async fn open_with_bus(options: OpenOptions, bus: BusStoreChoice) -> Result<
     let owner = store.write(crate::users::owner_user).await?;
     let lease_owner = crate::runs::lease_owner(&uuid::Uuid::now_v7().simple().to_string());
     sweep(&store, &owner, &lease_owner).await?;
-    store
-        .write(|tx| {
-            let (docs, removed) =
-                crate::setup::reconcile(tx, crate::toolbox::catalog::BUILTIN_TOOLS)?;
-            if !docs.is_empty() || !removed.is_empty() {
-                search::bump_generation(tx)?;
-            }
-            Ok(())
-        })
-        .await?;
+    super::seed::reseed(&store).await?;
     let dir = data_dir.clone();
     let (index, rebuilt) = store
         .read(move |conn| search::open_or_repair(&dir, conn))
