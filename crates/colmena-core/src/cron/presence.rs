@@ -12,7 +12,7 @@
 //! lives, and a lock dies with its process, so a crash leaves nothing
 //! stale to expire.
 
-use std::fs::{File, OpenOptions, TryLockError};
+use std::fs::{File, TryLockError};
 use std::path::Path;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
@@ -79,14 +79,7 @@ pub(crate) fn clock_of(ctx: &Ctx) -> Arc<dyn Clock> {
 
 /// Opens (creating it) the scheduler lock of the data dir `dir`.
 pub(crate) fn open_lock(dir: &Path) -> Result<File> {
-    let path = dir.join(LOCK_FILE);
-    let mut options = OpenOptions::new();
-    options.read(true).write(true).create(true).truncate(false);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    options
-        .open(&path)
-        .map_err(|e| AppError::internal(format!("could not open {}: {e}", path.display())))
+    crate::store::holders::open_private(&dir.join(LOCK_FILE))
 }
 
 /// Whether a scheduler holds the lock in the data dir `dir` (another

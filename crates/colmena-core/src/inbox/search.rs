@@ -39,9 +39,9 @@ fn check_query(query: &str) -> Result<String> {
     Ok(text.to_owned())
 }
 
-fn check_limit(limit: Option<u32>) -> Result<usize> {
+fn check_limit(limit: Option<u32>) -> Result<u32> {
     match limit.unwrap_or(DEFAULT_LIMIT) {
-        l if (1..=MAX_LIMIT).contains(&l) => Ok(l as usize),
+        l if (1..=MAX_LIMIT).contains(&l) => Ok(l),
         l => Err(AppError::invalid_field(
             "limit",
             "out_of_range",
@@ -63,7 +63,7 @@ pub async fn search(
     let limit = check_limit(limit)?;
     caller.may_act_as(as_author)?;
     authors::must_exist(ctx, as_author).await?;
-    ctx.bus().search(as_author, &text, limit as u32).await
+    ctx.bus().search(as_author, &text, limit).await
 }
 
 /// Brings the bus's search index up to date now; returns how many messages

@@ -22,7 +22,7 @@ pub fn lock_path(db_path: &Path) -> PathBuf {
 
 /// Taken by every open store. Waits while a restore holds the lock (seconds).
 pub(crate) fn shared(db_path: &Path) -> Result<File> {
-    let file = open(db_path)?;
+    let file = open_private(&lock_path(db_path))?;
     file.lock_shared()
         .map_err(|e| AppError::internal(format!("could not lock the store: {e}")))?;
     Ok(file)
@@ -30,7 +30,7 @@ pub(crate) fn shared(db_path: &Path) -> Result<File> {
 
 /// Taken by a restore: refuses at once when any process has the store open.
 pub(crate) fn exclusive(db_path: &Path) -> Result<File> {
-    let file = open(db_path)?;
+    let file = open_private(&lock_path(db_path))?;
     match file.try_lock() {
         Ok(()) => Ok(file),
         Err(TryLockError::WouldBlock) => Err(AppError::new(
@@ -43,14 +43,14 @@ pub(crate) fn exclusive(db_path: &Path) -> Result<File> {
     }
 }
 
-fn open(db_path: &Path) -> Result<File> {
-    let path = lock_path(db_path);
+/// Opens (creating it, readable by this user only) the lock file `path`.
+pub(crate) fn open_private(path: &Path) -> Result<File> {
     let mut options = OpenOptions::new();
     options.read(true).write(true).create(true).truncate(false);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
     options
-        .open(&path)
+        .open(path)
         .map_err(|e| AppError::internal(format!("could not open {}: {e}", path.display())))
 }
 
