@@ -152,8 +152,14 @@ async fn one_urgent_message_cannot_make_a_role_act_relay_or_wake_itself() {
         "urgent",
     )
     .await;
-    until("the wake-up to complete", || async {
-        !completed_runs(&ws.ctx).await.is_empty()
+    // The wake-up marks its mail read after its run completes and then
+    // closes its history entry: wait for that entry, the wake-up's last step.
+    until("the wake-up to finish", || async {
+        colmena_core::roles::wake_history::list(&ws.ctx, &ui, &builder.id, None, None)
+            .await
+            .unwrap()
+            .iter()
+            .any(|w| w.finished_at.is_some())
     })
     .await;
     let wake = completed_runs(&ws.ctx).await.remove(0);
