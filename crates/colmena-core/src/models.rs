@@ -27,6 +27,7 @@ use crate::ids::{AgentId, ModelId, ProviderId};
 use crate::providers;
 use crate::validate::FieldErrors;
 
+pub mod local;
 pub mod resolve;
 pub mod vision;
 
@@ -133,16 +134,20 @@ pub struct AgentRef {
 }
 
 const SELECT: &str = "SELECT m.id, m.provider_id, m.name, m.label, m.enabled, m.created_at,
-        m.updated_at, m.accepts_images, p.enabled AS provider_enabled
+        m.updated_at, m.accepts_images, p.enabled AS provider_enabled, p.kind AS provider_kind
     FROM models m JOIN providers p ON p.id = m.provider_id";
 
 fn from_row(row: &Row<'_>) -> rusqlite::Result<Model> {
     let name: String = row.get("name")?;
     let images_setting: Option<bool> = row.get("accepts_images")?;
+    // Colmena's own engine reads no images yet (no mtmd in the binding's
+    // build): a local model never accepts them, whatever its name.
+    let local = row.get::<_, String>("provider_kind")? == crate::llm::ProviderKind::Local.as_str();
     Ok(Model {
         id: row.get("id")?,
         provider_id: row.get("provider_id")?,
-        accepts_images: images_setting.unwrap_or_else(|| vision::accepts_images_by_name(&name)),
+        accepts_images: !local
+            && images_setting.unwrap_or_else(|| vision::accepts_images_by_name(&name)),
         images_setting,
         name,
         label: row.get("label")?,
@@ -271,7 +276,14 @@ pub async fn set_images(ctx: &Ctx, id: &ModelId, setting: Option<bool>) -> Resul
     let model = ctx
         .store()
         .write(move |tx| {
-            require(tx, &id)?;
+            let model = require(tx, &id)?;
+            if setting == Some(true) && is_local(tx, &model)? {
+                return Err(AppError::invalid_field(
+                    "acceptsImages",
+                    "engine_reads_no_images",
+                    format!("'{id}' runs on Colmena's own engine, which does not read images yet: use a model of a provider that does"),
+                ));
+            }
             tx.execute(
                 "UPDATE models SET accepts_images = ?2, updated_at = ?3 WHERE id = ?1",
                 params![id, setting, Utc::now()],
@@ -281,6 +293,11 @@ pub async fn set_images(ctx: &Ctx, id: &ModelId, setting: Option<bool>) -> Resul
         .await?;
     ctx.changed(Change::Models);
     Ok(model)
+}
+
+fn is_local(conn: &Connection, model: &Model) -> Result<bool> {
+    Ok(providers::find(conn, &model.provider_id)?
+        .is_some_and(|p| p.kind == crate::llm::ProviderKind::Local))
 }
 
 /// Sets a model's context window in tokens (`None`: the known figure for

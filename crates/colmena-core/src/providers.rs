@@ -60,7 +60,7 @@ pub fn kinds() -> Vec<ProviderKindInfo> {
         .map(|&kind| ProviderKindInfo {
             kind,
             default_base_url: kind.default_base_url().to_owned(),
-            needs_api_key: kind != ProviderKind::Ollama,
+            needs_api_key: !matches!(kind, ProviderKind::Ollama | ProviderKind::Local),
         })
         .collect()
 }
@@ -501,6 +501,7 @@ pub(crate) fn endpoint(
         kind: ProviderKind::parse(&kind)?,
         base_url,
         api_key,
+        local: None,
     })
 }
 
@@ -513,8 +514,15 @@ pub(crate) fn key_context(id: &ProviderId) -> String {
 /// query or fragment, no trailing slash. Empty means the kind's default.
 pub fn normalize_base_url(kind: ProviderKind, raw: Option<&str>) -> Result<String> {
     let raw = raw.map(str::trim).unwrap_or_default();
-    if raw.is_empty() {
+    if raw.is_empty() || (kind == ProviderKind::Local && raw == crate::llm::LOCAL_BASE_URL) {
         return Ok(kind.default_base_url().to_owned());
+    }
+    if kind == ProviderKind::Local {
+        return Err(AppError::invalid_field(
+            "baseUrl",
+            "invalid_url",
+            "a local provider runs models on this computer: it has no base URL",
+        ));
     }
     let invalid = |why: &str| {
         AppError::invalid_field(

@@ -76,6 +76,7 @@ async fn llm_redirect_to_another_host_is_refused_and_the_key_stays_home() {
             kind,
             base_url,
             api_key: Some(Zeroizing::new(KEY.to_owned())),
+            local: None,
         };
         let err = llm::chat(&endpoint, &request(), &CallOptions::default(), &mut |_| {})
             .await
@@ -112,6 +113,7 @@ async fn llm_same_origin_redirect_is_followed() {
         kind: ProviderKind::OpenaiCompatible,
         base_url: format!("http://{home}/old/v1"),
         api_key: Some(Zeroizing::new(KEY.to_owned())),
+        local: None,
     };
     let response = llm::chat(&endpoint, &request(), &CallOptions::default(), &mut |_| {})
         .await

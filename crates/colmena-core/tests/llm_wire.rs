@@ -30,6 +30,7 @@ fn endpoint(server: &ScriptedLlm, kind: ProviderKind, protocol: Protocol) -> End
         kind,
         base_url: server.base_url(protocol),
         api_key: Some(Zeroizing::new("sk-wire-test-0123456789".to_owned())),
+        local: None,
     }
 }
 
@@ -355,6 +356,7 @@ async fn an_unreachable_provider_is_an_upstream_error_naming_it() {
         kind: ProviderKind::OpenaiCompatible,
         base_url: "http://127.0.0.1:9/v1".into(),
         api_key: None,
+        local: None,
     };
     let (result, _) = call(&endpoint, &request("hi"), &fast_options()).await;
     let err = result.unwrap_err();

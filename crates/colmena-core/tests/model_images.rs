@@ -538,11 +538,13 @@ fn h37_wire_shapes_of_text_and_image_turns() {
         kind,
         base_url: "http://127.0.0.1:9".into(),
         api_key: None,
+        local: None,
     };
     let text_only = request(vec![Message::user("hola")]);
     let with_image = request(vec![Message::user_with_images("hola", vec![image.clone()])]);
     let body = |kind, r: &ChatRequest| {
         llm::protocol(kind)
+            .unwrap()
             .request(&endpoint(kind), r)
             .unwrap()
             .body

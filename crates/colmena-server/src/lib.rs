@@ -5,6 +5,8 @@
 //! library.
 
 pub mod cli;
+/// The argument that starts this program as the local model engine.
+pub use colmena_engine::ENGINE_ARG;
 pub mod http;
 pub mod mcp;
 pub mod mcp_client;

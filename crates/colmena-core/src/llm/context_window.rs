@@ -20,14 +20,23 @@ pub const UNKNOWN_WINDOW: u32 = 8_192;
 
 /// The model's context window in tokens.
 pub(crate) fn window_of(conn: &Connection, model_id: &str, name: &str) -> Result<u32> {
-    let set: Option<Option<u32>> = conn
+    let row: Option<(Option<u32>, String)> = conn
         .query_row(
-            "SELECT context_window FROM models WHERE id = ?1",
+            "SELECT m.context_window, p.kind FROM models m JOIN providers p ON p.id = m.provider_id
+             WHERE m.id = ?1",
             [model_id],
-            |r| r.get(0),
+            |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .optional()?;
-    Ok(set.flatten().unwrap_or_else(|| known_window(name)))
+    Ok(match row {
+        Some((Some(set), _)) => set,
+        // Colmena's own engine gives a local model this context, whatever
+        // its family could read elsewhere.
+        Some((None, kind)) if kind == super::ProviderKind::Local.as_str() => {
+            super::local::DEFAULT_CONTEXT
+        }
+        _ => known_window(name),
+    })
 }
 
 /// The window of a model family by its name.

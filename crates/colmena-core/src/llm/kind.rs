@@ -6,6 +6,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{AppError, Result};
 
+/// What a `local` provider stores as its base URL: it has none.
+pub const LOCAL_BASE_URL: &str = "local";
+
 /// The wire protocols Colmena speaks (H22).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "snake_case")]
@@ -17,9 +20,14 @@ pub enum ProviderKind {
     Anthropic,
     /// Ollama's chat API.
     Ollama,
+    /// GGUF models run by Colmena's own engine (issue 35): one provider per
+    /// workspace, `local`, made when the first local model arrives.
+    Local,
 }
 
 impl ProviderKind {
+    /// The kinds a person connects by hand (a picker's list); `local` is
+    /// made by Colmena itself.
     pub const ALL: [ProviderKind; 3] = [
         ProviderKind::OpenaiCompatible,
         ProviderKind::Anthropic,
@@ -31,6 +39,7 @@ impl ProviderKind {
             ProviderKind::OpenaiCompatible => "openai_compatible",
             ProviderKind::Anthropic => "anthropic",
             ProviderKind::Ollama => "ollama",
+            ProviderKind::Local => "local",
         }
     }
 
@@ -41,11 +50,12 @@ impl ProviderKind {
             "openai_compatible" | "openai" => Ok(ProviderKind::OpenaiCompatible),
             "anthropic" => Ok(ProviderKind::Anthropic),
             "ollama" => Ok(ProviderKind::Ollama),
+            "local" => Ok(ProviderKind::Local),
             _ => Err(AppError::invalid_field(
                 "kind",
                 "unknown_kind",
                 format!(
-                    "unknown provider kind '{}' (expected openai_compatible, anthropic or ollama)",
+                    "unknown provider kind '{}' (expected openai_compatible, anthropic, ollama or local)",
                     text.trim()
                 ),
             )),
@@ -58,6 +68,7 @@ impl ProviderKind {
             ProviderKind::OpenaiCompatible => "https://api.openai.com/v1",
             ProviderKind::Anthropic => "https://api.anthropic.com",
             ProviderKind::Ollama => "http://127.0.0.1:11434",
+            ProviderKind::Local => LOCAL_BASE_URL,
         }
     }
 }

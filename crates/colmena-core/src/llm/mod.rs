@@ -22,6 +22,7 @@ mod anthropic;
 pub mod context_window;
 pub mod http;
 mod kind;
+pub mod local;
 mod ollama;
 mod openai;
 pub mod sse;
@@ -35,7 +36,7 @@ use tokio_util::sync::CancellationToken;
 use zeroize::Zeroizing;
 
 use crate::error::{AppError, Result};
-pub use kind::ProviderKind;
+pub use kind::{LOCAL_BASE_URL, ProviderKind};
 
 /// Who speaks in a conversation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -273,6 +274,8 @@ pub struct Endpoint {
     pub kind: ProviderKind,
     pub base_url: String,
     pub api_key: Option<Zeroizing<String>>,
+    /// Kind `local`: the workspace's models and their engine.
+    pub local: Option<local::LocalModels>,
 }
 
 impl std::fmt::Debug for Endpoint {
@@ -371,11 +374,14 @@ pub trait StreamDecoder: Send {
     fn finish(&mut self, out: &mut Vec<Decoded>) -> Result<()>;
 }
 
-pub fn protocol(kind: ProviderKind) -> &'static dyn WireProtocol {
+/// The wire protocol of a provider reached over HTTP; `None` for `local`,
+/// which is answered by the engine process, not over a network.
+pub fn protocol(kind: ProviderKind) -> Option<&'static dyn WireProtocol> {
     match kind {
-        ProviderKind::OpenaiCompatible => &openai::OpenAi,
-        ProviderKind::Anthropic => &anthropic::Anthropic,
-        ProviderKind::Ollama => &ollama::Ollama,
+        ProviderKind::OpenaiCompatible => Some(&openai::OpenAi),
+        ProviderKind::Anthropic => Some(&anthropic::Anthropic),
+        ProviderKind::Ollama => Some(&ollama::Ollama),
+        ProviderKind::Local => None,
     }
 }
 
@@ -484,7 +490,13 @@ pub async fn chat(
     options: &CallOptions,
     sink: &mut (dyn FnMut(StreamEvent) + Send),
 ) -> Result<ChatResponse> {
-    http::stream_chat(protocol(endpoint.kind), endpoint, request, options, sink).await
+    match (protocol(endpoint.kind), &endpoint.local) {
+        (Some(wire), _) => http::stream_chat(wire, endpoint, request, options, sink).await,
+        (None, Some(local)) => local.chat(request, options, sink).await,
+        (None, None) => Err(AppError::internal(
+            "a local model was called without the workspace's engine",
+        )),
+    }
 }
 
 /// Joins a base URL and a path without doubling or losing a `/`.
@@ -579,7 +591,7 @@ mod tests {
 
     #[test]
     fn llama_cpp_timings_are_its_token_counts_when_no_usage_comes() {
-        let mut decoder = protocol(ProviderKind::OpenaiCompatible).decoder();
+        let mut decoder = protocol(ProviderKind::OpenaiCompatible).unwrap().decoder();
         let mut out = Vec::new();
         let stream = concat!(
             "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hola\"},\"finish_reason\":null}]}\n\n",

@@ -50,6 +50,12 @@ impl ResolvedModel {
     }
 }
 
+/// The workspace's local models and their engine (made on first use).
+pub(crate) fn local_models(ctx: &Ctx) -> crate::llm::local::LocalModels {
+    ctx.slot::<crate::llm::local::LocalSlot>()
+        .get(ctx.data_dir())
+}
+
 /// The agent `agent_id`'s model `model` (or the default), checked usable,
 /// with its endpoint.
 pub(crate) fn resolve_agent_model(
@@ -110,6 +116,14 @@ pub(crate) fn resolve_model_for(
             .with_details(json!({ "reason": "model_disabled" })));
     }
     let mut endpoint = providers::endpoint(conn, ctx.vault(), &model.provider_id)?;
+    if endpoint.kind == crate::llm::ProviderKind::Local {
+        let context: Option<u32> = conn.query_row(
+            "SELECT context_window FROM models WHERE id = ?1",
+            [&model.id],
+            |r| r.get(0),
+        )?;
+        endpoint.local = Some(local_models(ctx).with_context(context));
+    }
     if let Some(credentials) = credentials {
         if let Some(key) = credentials
             .api_key

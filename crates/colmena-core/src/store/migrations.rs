@@ -37,6 +37,7 @@ const INBOX_THREADS: &str = include_str!("migrations/0016_inbox_threads.sql");
 const BUS_CLIENT_IDS: &str = include_str!("migrations/0017_bus_client_ids.sql");
 const TEAM_BUS: &str = include_str!("migrations/0018_team_bus.sql");
 const ACT_AND_REPLY: &str = include_str!("migrations/0019_act_and_reply.sql");
+const LOCAL_PROVIDER: &str = include_str!("migrations/0020_local_provider.sql");
 
 /// Every migration script, in order; version N is "the first N applied".
 /// Append new ones at the end.
@@ -60,6 +61,7 @@ const SCRIPTS: &[&str] = &[
     BUS_CLIENT_IDS,
     TEAM_BUS,
     ACT_AND_REPLY,
+    LOCAL_PROVIDER,
 ];
 
 /// How long a process starting on a store being migrated (and backed up) by
@@ -101,7 +103,12 @@ pub(crate) fn apply_pending(
         return Ok(None);
     }
     conn.busy_timeout(MIGRATION_WAIT)?;
+    // Foreign keys off while the scripts run, as SQLite documents for
+    // rebuilding a table (0020): dropping a parent table must not cascade
+    // into its children. Every script is followed by `foreign_key_check`.
+    conn.pragma_update(None, "foreign_keys", "OFF")?;
     let outcome = apply_locked(conn, latest, before);
+    conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.busy_timeout(super::BUSY_TIMEOUT)?;
     outcome
 }
@@ -161,6 +168,14 @@ fn check_known(version: i64, latest: i64) -> Result<bool> {
 mod tests {
     use super::*;
 
+    /// Up to the latest version the way [`apply_pending`] does it: with
+    /// foreign keys off while the scripts run, on again after.
+    fn migrate_like_the_store(conn: &mut Connection) {
+        conn.pragma_update(None, "foreign_keys", "OFF").unwrap();
+        migrations().to_latest(conn).unwrap();
+        conn.pragma_update(None, "foreign_keys", "ON").unwrap();
+    }
+
     #[test]
     fn migrations_are_valid() {
         migrations().validate().unwrap();
@@ -169,7 +184,7 @@ mod tests {
     #[test]
     fn every_table_is_strict() {
         let mut conn = Connection::open_in_memory().unwrap();
-        migrations().to_latest(&mut conn).unwrap();
+        migrate_like_the_store(&mut conn);
         let mut stmt = conn
             .prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
             .unwrap();
@@ -204,7 +219,7 @@ mod tests {
                VALUES ('uno', 'Uno', 'openai/gpt-4o', 'now', 'now');",
         )
         .unwrap();
-        migrations().to_latest(&mut conn).unwrap();
+        migrate_like_the_store(&mut conn);
         let (model, persona): (String, Option<String>) = conn
             .query_row(
                 "SELECT model_id, persona FROM agents WHERE id = 'uno'",
@@ -236,7 +251,7 @@ mod tests {
                ('plain', 'send'), ('wide', 'send'), ('wide', 'network');",
         )
         .unwrap();
-        migrations().to_latest(&mut conn).unwrap();
+        migrate_like_the_store(&mut conn);
         let grant = |role: &str| -> Vec<String> {
             let mut stmt = conn
                 .prepare("SELECT risk FROM role_unattended WHERE author_id = ?1 ORDER BY risk")
@@ -263,8 +278,8 @@ mod tests {
     #[test]
     fn migrating_twice_is_a_no_op_and_the_version_counts_migrations() {
         let mut conn = Connection::open_in_memory().unwrap();
-        migrations().to_latest(&mut conn).unwrap();
-        migrations().to_latest(&mut conn).unwrap();
+        migrate_like_the_store(&mut conn);
+        migrate_like_the_store(&mut conn);
         let version = schema_version(&conn).unwrap();
         assert_eq!(version, latest_version());
     }
@@ -365,5 +380,53 @@ mod tests {
             conn.pragma_update(None, "journal_mode", "WAL").unwrap();
             migrations().to_version(&mut conn, 1).unwrap();
         }
+    }
+
+    /// 0020: the providers table is rebuilt for the `local` kind without
+    /// losing a provider, its models, or the agents on them.
+    #[test]
+    fn the_local_kind_arrives_and_nothing_cascades() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        conn.pragma_update(None, "foreign_keys", "ON").unwrap();
+        migrations().to_version(&mut conn, 19).unwrap();
+        conn.execute_batch(
+            "INSERT INTO providers (id, name, kind, base_url, enabled, created_at, updated_at)
+               VALUES ('openai', 'OpenAI', 'openai_compatible', 'https://api.openai.com/v1', 1, 'now', 'now');
+             INSERT INTO models (id, provider_id, name, created_at, updated_at)
+               VALUES ('openai/gpt-4o', 'openai', 'gpt-4o', 'now', 'now');
+             INSERT INTO agents (id, name, model_id, created_at, updated_at)
+               VALUES ('uno', 'Uno', 'openai/gpt-4o', 'now', 'now');",
+        )
+        .unwrap();
+        migrate_like_the_store(&mut conn);
+        let models: i64 = conn
+            .query_row("SELECT count(*) FROM models", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(models, 1, "the models stayed");
+        conn.execute_batch(
+            "INSERT INTO providers (id, name, kind, base_url, enabled, created_at, updated_at)
+               VALUES ('local', 'Local', 'local', 'local', 1, 'now', 'now');
+             INSERT INTO models (id, provider_id, name, created_at, updated_at)
+               VALUES ('local/smollm2', 'local', 'smollm2', 'now', 'now');",
+        )
+        .unwrap();
+        // The foreign key still names the rebuilt table: deleting a
+        // provider takes its models with it, as before.
+        conn.execute("DELETE FROM providers WHERE id = 'local'", [])
+            .unwrap();
+        let left: Vec<String> = conn
+            .prepare("SELECT id FROM models")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(left, vec!["openai/gpt-4o".to_owned()]);
+        let duplicate = conn.execute(
+            "INSERT INTO providers (id, name, kind, base_url, enabled, created_at, updated_at)
+               VALUES ('other', 'openai', 'ollama', 'http://x', 1, 'now', 'now')",
+            [],
+        );
+        assert!(duplicate.is_err(), "names are still unique");
     }
 }

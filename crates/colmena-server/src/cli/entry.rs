@@ -16,6 +16,12 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    // `colmena engine`: the local model engine, started by this program
+    // itself (llm::local::engine); it speaks JSON lines, not this CLI.
+    if args.get(1).is_some_and(|a| a == colmena_engine::ENGINE_ARG) && args.len() == 2 {
+        return ExitCode::from(u8::try_from(colmena_engine::run()).unwrap_or(1));
+    }
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("COLMENA_LOG")

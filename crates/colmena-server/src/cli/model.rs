@@ -1,5 +1,8 @@
 use clap::Subcommand;
 use colmena_core::ids::{ModelId, ProviderId};
+use std::path::Path;
+
+use colmena_core::models::local::{self, LocalModel};
 use colmena_core::models::{self, Model, ModelFilter, NewModel};
 use colmena_core::{AppError, Ctx, Result};
 
@@ -22,7 +25,21 @@ pub enum ModelCommand {
         /// Only models agents may use now.
         #[arg(long)]
         enabled: bool,
+        /// The models on this computer: files, sizes, downloads under way.
+        #[arg(long, conflicts_with_all = ["provider", "enabled"])]
+        local: bool,
     },
+    /// Bring a model onto this computer to run in Colmena's own engine: a
+    /// GGUF file on disk (it is checked, then copied into the data dir).
+    Pull {
+        /// A path to a .gguf file.
+        source: String,
+        /// The model's name (default: from the file name).
+        #[arg(long)]
+        name: Option<String>,
+    },
+    /// Remove a model from this computer: its entry and its file.
+    Rm { name: String },
     /// Rename a model; every agent using it follows.
     Rename { id: String, new_name: String },
     /// Switch a model on or off (flips it without --on/--off).
@@ -69,7 +86,21 @@ pub async fn run(ctx: &Ctx, out: &Output, command: ModelCommand) -> Result<()> {
             let model = models::create(ctx, input).await?;
             out.emit(&model, |m| println!("added model {}", m.id));
         }
-        ModelCommand::List { provider, enabled } => {
+        ModelCommand::List { local: true, .. } => {
+            let list = local::list(ctx).await?;
+            out.emit(&list, |list| print_local(list));
+        }
+        ModelCommand::Pull { source, name } => {
+            let model = local::add_file(ctx, Path::new(&source), name.as_deref()).await?;
+            out.emit(&model, |m| println!("added local model {}", m.id));
+        }
+        ModelCommand::Rm { name } => {
+            local::remove(ctx, &name).await?;
+            out.done(&format!("removed local model {name} and its file"));
+        }
+        ModelCommand::List {
+            provider, enabled, ..
+        } => {
             let filter = ModelFilter {
                 provider_id: provider.map(ProviderId),
                 enabled_only: enabled,
@@ -178,6 +209,28 @@ fn print_table(list: &[Model]) {
                         Some(_) => yes_no(m.accepts_images),
                         None => format!("{} (auto)", yes_no(m.accepts_images)),
                     },
+                ]
+            })
+            .collect(),
+    );
+}
+
+fn print_local(list: &[LocalModel]) {
+    table(
+        &["id", "size", "state"],
+        list.iter()
+            .map(|m| {
+                let state = if m.downloading {
+                    "downloading"
+                } else if m.loaded {
+                    "loaded"
+                } else {
+                    "on disk"
+                };
+                vec![
+                    m.id.to_string(),
+                    format!("{:.1} MB", m.bytes as f64 / 1_000_000.0),
+                    state.to_owned(),
                 ]
             })
             .collect(),

@@ -1,0 +1,56 @@
+//! How much memory the computer has and has free, so the model list can
+//! mark what will not fit and a load that would not fit is refused before
+//! the engine tries (and the kernel kills it).
+
+/// Bytes of memory: the total, and what can be had without swapping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Memory {
+    pub total: u64,
+    pub available: u64,
+}
+
+/// The machine's memory, or `None` where it cannot be read.
+pub fn read() -> Option<Memory> {
+    platform::read()
+}
+
+/// What a model of `file_bytes` needs to run: its weights (mapped from the
+/// file) plus the KV cache and buffers, estimated at 15 % over the file
+/// and at least 128 MiB for a 4k context.
+pub fn needed_for(file_bytes: u64) -> u64 {
+    file_bytes + (file_bytes * 15 / 100).max(128 << 20)
+}
+
+#[cfg(target_os = "linux")]
+mod platform {
+    use super::Memory;
+
+    pub(super) fn read() -> Option<Memory> {
+        let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+        let field = |name: &str| -> Option<u64> {
+            let line = text.lines().find(|l| l.starts_with(name))?;
+            let kib: u64 = line[name.len()..]
+                .trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse()
+                .ok()?;
+            Some(kib * 1024)
+        };
+        Some(Memory {
+            total: field("MemTotal:")?,
+            available: field("MemAvailable:")?,
+        })
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod platform {
+    use super::Memory;
+
+    /// Read on other systems by issue 36's per-OS code; until then the
+    /// check is skipped (and says so in the load's log), never guessed.
+    pub(super) fn read() -> Option<Memory> {
+        None
+    }
+}

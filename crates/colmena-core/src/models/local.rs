@@ -1,0 +1,190 @@
+//! Local models as a service (issue 35): the GGUF files in the data dir's
+//! `models/` and their rows under the workspace's one `local` provider, so
+//! agents pick them like any other model. Adding a file checks it first
+//! (`llm::local::gguf`) and copies it in whole (written as `.part`, then
+//! renamed); removing one deletes its row (refused while agents use it, as
+//! for any model) and frees its disk.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::ctx::{Change, Ctx};
+use crate::error::{AppError, ErrorCode, Result};
+use crate::ids::{ModelId, ProviderId};
+use crate::llm::ProviderKind;
+use crate::llm::local::{files, gguf};
+use crate::models::{self, Model};
+use crate::providers::connect::{ConnectModel, connect};
+
+/// The local provider's id and name.
+pub const PROVIDER_ID: &str = "local";
+const PROVIDER_NAME: &str = "Local";
+
+/// A local model as the Models list shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct LocalModel {
+    /// `local/<name>`.
+    pub id: ModelId,
+    pub name: String,
+    /// Bytes on disk (so far, while downloading).
+    pub bytes: u64,
+    /// Still downloading: not usable yet.
+    pub downloading: bool,
+    /// Loaded in the engine now.
+    pub loaded: bool,
+}
+
+/// The workspace's local models and their engine (its state: what is
+/// loaded, the engine's process).
+pub fn handle(ctx: &Ctx) -> crate::llm::local::LocalModels {
+    super::resolve::local_models(ctx)
+}
+
+/// The workspace's local models: the files, whole and downloading.
+pub async fn list(ctx: &Ctx) -> Result<Vec<LocalModel>> {
+    let local = super::resolve::local_models(ctx);
+    let loaded = local.engine().loaded().await;
+    let dir = local.dir().to_path_buf();
+    let found = tokio::task::spawn_blocking(move || files::list(&dir))
+        .await
+        .map_err(|e| AppError::internal(format!("listing the models failed: {e}")))??;
+    Ok(found
+        .into_iter()
+        .map(|f| {
+            let path = files::path_of(local.dir(), &f.name).ok();
+            LocalModel {
+                id: ModelId::new(&ProviderId(PROVIDER_ID.to_owned()), &f.name),
+                loaded: !f.partial && loaded.is_some() && loaded == path,
+                name: f.name,
+                bytes: f.bytes,
+                downloading: f.partial,
+            }
+        })
+        .collect())
+}
+
+/// Makes `name` (a file already in `models/`) a model of the `local`
+/// provider, made if needed; it becomes the default if none is set.
+pub async fn register(ctx: &Ctx, name: &str) -> Result<Model> {
+    files::check_name(name)?;
+    let connected = connect(
+        ctx,
+        ConnectModel {
+            name: PROVIDER_NAME.to_owned(),
+            kind: ProviderKind::Local.as_str().to_owned(),
+            base_url: None,
+            api_key: None,
+            models: vec![name.to_owned()],
+        },
+    )
+    .await?;
+    connected
+        .models
+        .into_iter()
+        .next()
+        .ok_or_else(|| AppError::internal("the local model was not added"))
+}
+
+/// Checks the GGUF at `source` and copies it into `models/` as `name`
+/// (default: its file name), then registers it.
+pub async fn add_file(ctx: &Ctx, source: &Path, name: Option<&str>) -> Result<Model> {
+    let name = match name {
+        Some(name) => name.to_owned(),
+        None => name_for_file(source)?,
+    };
+    files::check_name(&name)?;
+    let dir = super::resolve::local_models(ctx).dir().to_path_buf();
+    let target = files::path_of(&dir, &name)?;
+    if target.exists() {
+        return Err(AppError::conflicting_field(
+            "name",
+            "duplicate",
+            format!("a local model named '{name}' is already on this computer"),
+        ));
+    }
+    let source = source.to_path_buf();
+    let part = files::part_of(&dir, &name)?;
+    tokio::task::spawn_blocking(move || copy_in(&source, &part, &target))
+        .await
+        .map_err(|e| AppError::internal(format!("copying the model failed: {e}")))??;
+    register(ctx, &name).await
+}
+
+fn copy_in(source: &Path, part: &Path, target: &Path) -> Result<()> {
+    gguf::check(source)?;
+    if let Some(dir) = part.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let copied = std::fs::copy(source, part).and_then(|_| std::fs::rename(part, target));
+    if let Err(e) = copied {
+        let _partial_gone = std::fs::remove_file(part);
+        return Err(AppError::internal(format!(
+            "the model could not be copied into {}: {e}",
+            part.display()
+        )));
+    }
+    Ok(())
+}
+
+/// A model name from a file name: its stem, with anything else than
+/// letters, digits, `.`, `_` and `-` made a `-`.
+pub fn name_for_file(path: &Path) -> Result<String> {
+    let stem = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = stem
+        .strip_suffix(".gguf")
+        .or_else(|| stem.strip_suffix(".GGUF"))
+        .unwrap_or(&stem);
+    let name: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let name = name.trim_start_matches('.').to_owned();
+    files::check_name(&name)?;
+    Ok(name)
+}
+
+/// Removes local model `name`: its row (refused while agents use it) and
+/// its file (or its unfinished download).
+pub async fn remove(ctx: &Ctx, name: &str) -> Result<()> {
+    files::check_name(name)?;
+    let local = super::resolve::local_models(ctx);
+    let id = ModelId::new(&ProviderId(PROVIDER_ID.to_owned()), name);
+    let path = files::path_of(local.dir(), name)?;
+    let part = files::part_of(local.dir(), name)?;
+    match models::delete(ctx, &id).await {
+        Ok(()) => {}
+        // A file with no row (copied in by hand) is removed all the same.
+        Err(e) if e.code == ErrorCode::NotFound && (path.exists() || part.exists()) => {}
+        Err(e) => return Err(e),
+    }
+    if local.engine().loaded().await.as_deref() == Some(path.as_path()) {
+        local.engine().unload().await;
+    }
+    for file in [path, part] {
+        remove_file(&file)?;
+    }
+    ctx.changed(Change::Models);
+    Ok(())
+}
+
+fn remove_file(file: &PathBuf) -> Result<()> {
+    match std::fs::remove_file(file) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(AppError::internal(format!(
+            "{} could not be removed: {e}",
+            file.display()
+        ))),
+    }
+}

@@ -1,0 +1,284 @@
+//! One chat on the loaded model: the conversation through the model's own
+//! chat template, the prompt checked against the context before anything
+//! is decoded, the part already in the KV cache skipped, then token by
+//! token until the end of turn, a stop sequence, the token budget or a
+//! cancel — streaming text as it goes and counting every token.
+
+use colmena_core::llm::local::wire::{EngineChat, EngineEvent};
+use llama_cpp_2::context::LlamaContext;
+use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
+use llama_cpp_2::sampling::LlamaSampler;
+use llama_cpp_2::token::LlamaToken;
+
+use crate::requests::Requests;
+use crate::text_out::TextOut;
+use crate::tool_prompt;
+
+/// The tokens in the KV cache (sequence 0), in order: the previous chat's
+/// prompt and answer, so a conversation's next turn reads only what is new.
+#[derive(Default)]
+pub(crate) struct KvCache {
+    tokens: Vec<LlamaToken>,
+}
+
+/// Why a chat failed: a stable code and a sentence.
+struct Fail(&'static str, String);
+
+/// Writes the answer to `chat`, as events; never panics on bad input.
+pub(crate) fn answer(
+    model: &LlamaModel,
+    ctx: &mut LlamaContext<'_>,
+    cache: &mut KvCache,
+    chat: &EngineChat,
+    requests: &Requests,
+) {
+    let result = write(model, ctx, cache, chat, requests);
+    requests.ended(&chat.id);
+    if let Err(Fail(code, message)) = result {
+        // Whatever the cache held is no longer known to be whole.
+        cache.tokens.clear();
+        ctx.clear_kv_cache();
+        crate::error(Some(&chat.id), code, message);
+    }
+}
+
+fn write(
+    model: &LlamaModel,
+    ctx: &mut LlamaContext<'_>,
+    cache: &mut KvCache,
+    chat: &EngineChat,
+    requests: &Requests,
+) -> Result<(), Fail> {
+    let tokens = prompt_tokens(model, chat)?;
+    let context = ctx.n_ctx() as usize;
+    if tokens.len() >= context {
+        return Err(Fail(
+            "context_too_long",
+            format!(
+                "the conversation is {} tokens; this model's context holds {context}",
+                tokens.len()
+            ),
+        ));
+    }
+    let budget = (chat.max_tokens.max(1) as usize).min(context - tokens.len());
+    let mut last = read_prompt(ctx, cache, &tokens, &chat.id, requests)?;
+    let tools = !chat.tools.is_empty();
+    let mut sampler = sampler(model, chat)?;
+    let mut out = TextOut::new(&chat.stop, tools.then_some(tool_prompt::OPEN));
+    let vocab = model.vocab();
+    let mut batch = LlamaBatch::new(1, 1);
+    let mut written = 0usize;
+    let mut finish = loop {
+        if requests.cancelled(&chat.id) {
+            break "cancelled";
+        }
+        if written >= budget {
+            break "length";
+        }
+        let token = sampler.sample(ctx, last);
+        written += 1;
+        if vocab.is_eog(token) {
+            break "stop";
+        }
+        let text = out.push(&vocab.token_to_piece(token, false, None));
+        send_text(&chat.id, text);
+        if out.stopped() {
+            break "stop";
+        }
+        batch.clear();
+        add(&mut batch, token, cache.tokens.len())?;
+        decode(ctx, &mut batch)?;
+        cache.tokens.push(token);
+        last = 0;
+    };
+    send_text(&chat.id, out.finish());
+    if let Some(call_text) = out.call_text() {
+        match tool_prompt::parse_calls(call_text, &chat.tools) {
+            Some(calls) if finish != "cancelled" => {
+                for call in calls {
+                    crate::emit(&EngineEvent::ToolCall {
+                        id: chat.id.clone(),
+                        name: call.name,
+                        arguments: call.arguments,
+                    });
+                }
+                finish = "tool_calls";
+            }
+            // Cut short or malformed: it is shown as what it is, text.
+            _ => send_text(&chat.id, call_text.to_owned()),
+        }
+    }
+    crate::emit(&EngineEvent::Done {
+        id: chat.id.clone(),
+        finish: finish.to_owned(),
+        prompt_tokens: u32::try_from(tokens.len()).unwrap_or(u32::MAX),
+        completion_tokens: u32::try_from(written).unwrap_or(u32::MAX),
+    });
+    Ok(())
+}
+
+fn send_text(id: &str, text: String) {
+    if !text.is_empty() {
+        crate::emit(&EngineEvent::Text {
+            id: id.to_owned(),
+            text,
+        });
+    }
+}
+
+/// The conversation as the model's template writes it, in tokens.
+fn prompt_tokens(model: &LlamaModel, chat: &EngineChat) -> Result<Vec<LlamaToken>, Fail> {
+    let mut turns: Vec<(String, String)> = chat
+        .messages
+        .iter()
+        .map(|m| (m.role.clone(), m.content.clone()))
+        .collect();
+    if !chat.tools.is_empty() {
+        let addition = tool_prompt::system_addition(&chat.tools);
+        match turns.first_mut() {
+            Some((role, content)) if role == "system" => {
+                content.push_str("\n\n");
+                content.push_str(&addition);
+            }
+            _ => turns.insert(0, ("system".to_owned(), addition)),
+        }
+    }
+    let messages = turns
+        .into_iter()
+        .map(|(role, content)| LlamaChatMessage::new(role, content))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| Fail("bad_request", format!("a message cannot be sent: {e}")))?;
+    // A GGUF without a template gets ChatML, the most common one.
+    let template = model
+        .chat_template(None)
+        .or_else(|_| LlamaChatTemplate::new("chatml"))
+        .map_err(|e| Fail("template_failed", format!("no chat template: {e}")))?;
+    let prompt = model
+        .apply_chat_template(&template, &messages, true)
+        .map_err(|e| {
+            Fail(
+                "template_failed",
+                format!("the model's chat template could not be applied: {e}"),
+            )
+        })?;
+    let vocab = model.vocab();
+    let mut tokens = vocab.tokenize(prompt.as_bytes(), true, true);
+    // A template that writes the BOS itself would otherwise get two.
+    if tokens.len() > 1 && tokens[0] == vocab.bos() && tokens[1] == vocab.bos() {
+        tokens.remove(0);
+    }
+    if tokens.is_empty() {
+        return Err(Fail("bad_request", "the conversation is empty".to_owned()));
+    }
+    Ok(tokens)
+}
+
+/// Puts the prompt in the KV cache, reading only what the cache does not
+/// already hold; returns the batch index of the last token's logits.
+fn read_prompt(
+    ctx: &mut LlamaContext<'_>,
+    cache: &mut KvCache,
+    tokens: &[LlamaToken],
+    id: &str,
+    requests: &Requests,
+) -> Result<i32, Fail> {
+    // At least the last token is read again: its logits start the answer.
+    let same = cache
+        .tokens
+        .iter()
+        .zip(tokens)
+        .take_while(|(a, b)| a == b)
+        .count()
+        .min(tokens.len() - 1);
+    let kept = u32::try_from(same).unwrap_or(0);
+    if ctx.clear_kv_cache_seq(Some(0), Some(kept), None) == Ok(true) {
+        cache.tokens.truncate(same);
+    } else {
+        ctx.clear_kv_cache();
+        cache.tokens.clear();
+    }
+    let size = ctx.n_batch().max(1) as usize;
+    let mut batch = LlamaBatch::new(size, 1);
+    let rest = &tokens[cache.tokens.len()..];
+    let mut last = 0;
+    for (n, chunk) in rest.chunks(size).enumerate() {
+        if requests.cancelled(id) {
+            return Err(Fail("cancelled", "cancelled".to_owned()));
+        }
+        batch.clear();
+        let final_chunk = (n + 1) * size >= rest.len();
+        for (i, &token) in chunk.iter().enumerate() {
+            let logits = final_chunk && i + 1 == chunk.len();
+            batch
+                .add(
+                    token,
+                    i32::try_from(cache.tokens.len()).unwrap_or(i32::MAX),
+                    &[0],
+                    logits,
+                )
+                .map_err(|e| Fail("decode_failed", e.to_string()))?;
+            cache.tokens.push(token);
+            if logits {
+                last = i32::try_from(i).unwrap_or(0);
+            }
+        }
+        decode(ctx, &mut batch)?;
+    }
+    Ok(last)
+}
+
+fn add(batch: &mut LlamaBatch, token: LlamaToken, position: usize) -> Result<(), Fail> {
+    batch
+        .add(
+            token,
+            i32::try_from(position).unwrap_or(i32::MAX),
+            &[0],
+            true,
+        )
+        .map_err(|e| Fail("decode_failed", e.to_string()))
+}
+
+fn decode(ctx: &mut LlamaContext<'_>, batch: &mut LlamaBatch) -> Result<(), Fail> {
+    ctx.decode(batch)
+        .map_err(|e| Fail("decode_failed", format!("llama.cpp could not decode: {e}")))
+}
+
+/// llama.cpp server's default sampling (top-k 40, top-p 0.95, min-p 0.05,
+/// temperature 0.8), greedy at temperature 0; with tools, the lazy grammar
+/// first, so a call, once begun, is valid JSON naming an offered tool.
+fn sampler(model: &LlamaModel, chat: &EngineChat) -> Result<LlamaSampler, Fail> {
+    let mut chain = Vec::new();
+    if !chat.tools.is_empty() {
+        let grammar = LlamaSampler::grammar_lazy(
+            model,
+            &tool_prompt::grammar(&chat.tools),
+            "root",
+            [tool_prompt::OPEN],
+            &[],
+        )
+        .map_err(|e| Fail("bad_request", format!("the tools' grammar failed: {e}")))?;
+        chain.push(grammar);
+    }
+    let temperature = chat.temperature.unwrap_or(0.8);
+    if temperature <= 0.0 {
+        chain.push(LlamaSampler::greedy());
+    } else {
+        chain.extend([
+            LlamaSampler::top_k(40),
+            LlamaSampler::top_p(0.95, 1),
+            LlamaSampler::min_p(0.05, 1),
+            LlamaSampler::temp(temperature),
+            LlamaSampler::dist(seed()),
+        ]);
+    }
+    Ok(LlamaSampler::chain_simple(chain))
+}
+
+fn seed() -> u32 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    nanos ^ std::process::id()
+}

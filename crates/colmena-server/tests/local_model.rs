@@ -1,0 +1,386 @@
+//! A model inside Colmena (issue 35), on a real GGUF (SmolLM2-135M, put in
+//! the tools cache by setup.sh; `COLMENA_TEST_GGUF` names it) and the real
+//! engine process (`colmena engine`, this package's binary). The model's
+//! judgement is never asserted — a 135M model says what it says — only the
+//! wire and the bookkeeping: streaming, token counts, failures and queues.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use colmena_core::agents::{self, NewAgent};
+use colmena_core::ids::AgentId;
+use colmena_core::llm::local::engine::{EngineCommand, set_engine_command};
+use colmena_core::models::local;
+use colmena_core::runs::context::{EventSink, RunEvent};
+use colmena_core::runs::{self, RunStatus};
+use colmena_core::runtime::agent::{AgentRunOptions, run_agent};
+use colmena_core::{Ctx, ErrorCode};
+use common::{colmena, ok_json, run};
+
+/// The context the test model gets: room for an agent's prompt and tools,
+/// and a bound on how long an answer can be.
+const CONTEXT: u32 = 1024;
+
+/// A hang guard, not a timing claim.
+const PATIENCE: Duration = Duration::from_secs(120);
+
+fn gguf() -> PathBuf {
+    let path = std::env::var_os("COLMENA_TEST_GGUF").map_or_else(
+        || {
+            Path::new(&std::env::var("HOME").unwrap())
+                .join(".cache/colmena/tools/models/SmolLM2-135M-Instruct.Q4_1.gguf")
+        },
+        PathBuf::from,
+    );
+    assert!(
+        path.is_file(),
+        "the test model {} is missing: scripts/setup.sh puts it there",
+        path.display()
+    );
+    path
+}
+
+fn use_this_packages_engine() {
+    set_engine_command(EngineCommand {
+        program: PathBuf::from(env!("CARGO_BIN_EXE_colmena")),
+        args: vec!["engine".into()],
+    });
+}
+
+/// A workspace with the test model pulled in and an agent on it.
+async fn workspace_with_model() -> (tempfile::TempDir, Ctx, AgentId) {
+    use_this_packages_engine();
+    let (dir, ctx) = common::workspace().await;
+    let model = local::add_file(&ctx, &gguf(), Some("smollm2-135m"))
+        .await
+        .unwrap();
+    assert_eq!(model.id.as_str(), "local/smollm2-135m");
+    assert!(!model.accepts_images, "the engine reads no images");
+    // A small context bounds how long a 135M model may ramble.
+    colmena_core::models::set_context_window(&ctx, &model.id, Some(CONTEXT))
+        .await
+        .unwrap();
+    let agent = agents::create(
+        &ctx,
+        NewAgent {
+            name: "Helper".into(),
+            system_prompt: "You are a helpful assistant. Answer briefly.".into(),
+            ..NewAgent::default()
+        },
+    )
+    .await
+    .unwrap();
+    (dir, ctx, agent.id)
+}
+
+fn collect_text() -> (EventSink, Arc<Mutex<String>>) {
+    let text = Arc::new(Mutex::new(String::new()));
+    let into = text.clone();
+    let sink: EventSink = Arc::new(move |event| {
+        if let RunEvent::TextDelta { text, .. } = event {
+            into.lock().unwrap().push_str(&text);
+        }
+    });
+    (sink, text)
+}
+
+fn signal(pid: u32, signal: &str) {
+    let sent = Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success(), "kill {signal} {pid}");
+}
+
+#[tokio::test]
+async fn a_run_on_the_local_model_streams_and_counts_its_tokens() {
+    let (_dir, ctx, agent) = workspace_with_model().await;
+    let (sink, streamed) = collect_text();
+    let run = run_agent(
+        &ctx,
+        &agent,
+        "Say hello in one short sentence.",
+        AgentRunOptions::default(),
+        sink,
+    )
+    .await
+    .unwrap();
+    assert_eq!(run.status, RunStatus::Completed, "{:?}", run.error);
+    let output = run.output.clone().unwrap_or_default();
+    assert!(!output.trim().is_empty(), "the model said nothing");
+    assert_eq!(
+        *streamed.lock().unwrap(),
+        output,
+        "what streamed is the answer"
+    );
+    let prompt = run.usage.prompt_tokens.unwrap();
+    let completion = run.usage.completion_tokens.unwrap();
+    assert!(prompt > 10 && completion > 0, "{:?}", run.usage);
+    let listed = local::list(&ctx).await.unwrap();
+    assert_eq!(listed.len(), 1);
+    assert!(listed[0].loaded, "{listed:?}");
+}
+
+#[tokio::test]
+async fn the_engine_killed_during_a_run_fails_that_run_and_the_next_one_works() {
+    let (_dir, ctx, agent) = workspace_with_model().await;
+    let first = run_agent(
+        &ctx,
+        &agent,
+        "Hi",
+        AgentRunOptions::default(),
+        runs::context::no_events(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(first.status, RunStatus::Completed, "{:?}", first.error);
+    let engine = local::handle(&ctx).engine().clone();
+    let pid = engine.pid().await.unwrap();
+    // Frozen, it cannot answer: the run is certainly under way when the
+    // engine dies, whatever the machine's speed.
+    signal(pid, "-STOP");
+    let ctx2 = ctx.clone();
+    let agent2 = agent.clone();
+    let doomed = tokio::spawn(async move {
+        run_agent(
+            &ctx2,
+            &agent2,
+            "Tell me a story.",
+            AgentRunOptions::default(),
+            runs::context::no_events(),
+        )
+        .await
+    });
+    let started = Instant::now();
+    while runs::list(&ctx, runs::RunFilter::default())
+        .await
+        .unwrap()
+        .iter()
+        .all(|r| r.status != RunStatus::Running)
+    {
+        assert!(started.elapsed() < PATIENCE, "the second run never started");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    signal(pid, "-KILL");
+    let failed = tokio::time::timeout(PATIENCE, doomed)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(failed.status, RunStatus::Failed);
+    let error = failed.error.unwrap();
+    assert_eq!(error.code, ErrorCode::Upstream, "{error:?}");
+    assert!(
+        error.message.contains("engine stopped"),
+        "{}",
+        error.message
+    );
+    assert!(error.message.contains("killed"), "{}", error.message);
+
+    let next = run_agent(
+        &ctx,
+        &agent,
+        "Hi again",
+        AgentRunOptions::default(),
+        runs::context::no_events(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(next.status, RunStatus::Completed, "{:?}", next.error);
+    assert_ne!(engine.pid().await, Some(pid), "a new engine answered");
+}
+
+#[tokio::test]
+async fn a_run_cancelled_while_it_waits_for_the_engine_writes_nothing_more() {
+    let (_dir, ctx, agent) = workspace_with_model().await;
+    let warm = run_agent(
+        &ctx,
+        &agent,
+        "Hi",
+        AgentRunOptions::default(),
+        runs::context::no_events(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(warm.status, RunStatus::Completed, "{:?}", warm.error);
+    let engine = local::handle(&ctx).engine().clone();
+    let pid = engine.pid().await.unwrap();
+    signal(pid, "-STOP");
+    let ctx2 = ctx.clone();
+    let agent2 = agent.clone();
+    let (sink, streamed) = collect_text();
+    let run = tokio::spawn(async move {
+        run_agent(
+            &ctx2,
+            &agent2,
+            "Count to a thousand.",
+            AgentRunOptions::default(),
+            sink,
+        )
+        .await
+    });
+    let started = Instant::now();
+    let id = loop {
+        let running = runs::list(&ctx, runs::RunFilter::default()).await.unwrap();
+        if let Some(r) = running.iter().find(|r| r.status == RunStatus::Running) {
+            break r.id.clone();
+        }
+        assert!(started.elapsed() < PATIENCE, "the run never started");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    runs::cancel(&ctx, &id).await.unwrap();
+    // Both the chat and its cancel wait in the engine's stdin: it reads
+    // the cancel before it writes the first token.
+    signal(pid, "-CONT");
+    let ended = tokio::time::timeout(PATIENCE, run)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(ended.status, RunStatus::Cancelled, "{:?}", ended.error);
+    assert_eq!(*streamed.lock().unwrap(), "");
+    assert_eq!(engine.pid().await, Some(pid), "the engine lives on");
+}
+
+#[tokio::test]
+async fn two_runs_on_one_model_queue_and_both_finish() {
+    let (_dir, ctx, agent) = workspace_with_model().await;
+    let one = run_agent(
+        &ctx,
+        &agent,
+        "Name a colour.",
+        AgentRunOptions::default(),
+        runs::context::no_events(),
+    );
+    let two = run_agent(
+        &ctx,
+        &agent,
+        "Name a fruit.",
+        AgentRunOptions::default(),
+        runs::context::no_events(),
+    );
+    let (one, two) = tokio::join!(one, two);
+    for run in [one.unwrap(), two.unwrap()] {
+        assert_eq!(run.status, RunStatus::Completed, "{:?}", run.error);
+        assert!(run.usage.completion_tokens.unwrap() > 0);
+    }
+}
+
+#[tokio::test]
+async fn an_agent_offered_a_tool_runs_on_the_local_model() {
+    let (_dir, ctx, _) = workspace_with_model().await;
+    let agent = agents::create(
+        &ctx,
+        NewAgent {
+            name: "Reader".into(),
+            system_prompt: "You answer questions, using tools when useful.".into(),
+            tools: vec!["list_agents".into()],
+            ..NewAgent::default()
+        },
+    )
+    .await
+    .unwrap();
+    let run = run_agent(
+        &ctx,
+        &agent.id,
+        "Which agents are there? Use the tool.",
+        AgentRunOptions::default(),
+        runs::context::no_events(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(run.status, RunStatus::Completed, "{:?}", run.error);
+    let detail = runs::get(&ctx, &run.id).await.unwrap();
+    // Whatever the model chose, each step it took was recorded whole: a
+    // tool call has its result, and the run's tokens are the steps' sum.
+    let calls = detail
+        .steps
+        .iter()
+        .filter(|s| s.kind == "tool_call")
+        .count();
+    let results = detail
+        .steps
+        .iter()
+        .filter(|s| s.kind == "tool_result")
+        .count();
+    assert_eq!(calls, results, "{:?}", detail.steps);
+    assert!(
+        run.usage.prompt_tokens.unwrap() > 100,
+        "the tools were in the prompt: {:?}",
+        run.usage
+    );
+}
+
+#[test]
+fn a_pulled_model_becomes_the_default_and_the_cli_runs_on_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let pulled = ok_json(
+        colmena(dir.path())
+            .args(["model", "pull"])
+            .arg(gguf())
+            .args(["--name", "smollm2-135m"]),
+    );
+    assert_eq!(pulled["id"], "local/smollm2-135m");
+    let default = ok_json(colmena(dir.path()).args(["model", "default"]));
+    assert_eq!(default["defaultModel"], "local/smollm2-135m");
+    ok_json(colmena(dir.path()).args([
+        "model",
+        "window",
+        "local/smollm2-135m",
+        &CONTEXT.to_string(),
+    ]));
+    let listed = ok_json(colmena(dir.path()).args(["model", "list", "--local"]));
+    assert_eq!(listed[0]["name"], "smollm2-135m");
+    assert_eq!(listed[0]["downloading"], false);
+    ok_json(colmena(dir.path()).args([
+        "agent",
+        "add",
+        "Helper",
+        "--system-prompt",
+        "Answer briefly.",
+    ]));
+    let out = run(colmena(dir.path()).args(["agent", "run", "helper", "Say hi."]));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!String::from_utf8_lossy(&out.stdout).trim().is_empty());
+
+    // Removing it frees the disk; agents on the default have none again.
+    ok_json(colmena(dir.path()).args(["model", "rm", "smollm2-135m"]));
+    assert!(!dir.path().join("models/smollm2-135m.gguf").exists());
+    let listed = ok_json(colmena(dir.path()).args(["model", "list", "--local"]));
+    assert_eq!(listed, serde_json::json!([]));
+    let default = ok_json(colmena(dir.path()).args(["model", "default"]));
+    assert_eq!(default["defaultModel"], serde_json::Value::Null);
+}
+
+#[test]
+fn files_that_are_not_whole_models_are_refused_with_their_reasons() {
+    let dir = tempfile::tempdir().unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let text = scratch.path().join("notes.gguf");
+    std::fs::write(&text, "not a model at all\n").unwrap();
+    let cut = scratch.path().join("cut.gguf");
+    let bytes = std::fs::read(gguf()).unwrap();
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    for (file, reason) in [(&text, "not_gguf"), (&cut, "truncated")] {
+        let out = run(colmena(dir.path())
+            .args(["--json", "model", "pull"])
+            .arg(file));
+        assert!(!out.status.success());
+        let error: serde_json::Value = serde_json::from_slice(&out.stderr)
+            .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+        assert_eq!(error["error"]["code"], "validation", "{error}");
+        assert_eq!(error["error"]["details"]["reason"], reason, "{error}");
+    }
+    let listed = ok_json(colmena(dir.path()).args(["model", "list", "--local"]));
+    assert_eq!(listed, serde_json::json!([]), "nothing was copied in");
+}
