@@ -82,6 +82,8 @@ export COLMENA_CLI="$CARGO_TARGET_DIR/debug/colmena"
 export COLMENA_SCRIPTED_LLM="$CARGO_TARGET_DIR/debug/colmena-scripted-llm"
 export COLMENA_E2E_SCREENSHOTS="${COLMENA_E2E_SCREENSHOTS:-$REPO/tests/e2e/screenshots}"
 export COLMENA_MCP_PYTHON="$TOOLS/mcp-venv/bin/python"
+# The real small model the local engine is tested on (setup.sh puts it there).
+export COLMENA_TEST_GGUF="$TOOLS/models/SmolLM2-135M-Instruct.Q4_1.gguf"
 
 binaries() {
   cd "$REPO"

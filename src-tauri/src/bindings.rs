@@ -10,6 +10,7 @@ use tauri_specta::{Builder, ErrorHandlingMode, Event, collect_commands, collect_
 
 use crate::commands::cron;
 use crate::commands::endpoints;
+use crate::commands::local_models;
 use crate::commands::web_search;
 use crate::commands::{
     backups, canvas, catalog, conversations, desktop, inbox, mcp_servers, memory, providers, runs,
@@ -82,6 +83,13 @@ pub fn builder<R: Runtime>() -> Builder<R> {
             providers::detect_local_servers,
             providers::connect_model,
             providers::test_connection,
+            local_models::model_library,
+            local_models::list_local_models,
+            local_models::pull_local_model,
+            local_models::local_model_downloads,
+            local_models::cancel_model_download,
+            local_models::remove_local_model,
+            local_models::unload_local_model,
             workspace::open_sample_canvas,
             catalog::list_agents,
             catalog::create_agent,

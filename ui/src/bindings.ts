@@ -53,6 +53,21 @@ export const commands = {
 	connectModel: (input: ConnectModel_Deserialize) => __TAURI_INVOKE<Connected_Serialize>("connect_model", { input }),
 	/**  "Test connection": the model's one-line answer streams over `on_event`. */
 	testConnection: (id: ModelId, onEvent: Channel<CheckEvent>) => __TAURI_INVOKE<ConnectionCheck>("test_connection", { id, onEvent }),
+	/**  The models Colmena can download, marked for this computer's memory. */
+	modelLibrary: () => __TAURI_INVOKE<LibraryModel[]>("model_library"),
+	listLocalModels: () => __TAURI_INVOKE<LocalModel[]>("list_local_models"),
+	/**
+	 *  Downloads a library model (or an https:// URL); progress streams over
+	 *  `on_progress`. Answers the model once it is whole and checked.
+	 */
+	pullLocalModel: (source: string, onProgress: Channel<DownloadProgress_Deserialize>) => __TAURI_INVOKE<Model_Serialize>("pull_local_model", { source, onProgress }),
+	/**  The downloads under way (a window opened during one picks it up). */
+	localModelDownloads: () => __TAURI_INVOKE<DownloadProgress_Serialize[]>("local_model_downloads"),
+	cancelModelDownload: (name: string) => __TAURI_INVOKE<boolean>("cancel_model_download", { name }),
+	/**  Removes a local model and its file. */
+	removeLocalModel: (name: string) => __TAURI_INVOKE<null>("remove_local_model", { name }),
+	/**  Unloads the model the engine holds, freeing its memory. */
+	unloadLocalModel: () => __TAURI_INVOKE<null>("unload_local_model"),
 	/**  The first run's sample canvas, in the window's `language`. */
 	openSampleCanvas: (language: string) => __TAURI_INVOKE<CanvasDetail_Serialize>("open_sample_canvas", { language }),
 	listAgents: () => __TAURI_INVOKE<Agent_Serialize[]>("list_agents"),
@@ -1293,6 +1308,31 @@ export type DiskSkill_Serialize = {
 /**  What a search hit is. */
 export type DocKind = "skill" | "tool" | "memory";
 
+/**  How far a download has come. */
+export type DownloadProgress = DownloadProgress_Serialize | DownloadProgress_Deserialize;
+
+/**  How far a download has come. */
+export type DownloadProgress_Deserialize = {
+	name: string,
+	downloaded: number,
+	/**  The whole file's size, once known. */
+	total?: number | null,
+	bytesPerSecond: number,
+	/**  `None` until the speed and the size are known. */
+	secondsLeft?: number | null,
+};
+
+/**  How far a download has come. */
+export type DownloadProgress_Serialize = {
+	name: string,
+	downloaded: number,
+	/**  The whole file's size, once known. */
+	total: number | null,
+	bytesPerSecond: number,
+	/**  `None` until the speed and the size are known. */
+	secondsLeft: number | null,
+};
+
 /**  A declared endpoint. Secret headers are named, never shown (SPEC H28). */
 export type Endpoint = Endpoint_Serialize | Endpoint_Deserialize;
 
@@ -1954,6 +1994,22 @@ export type InboxQuery_Serialize = {
 	limit: number | null,
 };
 
+/**  A library model as the window and the CLI show it. */
+export type LibraryModel = {
+	id: string,
+	label: string,
+	/**  Download size. */
+	bytes: number,
+	/**  Memory it needs to run (file plus context and buffers). */
+	memoryBytes: number,
+	licence: string,
+	goodFor: string,
+	/**  It fits this computer's memory (true where memory cannot be read). */
+	fits: boolean,
+	/**  The one to offer first on this computer (see [`recommended_for`]). */
+	recommended: boolean,
+};
+
 export type ListOptions = ListOptions_Serialize | ListOptions_Deserialize;
 
 export type ListOptions_Deserialize = {
@@ -1968,6 +2024,19 @@ export type ListOptions_Serialize = {
 	includeArchived: boolean,
 	/**  Attach each conversation's latest run (one more query each). */
 	withRuns: boolean,
+};
+
+/**  A local model as the Models list shows it. */
+export type LocalModel = {
+	/**  `local/<name>`. */
+	id: ModelId,
+	name: string,
+	/**  Bytes on disk (so far, while downloading). */
+	bytes: number,
+	/**  Still downloading: not usable yet. */
+	downloading: boolean,
+	/**  Loaded in the engine now. */
+	loaded: boolean,
 };
 
 /**  A server that answered, with the models it serves. */

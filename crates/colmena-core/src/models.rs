@@ -27,6 +27,8 @@ use crate::ids::{AgentId, ModelId, ProviderId};
 use crate::providers;
 use crate::validate::FieldErrors;
 
+pub mod download;
+pub mod library;
 pub mod local;
 pub mod resolve;
 pub mod vision;

@@ -9,6 +9,7 @@ pub mod cron;
 pub mod desktop;
 pub mod endpoints;
 pub mod inbox;
+pub mod local_models;
 pub mod mcp_servers;
 pub mod memory;
 pub mod names;

@@ -14,7 +14,8 @@ use crate::error::{AppError, ErrorCode, Result};
 use crate::ids::{ModelId, ProviderId};
 use crate::llm::ProviderKind;
 use crate::llm::local::{files, gguf};
-use crate::models::{self, Model};
+use crate::models::download::{self, DownloadProgress};
+use crate::models::{self, Model, library};
 use crate::providers::connect::{ConnectModel, connect};
 
 /// The local provider's id and name.
@@ -85,6 +86,106 @@ pub async fn register(ctx: &Ctx, name: &str) -> Result<Model> {
         .into_iter()
         .next()
         .ok_or_else(|| AppError::internal("the local model was not added"))
+}
+
+/// What `colmena model pull` (and the window's Download) may name: a model
+/// of the library, an `https://` URL of a GGUF file, or a file on disk.
+pub async fn pull(
+    ctx: &Ctx,
+    what: &str,
+    name: Option<&str>,
+    progress: &(dyn Fn(&DownloadProgress) + Send + Sync),
+) -> Result<Model> {
+    let what = what.trim();
+    if let Some(entry) = library::find(what) {
+        let source = download::Source {
+            url: library::url_of(entry, download::mirror().as_ref())?,
+            sha256: Some(entry.sha256.to_owned()),
+            size: Some(entry.bytes),
+        };
+        let name = name.unwrap_or(entry.id);
+        return fetch_and_register(ctx, name, &source, progress).await;
+    }
+    if what.starts_with("https://") || what.starts_with("http://") {
+        let url = url::Url::parse(what).map_err(|e| {
+            AppError::invalid_field(
+                "source",
+                "invalid_url",
+                format!("'{what}' is not a URL: {e}"),
+            )
+        })?;
+        let name = match name {
+            Some(name) => name.to_owned(),
+            None => name_for_file(Path::new(
+                url.path_segments()
+                    .and_then(|mut s| s.next_back())
+                    .unwrap_or_default(),
+            ))?,
+        };
+        let source = download::Source {
+            url,
+            sha256: None,
+            size: None,
+        };
+        return fetch_and_register(ctx, &name, &source, progress).await;
+    }
+    let path = Path::new(what);
+    if path.is_file() {
+        return add_file(ctx, path, name).await;
+    }
+    Err(AppError::new(
+        ErrorCode::NotFound,
+        format!(
+            "'{what}' is not a model of the library ({}), an https:// URL or a file",
+            library::ENTRIES
+                .iter()
+                .map(|e| e.id)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    )
+    .with_details(serde_json::json!({ "reason": "unknown_source" })))
+}
+
+async fn fetch_and_register(
+    ctx: &Ctx,
+    name: &str,
+    source: &download::Source,
+    progress: &(dyn Fn(&DownloadProgress) + Send + Sync),
+) -> Result<Model> {
+    files::check_name(name)?;
+    let dir = super::resolve::local_models(ctx).dir().to_path_buf();
+    if files::path_of(&dir, name)?.exists() {
+        return Err(AppError::conflicting_field(
+            "name",
+            "duplicate",
+            format!("a local model named '{name}' is already on this computer"),
+        ));
+    }
+    // The model is listed while it downloads: a run on it says so, and
+    // the first one becomes the default at once.
+    let id = ModelId::new(&ProviderId(PROVIDER_ID.to_owned()), name);
+    let existed = models::get(ctx, &id).await.is_ok();
+    let model = register(ctx, name).await?;
+    let fetched = match download::fetch(ctx, &dir, name, source, progress).await {
+        // A file that is not a whole model is not kept.
+        Ok(path) => gguf::check(&path).inspect_err(|_| {
+            let _gone = std::fs::remove_file(&path);
+        }),
+        Err(e) => Err(e),
+    };
+    match fetched {
+        Ok(_) => Ok(model),
+        Err(e) => {
+            // Nothing is left to resume after a cancel or a wrong file: the
+            // entry goes too. A broken connection keeps both, to resume.
+            let resumable = files::part_of(&dir, name)?.exists();
+            if !resumable && !existed {
+                let _entry_gone = models::delete(ctx, &id).await;
+            }
+            Err(e)
+        }
+    }
 }
 
 /// Checks the GGUF at `source` and copies it into `models/` as `name`

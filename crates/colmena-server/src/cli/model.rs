@@ -1,7 +1,7 @@
 use clap::Subcommand;
 use colmena_core::ids::{ModelId, ProviderId};
-use std::path::Path;
-
+use colmena_core::models::download::DownloadProgress;
+use colmena_core::models::library::{self, LibraryModel};
 use colmena_core::models::local::{self, LocalModel};
 use colmena_core::models::{self, Model, ModelFilter, NewModel};
 use colmena_core::{AppError, Ctx, Result};
@@ -30,14 +30,19 @@ pub enum ModelCommand {
         local: bool,
     },
     /// Bring a model onto this computer to run in Colmena's own engine: a
-    /// GGUF file on disk (it is checked, then copied into the data dir).
+    /// model of the library (`colmena model library`), an https:// URL of a
+    /// GGUF file (Hugging Face), or a .gguf file on disk. Downloads resume
+    /// where they stopped and are checked (SHA-256) before use.
     Pull {
-        /// A path to a .gguf file.
+        /// A library name, a URL or a path.
         source: String,
         /// The model's name (default: from the file name).
         #[arg(long)]
         name: Option<String>,
     },
+    /// The models Colmena can download, with size, memory and licence;
+    /// those that would not fit this computer's memory are marked.
+    Library,
     /// Remove a model from this computer: its entry and its file.
     Rm { name: String },
     /// Rename a model; every agent using it follows.
@@ -91,8 +96,15 @@ pub async fn run(ctx: &Ctx, out: &Output, command: ModelCommand) -> Result<()> {
             out.emit(&list, |list| print_local(list));
         }
         ModelCommand::Pull { source, name } => {
-            let model = local::add_file(ctx, Path::new(&source), name.as_deref()).await?;
+            let bar = ProgressBar::default();
+            let model = local::pull(ctx, &source, name.as_deref(), &|p| bar.show(p)).await;
+            bar.finish();
+            let model = model?;
             out.emit(&model, |m| println!("added local model {}", m.id));
+        }
+        ModelCommand::Library => {
+            let list = library::for_this_computer();
+            out.emit(&list, |list| print_library(list));
         }
         ModelCommand::Rm { name } => {
             local::remove(ctx, &name).await?;
@@ -235,4 +247,72 @@ fn print_local(list: &[LocalModel]) {
             })
             .collect(),
     );
+}
+
+fn print_library(list: &[LibraryModel]) {
+    table(
+        &["name", "download", "memory", "licence", "good for"],
+        list.iter()
+            .map(|m| {
+                let memory = format!("{:.1} GB", m.memory_bytes as f64 / 1e9);
+                vec![
+                    m.id.clone(),
+                    format!("{:.0} MB", m.bytes as f64 / 1e6),
+                    if m.fits {
+                        memory
+                    } else {
+                        format!("{memory} (too much for this computer)")
+                    },
+                    m.licence.clone(),
+                    m.good_for.clone(),
+                ]
+            })
+            .collect(),
+    );
+}
+
+/// A download's progress on stderr, one line redrawn in place.
+#[derive(Default)]
+struct ProgressBar {
+    drawn: std::sync::atomic::AtomicBool,
+}
+
+impl ProgressBar {
+    fn show(&self, p: &DownloadProgress) {
+        use std::io::Write;
+        let mb = |b: u64| b as f64 / 1e6;
+        let line = match p.total {
+            Some(total) if total > 0 => {
+                let done = (p.downloaded.min(total) * 30 / total) as usize;
+                let left = p
+                    .seconds_left
+                    .map_or_else(String::new, |s| format!(", {}:{:02} left", s / 60, s % 60));
+                format!(
+                    "{} [{}{}] {:.1}/{:.1} MB, {:.1} MB/s{left}",
+                    p.name,
+                    "#".repeat(done),
+                    " ".repeat(30 - done),
+                    mb(p.downloaded),
+                    mb(total),
+                    mb(p.bytes_per_second)
+                )
+            }
+            _ => format!(
+                "{} {:.1} MB, {:.1} MB/s",
+                p.name,
+                mb(p.downloaded),
+                mb(p.bytes_per_second)
+            ),
+        };
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "\r{line}\x1b[K");
+        let _ = err.flush();
+        self.drawn.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn finish(&self) {
+        if self.drawn.load(std::sync::atomic::Ordering::Relaxed) {
+            eprintln!();
+        }
+    }
 }
