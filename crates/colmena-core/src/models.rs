@@ -30,6 +30,7 @@ use crate::validate::FieldErrors;
 pub mod download;
 pub mod library;
 pub mod local;
+pub mod openai_api;
 pub mod resolve;
 pub mod vision;
 

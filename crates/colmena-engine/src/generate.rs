@@ -245,7 +245,7 @@ fn decode(ctx: &mut LlamaContext<'_>, batch: &mut LlamaBatch) -> Result<(), Fail
 }
 
 /// llama.cpp server's default sampling (top-k 40, top-p 0.95, min-p 0.05,
-/// temperature 0.8), greedy at temperature 0; with tools, the lazy grammar
+/// temperature 0.8) with a repeat penalty of 1.1, greedy at temperature 0; with tools, the lazy grammar
 /// first, so a call, once begun, is valid JSON naming an offered tool.
 fn sampler(model: &LlamaModel, chat: &EngineChat) -> Result<LlamaSampler, Fail> {
     let mut chain = Vec::new();
@@ -265,6 +265,10 @@ fn sampler(model: &LlamaModel, chat: &EngineChat) -> Result<LlamaSampler, Fail> 
         chain.push(LlamaSampler::greedy());
     } else {
         chain.extend([
+            // Small models fall into loops ("Cabinet to 14:15:15…" for a
+            // page): a mild penalty on the last 64 tokens, as LM Studio's
+            // default, keeps them writing.
+            LlamaSampler::penalties(model.n_vocab(), 64, 1.1, 0.0, 0.0),
             LlamaSampler::top_k(40),
             LlamaSampler::top_p(0.95, 1),
             LlamaSampler::min_p(0.05, 1),

@@ -384,3 +384,135 @@ fn files_that_are_not_whole_models_are_refused_with_their_reasons() {
     let listed = ok_json(colmena(dir.path()).args(["model", "list", "--local"]));
     assert_eq!(listed, serde_json::json!([]), "nothing was copied in");
 }
+
+#[tokio::test]
+async fn a_canvas_variant_generates_on_the_local_model_and_records_its_round() {
+    let (_dir, ctx, _) = workspace_with_model().await;
+    let ui = colmena_core::inbox::Caller::ui(&ctx);
+    let sample = colmena_core::setup::sample::open_sample_canvas(&ctx, &ui, "en")
+        .await
+        .unwrap();
+    let variant = &sample.variants[0];
+    let round = colmena_core::canvas::generate::generate_variant(
+        &ctx,
+        &ui,
+        &variant.id,
+        colmena_core::canvas::generate::no_events(),
+    )
+    .await
+    .unwrap();
+    assert!(!round.output.trim().is_empty(), "{round:?}");
+    assert_eq!(round.provider, "local");
+    assert_eq!(round.model, "smollm2-135m");
+    assert!(round.prompt_tokens.unwrap() > 10, "{round:?}");
+    assert!(round.completion_tokens.unwrap() > 0, "{round:?}");
+}
+
+#[tokio::test]
+async fn other_programs_use_the_local_model_through_an_openai_compatible_api() {
+    let (_dir, ctx, _) = workspace_with_model().await;
+    let listener = colmena_server::http::bind("127.0.0.1:0".parse().unwrap(), false)
+        .await
+        .unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(colmena_server::http::serve(
+        ctx.clone(),
+        listener,
+        std::future::pending(),
+    ));
+    let (_, token) = common::author(&ctx, "Editor tool").await;
+    let http = reqwest::Client::new();
+
+    let refused = http.get(format!("{base}/v1/models")).send().await.unwrap();
+    assert_eq!(refused.status(), 401, "the same token as every route");
+
+    let models: serde_json::Value = http
+        .get(format!("{base}/v1/models"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(models["data"][0]["id"], "smollm2-135m", "{models}");
+
+    let body = serde_json::json!({
+        "model": "smollm2-135m",
+        "messages": [
+            { "role": "system", "content": "Answer briefly." },
+            { "role": "user", "content": [{ "type": "text", "text": "Say hello." }] }
+        ],
+        "max_tokens": 24,
+        "stop": ["\n\n\n"]
+    });
+    let answer: serde_json::Value = http
+        .post(format!("{base}/v1/chat/completions"))
+        .bearer_auth(&token)
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(answer["object"], "chat.completion", "{answer}");
+    assert!(
+        !answer["choices"][0]["message"]["content"]
+            .as_str()
+            .unwrap()
+            .is_empty()
+    );
+    let usage = &answer["usage"];
+    assert!(
+        usage["completion_tokens"].as_u64().unwrap() <= 24,
+        "{usage}"
+    );
+    assert_eq!(
+        usage["total_tokens"].as_u64().unwrap(),
+        usage["prompt_tokens"].as_u64().unwrap() + usage["completion_tokens"].as_u64().unwrap()
+    );
+
+    let mut streamed = body.clone();
+    streamed["stream"] = serde_json::json!(true);
+    let sse = http
+        .post(format!("{base}/v1/chat/completions"))
+        .bearer_auth(&token)
+        .json(&streamed)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(sse.headers()["content-type"], "text/event-stream");
+    let text = sse.text().await.unwrap();
+    let data: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .collect();
+    assert_eq!(data.last(), Some(&"[DONE]"), "{text}");
+    let chunks: Vec<serde_json::Value> = data[..data.len() - 1]
+        .iter()
+        .map(|d| serde_json::from_str(d).unwrap())
+        .collect();
+    assert!(
+        chunks
+            .iter()
+            .all(|c| c["object"] == "chat.completion.chunk")
+    );
+    let last = chunks.last().unwrap();
+    assert!(last["choices"][0]["finish_reason"].is_string(), "{last}");
+    assert!(last["usage"]["completion_tokens"].as_u64().unwrap() > 0);
+
+    // A hosted model, or one that is not here, is not served.
+    let mut unknown = body.clone();
+    unknown["model"] = serde_json::json!("gpt-4o");
+    let missing = http
+        .post(format!("{base}/v1/chat/completions"))
+        .bearer_auth(&token)
+        .json(&unknown)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(missing.status(), 404);
+    let error: serde_json::Value = missing.json().await.unwrap();
+    assert_eq!(error["details"]["reason"], "unknown_model", "{error}");
+}

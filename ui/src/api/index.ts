@@ -35,6 +35,10 @@ import {
   type NewModel_Deserialize,
   type NewProvider_Deserialize,
   type ProviderKind,
+  type DownloadProgress_Deserialize,
+  type DownloadProgress_Serialize,
+  type LibraryModel,
+  type LocalModel,
   type ProviderKindInfo,
   type ProviderUpdate_Deserialize,
   type Provider_Serialize,
@@ -172,6 +176,8 @@ export type McpImportOutcome = ImportOutcome_Serialize;
 export type McpImportStatus = ImportStatus;
 export type { McpState, McpToolInfo, McpVar };
 export type LocalServer = LocalServer_Serialize;
+export type DownloadProgress = DownloadProgress_Serialize;
+export type { LibraryModel, LocalModel };
 export type ConnectModel = ConnectModel_Deserialize;
 export type Connected = Connected_Serialize;
 export type { ConnectionCheck, LocalServerKind };
@@ -504,6 +510,22 @@ export const onboardingApi = {
     return call(commands.testConnection(id, channel));
   },
   openSampleCanvas: (language: string) => call(commands.openSampleCanvas(language)),
+};
+
+/** Models that run on this computer (issue 35): the library, the files on
+ * disk, downloads with progress, and the engine's loaded model. */
+export const localModelsApi = {
+  library: () => call(commands.modelLibrary()),
+  list: () => call(commands.listLocalModels()),
+  pull: (source: string, onProgress: (progress: DownloadProgress) => void) => {
+    const channel = new Channel<DownloadProgress_Deserialize>();
+    channel.onmessage = (p) => onProgress({ ...p, total: p.total ?? null, secondsLeft: p.secondsLeft ?? null });
+    return call(commands.pullLocalModel(source, channel));
+  },
+  downloads: () => call(commands.localModelDownloads()),
+  cancel: (name: string) => call(commands.cancelModelDownload(name)),
+  remove: (name: string) => call(commands.removeLocalModel(name)),
+  unload: () => call(commands.unloadLocalModel()),
 };
 
 /** MCP servers Colmena uses as a client (Catalog → MCP servers), acting as

@@ -56,6 +56,9 @@ pub struct DownloadProgress {
     pub seconds_left: Option<u64>,
 }
 
+/// Reads the bytes free on the disk holding a folder (`None`: unknown).
+pub type FreeSpace = Arc<dyn Fn(&Path) -> Option<u64> + Send + Sync>;
+
 /// Where a download may go and how the disk is read: the defaults, or
 /// what a test puts in its place.
 #[derive(Clone)]
@@ -66,7 +69,7 @@ pub struct DownloadPolicy {
     /// Origins allowed over plain HTTP (a mirror on this computer).
     pub plain_http_origins: Vec<String>,
     /// Bytes free on the disk holding a folder.
-    pub free_space: Arc<dyn Fn(&Path) -> Option<u64> + Send + Sync>,
+    pub free_space: FreeSpace,
 }
 
 impl DownloadPolicy {

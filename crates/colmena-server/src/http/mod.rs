@@ -13,6 +13,7 @@
 //! | `GET /author/{id}/search?q=` | `inbox::search::search` |
 //! | `DELETE /message/{id}` | `messages::delete` |
 //! | `GET /openapi.json` | the API described |
+//! | `GET /v1/models`, `POST /v1/chat/completions` | `models::openai_api` (the local models, OpenAI-compatible) |
 //!
 //! Safe by default (the issue "Safe by default", item 4). Outermost first:
 //! [`listener`] (header timeout, connection cap, TLS), then for every
@@ -33,6 +34,7 @@ mod held_body;
 mod listener;
 mod mcp;
 mod mcp_sessions;
+mod openai;
 mod openapi;
 mod ratelimit;
 mod routes;
@@ -67,6 +69,7 @@ pub fn router(ctx: Ctx, stop: CancellationToken, config: &ServerConfig) -> Route
     );
     let bus = Router::new()
         .merge(canvas::routes())
+        .merge(openai::routes())
         .route("/author/{id}/message-to/{to_id}", post(routes::send))
         .route("/author/{id}/inbox", get(routes::inbox))
         .route("/author/{id}/sent", get(routes::sent))

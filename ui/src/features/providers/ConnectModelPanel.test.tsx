@@ -13,10 +13,16 @@ const streamsHello = (onDelta: (text: string) => void): Promise<unknown> => {
   for (const piece of ["Hello, ", "I am ", "qwen."]) onDelta(piece);
   return Promise.resolve({ modelId: "lm_studio/qwen", text: "Hello, I am qwen.", latencyMs: 5, becameDefault: true });
 };
+const library = [
+  { id: "smollm2-135m", label: "SmolLM2 135M", bytes: 98_362_432, memoryBytes: 232_580_160, licence: "Apache-2.0", goodFor: "Trying Colmena", fits: true, recommended: false },
+  { id: "qwen2.5-1.5b", label: "Qwen2.5 1.5B Instruct", bytes: 1_117_320_736, memoryBytes: 1_284_918_846, licence: "Apache-2.0", goodFor: "The best all-rounder", fits: true, recommended: true },
+  { id: "gemma3-4b", label: "Gemma 3 4B", bytes: 2_489_757_856, memoryBytes: 2_863_221_534, licence: "Gemma Terms of Use", goodFor: "Writing", fits: false, recommended: false },
+];
 const backend = {
   connected: [] as ConnectModel[],
   tested: [] as string[],
   servers: [] as unknown[],
+  pulled: [] as string[],
   test: streamsHello,
 };
 
@@ -24,7 +30,17 @@ vi.mock("../../api", async () => {
   const errors = await vi.importActual<typeof import("../../api/errors")>("../../api/errors");
   return {
     ...errors,
-    api: {},
+    api: { listProviders: async () => [{ id: "local", name: "Local" }] },
+    localModelsApi: {
+      library: async () => library,
+      list: async () => [],
+      pull: async (id: string, onProgress: (p: unknown) => void) => {
+        backend.pulled.push(id);
+        onProgress({ name: id, downloaded: 558_000_000, total: 1_117_320_736, bytesPerSecond: 12_000_000, secondsLeft: 46 });
+        return { id: `local/${id}`, providerId: "local", name: id, label: null };
+      },
+      cancel: async () => true,
+    },
     runtimeApi: { defaultModel: async () => null },
     canvasApi: {},
     onboardingApi: {
@@ -42,6 +58,37 @@ vi.mock("../../api", async () => {
       },
     },
   };
+});
+
+describe("a model on this computer", () => {
+  beforeEach(() => {
+    backend.servers = [];
+    backend.pulled = [];
+    backend.tested = [];
+  });
+
+  it("is offered first when nothing is found, with the recommended model chosen and what does not fit disabled", async () => {
+    renderPanel();
+    const choice = await screen.findByTestId("download-model-choice");
+    const panel = screen.getByTestId("connect-model");
+    expect(panel.firstElementChild).toBe(screen.getByTestId("download-model"));
+    expect((choice as HTMLSelectElement).value).toBe("qwen2.5-1.5b");
+    const tooBig = screen.getByRole("option", { name: /Gemma 3 4B/ }) as HTMLOptionElement;
+    expect(tooBig.disabled).toBe(true);
+    expect(screen.getByTestId("download-model-start").textContent).toContain("1.1 GB");
+    expect(screen.getByTestId("download-model-facts").textContent).toContain("Apache-2.0");
+  });
+
+  it("downloads the chosen model, then tests it like any connected model", async () => {
+    const user = userEvent.setup();
+    renderPanel();
+    await user.selectOptions(await screen.findByTestId("download-model-choice"), "smollm2-135m");
+    await user.click(screen.getByTestId("download-model-start"));
+    expect(backend.pulled).toEqual(["smollm2-135m"]);
+    expect(await screen.findByTestId("connected-provider")).toHaveTextContent("Local");
+    await user.click(screen.getByTestId("connect-test"));
+    expect(backend.tested).toEqual(["local/smollm2-135m"]);
+  });
 });
 
 function renderPanel() {

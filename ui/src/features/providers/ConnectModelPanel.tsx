@@ -9,7 +9,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { CheckCircle2, Cpu, KeyRound, RefreshCw, Zap } from "lucide-react";
 
-import { onboardingApi, type ApiError, type Connected, type ConnectionCheck, type ConnectModel, type LocalServer } from "../../api";
+import { DownloadModel } from "../localModels/DownloadModel";
+import { api, onboardingApi, type ApiError, type Connected, type ConnectionCheck, type ConnectModel, type LocalServer, type Model } from "../../api";
 import { Banner } from "../../components/Banner";
 import { Button } from "../../components/Button";
 import { Field } from "../../components/Field";
@@ -40,6 +41,13 @@ export function ConnectModelPanel({ onWorking }: { onWorking?(check: ConnectionC
       refresh();
     },
   });
+  // A model downloaded here is connected like any other: its test follows.
+  const downloaded = async (model: Model) => {
+    const provider = (await api.listProviders()).find((p) => p.id === model.providerId);
+    refresh();
+    if (provider) setConnected({ provider, models: [model] });
+  };
+  const servers = useQuery({ queryKey: localServersKey, queryFn: onboardingApi.detectLocalServers, staleTime: 0 });
 
   if (connected) {
     return (
@@ -56,9 +64,14 @@ export function ConnectModelPanel({ onWorking }: { onWorking?(check: ConnectionC
       />
     );
   }
+  // Offered first when nothing is found to connect to (issue 35).
+  const offerFirst = (servers.data?.length ?? 0) === 0;
+  const offer = <DownloadModel onDownloaded={(model) => void downloaded(model)} />;
   return (
     <div className="connect-model" data-testid="connect-model">
+      {offerFirst && offer}
       <LocalServers busy={connect.isPending} onConnect={(input) => connect.mutate(input)} />
+      {!offerFirst && offer}
       <KeyForm busy={connect.isPending} onConnect={(input) => connect.mutate(input)} />
       {connect.error && (
         <Banner tone="danger" testId="connect-error">

@@ -17,6 +17,7 @@ vi.mock("../../api", async () => {
     runtimeApi: { defaultModel: async () => backend.defaultModel },
     canvasApi: {},
     onboardingApi: { detectLocalServers: async () => [] },
+    localModelsApi: { library: async () => [], list: async () => [] },
   };
 });
 

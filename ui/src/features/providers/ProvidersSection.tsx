@@ -8,6 +8,7 @@ import { Banner } from "../../components/Banner";
 import { Button } from "../../components/Button";
 import { EmptyState } from "../../components/EmptyState";
 import { Spinner } from "../../components/Spinner";
+import { LocalModelsCard } from "../localModels/LocalModelsCard";
 import { DefaultModelCard } from "./DefaultModelCard";
 import { DeleteProviderDialog } from "./DeleteProviderDialog";
 import { ProviderCard } from "./ProviderCard";
@@ -65,6 +66,7 @@ export function ProvidersSection() {
         />
       )}
       {(providers.data?.length ?? 0) > 0 && <DefaultModelCard />}
+      <LocalModelsCard />
       <div className="card-list">
         {providers.data?.map((provider) => (
           <ProviderCard

@@ -39,6 +39,7 @@ vi.mock("../../api", async () => {
     },
     runtimeApi: { defaultModel: async () => null },
     canvasApi: {},
+    localModelsApi: { library: async () => [], list: async () => [] },
     onboardingApi: {
       detectLocalServers: async () => [],
       openSampleCanvas: async (language: string) => {

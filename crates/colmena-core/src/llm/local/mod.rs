@@ -89,6 +89,18 @@ impl LocalModels {
         options: &CallOptions,
         sink: &mut (dyn FnMut(StreamEvent) + Send),
     ) -> Result<ChatResponse> {
+        self.complete(request, &[], options, sink).await
+    }
+
+    /// [`LocalModels::chat`] with stop sequences: the answer ends where one
+    /// appears (it is not included).
+    pub(crate) async fn complete(
+        &self,
+        request: &ChatRequest,
+        stop: &[String],
+        options: &CallOptions,
+        sink: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<ChatResponse> {
         let path = files::usable(&self.dir, &request.model)?;
         let info = gguf::check(&path)?;
         if self.engine.loaded().await.as_deref() != Some(path.as_path())
@@ -109,10 +121,9 @@ impl LocalModels {
         let context = info
             .context_length
             .map_or(wanted, |trained| trained.min(wanted));
-        let threads = std::thread::available_parallelism()
-            .map(|n| u32::try_from(n.get()).unwrap_or(1))
-            .unwrap_or(1);
-        let chat = engine_chat(request);
+        let threads = engine_threads();
+        let mut chat = engine_chat(request);
+        chat.stop = stop.to_vec();
         let mut text = String::new();
         let mut calls: Vec<ToolCall> = Vec::new();
         let done = self
@@ -171,6 +182,19 @@ impl LocalModels {
             usage: Usage::reported(prompt_tokens, completion_tokens),
         })
     }
+}
+
+/// The CPU threads the engine computes with: about the physical cores (half
+/// the logical ones), at least one. All of them would be faster alone, but
+/// llama.cpp's threads spin while they wait, and on a desktop the window,
+/// the browser and everything else share those cores: measured on 2 cores
+/// with the window streaming, 2 threads made generation several times
+/// slower than 1.
+pub fn engine_threads() -> u32 {
+    let logical = std::thread::available_parallelism()
+        .map(|n| u32::try_from(n.get()).unwrap_or(1))
+        .unwrap_or(1);
+    (logical / 2).max(1)
 }
 
 /// The conversation as the engine takes it: the system turn first, an

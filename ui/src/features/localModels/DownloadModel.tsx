@@ -1,0 +1,141 @@
+// "Run a model on this computer" (issue 35): the library's models with their
+// size, the memory they need and their licence, the one that suits this
+// computer pre-selected, and a download that shows its progress, speed and
+// time left and can be cancelled. Used by the first run (first, when no
+// server or key is found) and by Settings → Providers & models.
+
+import { useState } from "react";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useTranslation } from "react-i18next";
+import { Download, HardDriveDownload, X } from "lucide-react";
+
+import { localModelsApi, type ApiError, type DownloadProgress, type LibraryModel, type Model } from "../../api";
+import { Banner } from "../../components/Banner";
+import { Button } from "../../components/Button";
+import { errorText } from "../../app/errorText";
+import { providerKeys } from "../providers/queries";
+import { runtimeKeys } from "../runs/queries";
+import { formatBytes, formatDuration, percentOf } from "./format";
+import { libraryQuery, localModelKeys } from "./queries";
+
+export function DownloadModel({ onDownloaded, headline = true }: { onDownloaded?(model: Model): void; headline?: boolean }) {
+  const { t, i18n } = useTranslation();
+  const client = useQueryClient();
+  const library = useQuery(libraryQuery);
+  const [chosen, setChosen] = useState<string | null>(null);
+  const [progress, setProgress] = useState<DownloadProgress | null>(null);
+  const models = library.data ?? [];
+  const recommended = models.find((m) => m.recommended) ?? models[0];
+  const entry = models.find((m) => m.id === chosen) ?? recommended;
+  const pull = useMutation<Model, ApiError, string>({
+    mutationFn: (id) => {
+      setProgress(null);
+      return localModelsApi.pull(id, setProgress);
+    },
+    onSettled: () => {
+      for (const key of [localModelKeys.local, providerKeys.providers, providerKeys.models, runtimeKeys.defaultModel]) {
+        void client.invalidateQueries({ queryKey: key });
+      }
+    },
+    onSuccess: (model) => onDownloaded?.(model),
+  });
+  const size = (bytes: number) => formatBytes(bytes, i18n.language);
+  if (!entry) return null;
+  return (
+    <section className="connect-section download-model" aria-labelledby="download-model-title" data-testid="download-model">
+      {headline && (
+        <header className="connect-section-head">
+          <HardDriveDownload size={18} aria-hidden="true" />
+          <div>
+            <h3 id="download-model-title">{t("localModels.offer.title")}</h3>
+            <p className="muted small">{t("localModels.offer.body")}</p>
+          </div>
+        </header>
+      )}
+      {pull.isPending ? (
+        <DownloadBar progress={progress} name={entry.label} onCancel={() => void localModelsApi.cancel(entry.id)} />
+      ) : (
+        <>
+          <div className="download-row">
+            <select
+              className="input"
+              aria-label={t("localModels.offer.choose")}
+              value={entry.id}
+              onChange={(e) => {
+                pull.reset();
+                setChosen(e.target.value);
+              }}
+              data-testid="download-model-choice"
+            >
+              {models.map((m) => (
+                <option key={m.id} value={m.id} disabled={!m.fits}>
+                  {optionLabel(t, m, size)}
+                </option>
+              ))}
+            </select>
+            <Button variant="primary" icon={<Download size={15} />} onClick={() => pull.mutate(entry.id)} data-testid="download-model-start">
+              {t("localModels.offer.download", { size: size(entry.bytes) })}
+            </Button>
+          </div>
+          <p className="muted small download-facts" data-testid="download-model-facts">
+            {entry.goodFor} · {t("localModels.offer.memory", { memory: size(entry.memoryBytes) })} · {entry.licence}
+          </p>
+        </>
+      )}
+      {pull.error &&
+        (pull.error.code === "cancelled" ? (
+          <p className="muted small" data-testid="download-cancelled">
+            {t("localModels.offer.cancelled")}
+          </p>
+        ) : (
+          <Banner tone="danger" testId="download-error">
+            {errorText(t, pull.error)}
+          </Banner>
+        ))}
+    </section>
+  );
+}
+
+function optionLabel(t: (key: string, options?: Record<string, unknown>) => string, m: LibraryModel, size: (bytes: number) => string): string {
+  const base = `${m.label} · ${size(m.bytes)}`;
+  if (!m.fits) return `${base} — ${t("localModels.offer.tooBig")}`;
+  return m.recommended ? `${base} — ${t("localModels.offer.recommended")}` : base;
+}
+
+/** A download's bar: how much came, how fast, how long is left. */
+export function DownloadBar({ progress, name, onCancel }: { progress: DownloadProgress | null; name: string; onCancel(): void }) {
+  const { t, i18n } = useTranslation();
+  const pct = progress ? percentOf(progress) : null;
+  const size = (bytes: number) => formatBytes(bytes, i18n.language);
+  return (
+    <div className="download-progress" data-testid="download-progress">
+      <div className="download-progress-head">
+        <strong>{t("localModels.progress.title", { name })}</strong>
+        <Button variant="ghost" size="sm" icon={<X size={14} />} onClick={onCancel} data-testid="download-cancel">
+          {t("localModels.progress.cancel")}
+        </Button>
+      </div>
+      <div
+        className="progress-track"
+        role="progressbar"
+        aria-label={t("localModels.progress.title", { name })}
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={pct ?? undefined}
+      >
+        <span className={pct === null ? "progress-fill progress-unknown" : "progress-fill"} style={{ width: `${pct ?? 100}%` }} />
+      </div>
+      <p className="muted small" data-testid="download-progress-text">
+        {!progress
+          ? t("localModels.progress.starting")
+          : [
+              progress.total ? t("localModels.progress.of", { done: size(progress.downloaded), total: size(progress.total) }) : size(progress.downloaded),
+              progress.bytesPerSecond > 0 ? t("localModels.progress.speed", { speed: size(progress.bytesPerSecond) }) : null,
+              progress.secondsLeft != null ? t("localModels.progress.left", { time: formatDuration(progress.secondsLeft) }) : null,
+            ]
+              .filter(Boolean)
+              .join(" · ")}
+      </p>
+    </div>
+  );
+}
