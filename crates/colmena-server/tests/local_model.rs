@@ -197,7 +197,7 @@ async fn the_engine_killed_during_a_run_fails_that_run_and_the_next_one_works() 
 }
 
 #[tokio::test]
-async fn a_run_cancelled_while_it_waits_for_the_engine_writes_nothing_more() {
+async fn a_run_cancelled_while_the_engine_is_busy_ends_cancelled_and_the_engine_lives_on() {
     let (_dir, ctx, agent) = workspace_with_model().await;
     let warm = run_agent(
         &ctx,
@@ -235,8 +235,8 @@ async fn a_run_cancelled_while_it_waits_for_the_engine_writes_nothing_more() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
     runs::cancel(&ctx, &id).await.unwrap();
-    // Both the chat and its cancel wait in the engine's stdin: it reads
-    // the cancel before it writes the first token.
+    // Both the chat and its cancel wait in the engine's stdin; whatever it
+    // wrote before it read the cancel, the run ends cancelled.
     signal(pid, "-CONT");
     let ended = tokio::time::timeout(PATIENCE, run)
         .await
@@ -244,7 +244,11 @@ async fn a_run_cancelled_while_it_waits_for_the_engine_writes_nothing_more() {
         .unwrap()
         .unwrap();
     assert_eq!(ended.status, RunStatus::Cancelled, "{:?}", ended.error);
-    assert_eq!(*streamed.lock().unwrap(), "");
+    let streamed = streamed.lock().unwrap().len();
+    assert!(
+        streamed < 4096,
+        "it stopped early: {streamed} bytes streamed"
+    );
     assert_eq!(engine.pid().await, Some(pid), "the engine lives on");
 }
 
@@ -515,4 +519,69 @@ async fn other_programs_use_the_local_model_through_an_openai_compatible_api() {
     assert_eq!(missing.status(), 404);
     let error: serde_json::Value = missing.json().await.unwrap();
     assert_eq!(error["details"]["reason"], "unknown_model", "{error}");
+}
+
+#[tokio::test]
+async fn an_architecture_the_engine_does_not_know_and_a_prompt_past_the_context_get_clear_errors() {
+    let (dir, ctx, agent) = workspace_with_model().await;
+    // The same model, its architecture renamed in the header: whole and
+    // well formed, but nothing llama.cpp knows.
+    let mut bytes = std::fs::read(gguf()).unwrap();
+    let key = b"general.architecture";
+    let at = bytes.windows(key.len()).position(|w| w == key).unwrap() + key.len();
+    // The value: type (u32 = 8, a string), length (u64), then the text.
+    let len = u64::from_le_bytes(bytes[at + 4..at + 12].try_into().unwrap()) as usize;
+    for b in &mut bytes[at + 12..at + 12 + len] {
+        *b = b'x';
+    }
+    let odd = dir.path().join("odd.gguf");
+    std::fs::write(&odd, &bytes).unwrap();
+    local::add_file(&ctx, &odd, Some("odd")).await.unwrap();
+    colmena_core::models::set_default_model(&ctx, Some("local/odd".into()))
+        .await
+        .unwrap();
+    let run = run_agent(
+        &ctx,
+        &agent,
+        "Hi",
+        AgentRunOptions::default(),
+        runs::context::no_events(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(run.status, RunStatus::Failed);
+    let error = run.error.unwrap();
+    assert_eq!(error.code, ErrorCode::Validation, "{error:?}");
+    assert!(
+        error.message.contains("xxxx"),
+        "the engine's reason is shown: {}",
+        error.message
+    );
+
+    // Back on the real model, with a context too small for the prompt: said
+    // before anything is decoded.
+    colmena_core::models::set_default_model(&ctx, Some("local/smollm2-135m".into()))
+        .await
+        .unwrap();
+    colmena_core::models::set_context_window(&ctx, &"local/smollm2-135m".into(), Some(256))
+        .await
+        .unwrap();
+    let long = "Tell me about bees. ".repeat(200);
+    let run = run_agent(
+        &ctx,
+        &agent,
+        &long,
+        AgentRunOptions::default(),
+        runs::context::no_events(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(run.status, RunStatus::Failed);
+    let error = run.error.unwrap();
+    assert_eq!(error.code, ErrorCode::Precondition, "{error:?}");
+    assert!(
+        error.message.contains("context holds 256"),
+        "{}",
+        error.message
+    );
 }

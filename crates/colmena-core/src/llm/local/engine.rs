@@ -217,6 +217,11 @@ impl Engine {
                 }
             };
             match event {
+                // Once cancelled, the call ends cancelled, even if the
+                // engine finished the answer before it read the cancel.
+                EngineEvent::Done { id: ref done, .. } if *done == id && cancel_sent => {
+                    return Err(cancelled());
+                }
                 EngineEvent::Done { id: ref done, .. } if *done == id => return Ok(event),
                 EngineEvent::Error {
                     id: Some(ref failed),

@@ -190,7 +190,17 @@ impl LocalModels {
 /// the browser and everything else share those cores: measured on 2 cores
 /// with the window streaming, 2 threads made generation several times
 /// slower than 1.
+///
+/// `COLMENA_ENGINE_THREADS` sets it (a benchmark against llama.cpp's own
+/// server gives both the same count).
 pub fn engine_threads() -> u32 {
+    if let Some(n) = std::env::var("COLMENA_ENGINE_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u32>().ok())
+        .filter(|n| (1..=256).contains(n))
+    {
+        return n;
+    }
     let logical = std::thread::available_parallelism()
         .map(|n| u32::try_from(n.get()).unwrap_or(1))
         .unwrap_or(1);
