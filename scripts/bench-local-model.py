@@ -6,8 +6,10 @@ Same GGUF, same thread count, one machine, one run each, alternating:
 and `llama_cpp.server` (llama-cpp-python[server], which builds llama.cpp).
 Both are asked the same streamed chat (temperature 0) after a warm-up:
 
-- time to first token (ms), from the request to the first content chunk;
-- prompt processing (tokens/s): prompt tokens / time to first token;
+- time to first token (ms), from the request to the first content chunk,
+  on a prompt neither server has cached (the warm-up asks something else);
+- prompt processing (tokens/s): prompt tokens / time to first token (the
+  prompt as Colmena counts it: llama-cpp-python streams no usage);
 - generation (tokens/s): tokens after the first / time after the first;
 - resident memory (MB): RSS of the process holding the model (Colmena's
   engine child, llama-server itself) after the runs.
@@ -55,10 +57,10 @@ def wait_port(port, timeout=120):
     raise SystemExit(f"nothing listens on {port}")
 
 
-def stream_chat(port, model, token, max_tokens):
+def stream_chat(port, model, token, max_tokens, prompt=PROMPT):
     body = json.dumps({
         "model": model,
-        "messages": [{"role": "user", "content": PROMPT}],
+        "messages": [{"role": "user", "content": prompt}],
         "max_tokens": max_tokens,
         "temperature": 0,
         "stream": True,
@@ -163,7 +165,9 @@ def main():
             try:
                 wait_port(port)
                 auth = token if side == "colmena" else None
-                stream_chat(port, "bench", auth, 8)  # warm-up: the load, the first decode
+                # Warm-up: the load and a first decode, on another prompt, so
+                # neither server has the measured prompt in its cache.
+                stream_chat(port, "bench", auth, 8, prompt="Say hi.")
                 figures = stream_chat(port, "bench", auth, args.max_tokens)
                 # Colmena's model lives in its engine, the serve's child.
                 holder = (children(proc.pid) or [proc.pid])[0] if side == "colmena" else proc.pid
@@ -174,6 +178,11 @@ def main():
                 proc.wait(timeout=60)
     finally:
         shutil.rmtree(data, ignore_errors=True)
+    # llama-cpp-python's server streams no usage: its prompt is counted as
+    # Colmena counted the same prompt (same GGUF, same ChatML template).
+    counted = median([f["prompt_tokens"] for f in runs["colmena"]])
+    for f in runs["llama-server"]:
+        f["prompt_tokens"] = f["prompt_tokens"] or counted
     summary = {}
     for side, figures in runs.items():
         summary[side] = {
