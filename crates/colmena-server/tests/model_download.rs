@@ -367,3 +367,17 @@ async fn the_cli_pulls_a_library_model_from_a_mirror_and_checks_it() {
         1
     );
 }
+
+#[tokio::test]
+async fn the_window_can_name_a_library_model_or_a_url_but_never_a_file() {
+    let (_dir, ctx, _server, _) = setup().await;
+    let err = local::pull_download(&ctx, &gguf().display().to_string(), &no_progress())
+        .await
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::Validation);
+    assert_eq!(err.details.as_ref().unwrap()["reason"], "not_downloadable");
+    assert!(
+        local::list(&ctx).await.unwrap().is_empty(),
+        "nothing was read or copied"
+    );
+}

@@ -31,7 +31,7 @@ pub async fn pull_local_model(
     source: String,
     on_progress: Channel<DownloadProgress>,
 ) -> Result<Model, AppError> {
-    local::pull(&ctx, &source, None, &|p| {
+    local::pull_download(&ctx, &source, &|p| {
         // The window stopped listening: the download goes on regardless.
         let _ = on_progress.send(p.clone());
     })

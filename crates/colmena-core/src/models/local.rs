@@ -88,7 +88,27 @@ pub async fn register(ctx: &Ctx, name: &str) -> Result<Model> {
         .ok_or_else(|| AppError::internal("the local model was not added"))
 }
 
-/// What `colmena model pull` (and the window's Download) may name: a model
+/// What the window's Download may name: a model of the library or an
+/// `https://` URL — never a path, since the page names no file (files are
+/// chosen in the backend's own dialogs).
+pub async fn pull_download(
+    ctx: &Ctx,
+    what: &str,
+    progress: &(dyn Fn(&DownloadProgress) + Send + Sync),
+) -> Result<Model> {
+    let what = what.trim();
+    let remote = what.starts_with("https://") || what.starts_with("http://");
+    if library::find(what).is_none() && !remote {
+        return Err(AppError::invalid_field(
+            "source",
+            "not_downloadable",
+            format!("'{what}' is not a model of the library or an https:// URL"),
+        ));
+    }
+    pull(ctx, what, None, progress).await
+}
+
+/// What `colmena model pull` may name: a model
 /// of the library, an `https://` URL of a GGUF file, or a file on disk.
 pub async fn pull(
     ctx: &Ctx,

@@ -17,6 +17,9 @@ const MAGIC: &[u8; 4] = b"GGUF";
 /// allocated.
 const MAX_STRING: u64 = 64 << 20;
 const MAX_COUNT: u64 = 1 << 24;
+/// Arrays of arrays nest at most this deep (real files: one level); a
+/// crafted file nesting a million levels is refused, not recursed into.
+const MAX_NESTING: u32 = 4;
 
 /// What the header says about a model.
 #[derive(Debug, Clone, PartialEq)]
@@ -87,7 +90,7 @@ pub fn check(path: &Path) -> Result<GgufInfo> {
                 keys.push(k.to_owned());
                 context_length = Some(r.u32().map_err(|_| truncated())?);
             }
-            _ => r.skip_value(kind).map_err(|e| match e {
+            _ => r.skip_value(kind, 0).map_err(|e| match e {
                 Skip::Truncated => truncated(),
                 Skip::Corrupt => not_gguf(),
             })?,
@@ -200,7 +203,10 @@ impl<R: Read + Seek> Header<R> {
         Ok(())
     }
 
-    fn skip_value(&mut self, kind: u32) -> std::result::Result<(), Skip> {
+    fn skip_value(&mut self, kind: u32, depth: u32) -> std::result::Result<(), Skip> {
+        if depth > MAX_NESTING {
+            return Err(Skip::Corrupt);
+        }
         match kind {
             0 | 1 | 7 => self.skip(1),
             2 | 3 => self.skip(2),
@@ -226,7 +232,7 @@ impl<R: Read + Seek> Header<R> {
                     10..=12 => self.skip(count * 8),
                     8 | 9 => {
                         for _ in 0..count {
-                            self.skip_value(item)?;
+                            self.skip_value(item, depth + 1)?;
                         }
                         Ok(())
                     }
@@ -235,5 +241,56 @@ impl<R: Read + Seek> Header<R> {
             }
             _ => Err(Skip::Corrupt),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(pairs: &[u8], n_pairs: u64) -> Vec<u8> {
+        let mut out = b"GGUF".to_vec();
+        out.extend_from_slice(&3u32.to_le_bytes());
+        out.extend_from_slice(&0u64.to_le_bytes());
+        out.extend_from_slice(&n_pairs.to_le_bytes());
+        out.extend_from_slice(pairs);
+        out
+    }
+
+    fn key(name: &str, kind: u32) -> Vec<u8> {
+        let mut out = (name.len() as u64).to_le_bytes().to_vec();
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(&kind.to_le_bytes());
+        out
+    }
+
+    fn reason(bytes: &[u8]) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.gguf");
+        std::fs::write(&path, bytes).unwrap();
+        let err = check(&path).unwrap_err();
+        err.details.unwrap()["reason"].as_str().unwrap().to_owned()
+    }
+
+    #[test]
+    fn crafted_headers_are_refused_without_recursing_or_allocating() {
+        // Arrays of arrays a hundred thousand levels deep.
+        let mut pairs = key("x", 9);
+        for _ in 0..100_000 {
+            pairs.extend_from_slice(&9u32.to_le_bytes());
+            pairs.extend_from_slice(&1u64.to_le_bytes());
+        }
+        assert_eq!(reason(&header(&pairs, 1)), "not_gguf");
+        // A string claiming to be 2^60 bytes long.
+        let mut pairs = key("general.name", 8);
+        pairs.extend_from_slice(&(1u64 << 60).to_le_bytes());
+        assert_eq!(reason(&header(&pairs, 1)), "not_gguf");
+        // A header that ends mid-key.
+        assert_eq!(
+            reason(&header(&key("general.arch", 8)[..6], 1)),
+            "truncated"
+        );
+        assert_eq!(reason(b"GGUF"), "truncated");
+        assert_eq!(reason(b"PK\x03\x04 a zip"), "not_gguf");
     }
 }
