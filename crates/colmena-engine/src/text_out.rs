@@ -115,7 +115,10 @@ impl TextOut {
         let mut safe = limit;
         if !at_end && !self.stopped && self.call_at.is_none() {
             let tail_start = |word: &str| -> Option<usize> {
-                (1..word.len())
+                // Proper prefixes, cut at character boundaries only.
+                word.char_indices()
+                    .map(|(i, _)| i)
+                    .filter(|&i| i > 0)
                     .rev()
                     .map(|n| &word[..n])
                     .find(|prefix| self.all[..limit].ends_with(prefix))
@@ -177,6 +180,20 @@ mod tests {
         );
         let mut out = TextOut::new(&stops, None);
         assert_eq!(stream(&mut out, &[b"a E", b"x E"]), "a Ex E");
+    }
+
+    #[test]
+    fn a_stop_sequence_of_any_script_is_held_back_by_whole_characters() {
+        let stops = vec!["\n用户:".to_owned(), "é".to_owned()];
+        let mut out = TextOut::new(&stops, None);
+        assert_eq!(out.push("Hola \n用".as_bytes()), "Hola ");
+        assert_eq!(out.push("户: ignored".as_bytes()), "");
+        assert!(out.stopped());
+        let mut out = TextOut::new(&stops, None);
+        assert_eq!(
+            stream(&mut out, &["caf".as_bytes(), "é!".as_bytes()]),
+            "caf"
+        );
     }
 
     #[test]

@@ -34,6 +34,8 @@ const MAX_HOPS: usize = 5;
 /// Until the answer's headers come, and between two pieces of the body.
 const HEADERS_TIMEOUT: Duration = Duration::from_secs(30);
 const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+/// The most a whole download may take (a 2.5 GB model on a slow link).
+const BODY_TIMEOUT: Duration = Duration::from_secs(12 * 3600);
 /// Kept free on the disk beyond the file itself.
 const DISK_MARGIN: u64 = 256 << 20;
 /// How often progress is told.
@@ -450,10 +452,24 @@ async fn request(
     let mut linked_sha = None;
     for _ in 0..=MAX_HOPS {
         policy.allows(&current)?;
-        let response = policy
-            .guard
-            .send(&current, &outgoing, HEADERS_TIMEOUT)
-            .await?;
+        // The hop's timeout covers the whole body too (reqwest's total
+        // deadline): the body gets hours, the headers their own limit, and
+        // a stalled body `IDLE_TIMEOUT` (in `run`).
+        let response = tokio::time::timeout(
+            HEADERS_TIMEOUT,
+            policy.guard.send(&current, &outgoing, BODY_TIMEOUT),
+        )
+        .await
+        .map_err(|_| {
+            upstream(
+                "timeout",
+                format!(
+                    "{} did not answer within {} s",
+                    host_of(&current),
+                    HEADERS_TIMEOUT.as_secs()
+                ),
+            )
+        })??;
         if let Some(sha) = linked_etag(&response) {
             linked_sha = Some(sha);
         }
@@ -477,6 +493,10 @@ async fn request(
         "too_many_redirects",
         format!("{url} redirected more than {MAX_HOPS} times"),
     ))
+}
+
+fn host_of(url: &Url) -> String {
+    url.host_str().unwrap_or("the server").to_owned()
 }
 
 /// `X-Linked-Etag` as Hugging Face sends it for a large file: its SHA-256.

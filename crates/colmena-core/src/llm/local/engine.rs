@@ -228,8 +228,13 @@ impl Engine {
                     ref code,
                     ref message,
                 } if *failed == id => return Err(chat_error(code, message)),
-                EngineEvent::Text { .. } | EngineEvent::ToolCall { .. } => on_event(event),
-                // An answer to an earlier, abandoned request.
+                // Only this chat's own pieces: what an abandoned chat (a
+                // caller that went away) still writes is never handed on.
+                EngineEvent::Text { id: ref of, .. } | EngineEvent::ToolCall { id: ref of, .. }
+                    if *of == id =>
+                {
+                    on_event(event);
+                }
                 _ => {}
             }
         }

@@ -158,7 +158,7 @@ fn tensor_bytes(kind: u32, elements: u64) -> u64 {
         30 => (1, 2),     // BF16
         _ => return 0,
     };
-    elements.div_ceil(block) * bytes
+    elements.div_ceil(block).saturating_mul(bytes)
 }
 
 enum Skip {
