@@ -8,7 +8,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -31,19 +31,7 @@ const CONTEXT: u32 = 1024;
 const PATIENCE: Duration = Duration::from_secs(120);
 
 fn gguf() -> PathBuf {
-    let path = std::env::var_os("COLMENA_TEST_GGUF").map_or_else(
-        || {
-            Path::new(&std::env::var("HOME").unwrap())
-                .join(".cache/colmena/tools/models/SmolLM2-135M-Instruct.Q4_1.gguf")
-        },
-        PathBuf::from,
-    );
-    assert!(
-        path.is_file(),
-        "the test model {} is missing: scripts/setup.sh puts it there",
-        path.display()
-    );
-    path
+    common::test_gguf()
 }
 
 fn use_this_packages_engine() {

@@ -21,19 +21,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
 fn gguf() -> PathBuf {
-    let path = std::env::var_os("COLMENA_TEST_GGUF").map_or_else(
-        || {
-            Path::new(&std::env::var("HOME").unwrap())
-                .join(".cache/colmena/tools/models/SmolLM2-135M-Instruct.Q4_1.gguf")
-        },
-        PathBuf::from,
-    );
-    assert!(
-        path.is_file(),
-        "the test model {} is missing: scripts/setup.sh puts it there",
-        path.display()
-    );
-    path
+    common::test_gguf()
 }
 
 /// A file server on 127.0.0.1: `GET /model.gguf` (with `Range`), `GET

@@ -154,3 +154,21 @@ pub async fn call(
     });
     reply["result"].clone()
 }
+
+/// The real small GGUF the local-engine tests run on (SmolLM2-135M, put in
+/// the tools cache by setup.sh; `COLMENA_TEST_GGUF` names it).
+pub fn test_gguf() -> std::path::PathBuf {
+    let path = std::env::var_os("COLMENA_TEST_GGUF").map_or_else(
+        || {
+            Path::new(&std::env::var("HOME").unwrap())
+                .join(".cache/colmena/tools/models/SmolLM2-135M-Instruct.Q4_1.gguf")
+        },
+        std::path::PathBuf::from,
+    );
+    assert!(
+        path.is_file(),
+        "the test model {} is missing: scripts/setup.sh puts it there",
+        path.display()
+    );
+    path
+}
