@@ -3348,7 +3348,7 @@ export type RunStep = RunStep_Serialize | RunStep_Deserialize;
 export type RunStep_Deserialize = {
 	seq: number,
 	agentId?: string | null,
-	/**  `message`, `tool_call`, `tool_result`, `member_output`, `error`. */
+	/**  `message` (with the tool calls it made), `tool_result`, `member_output`, `error`. */
 	kind: string,
 	content: Value,
 	createdAt: string,
@@ -3357,7 +3357,7 @@ export type RunStep_Deserialize = {
 export type RunStep_Serialize = {
 	seq: number,
 	agentId: string | null,
-	/**  `message`, `tool_call`, `tool_result`, `member_output`, `error`. */
+	/**  `message` (with the tool calls it made), `tool_result`, `member_output`, `error`. */
 	kind: string,
 	content: Value,
 	createdAt: string,

@@ -279,7 +279,15 @@ fn sampler(model: &LlamaModel, chat: &EngineChat) -> Result<LlamaSampler, Fail> 
     Ok(LlamaSampler::chain_simple(chain))
 }
 
+/// The sampler's seed: `COLMENA_ENGINE_SEED` when set (the same answers on
+/// every run, as llama-server's `--seed`), else a fresh one per chat.
 fn seed() -> u32 {
+    if let Some(seed) = std::env::var("COLMENA_ENGINE_SEED")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+    {
+        return seed;
+    }
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.subsec_nanos())

@@ -34,10 +34,13 @@ fn gguf() -> PathBuf {
     common::test_gguf()
 }
 
+/// This package's `colmena engine`, sampling from a fixed seed: what the
+/// model says is the same on every run of a test.
 fn use_this_packages_engine() {
     set_engine_command(EngineCommand {
         program: PathBuf::from(env!("CARGO_BIN_EXE_colmena")),
         args: vec!["engine".into()],
+        env: vec![("COLMENA_ENGINE_SEED".into(), "42".into())],
     });
 }
 
@@ -291,11 +294,13 @@ async fn an_agent_offered_a_tool_runs_on_the_local_model() {
     let detail = runs::get(&ctx, &run.id).await.unwrap();
     // Whatever the model chose, each step it took was recorded whole: a
     // tool call has its result, and the run's tokens are the steps' sum.
-    let calls = detail
+    // Tool calls are recorded inside the message step that made them.
+    let calls: usize = detail
         .steps
         .iter()
-        .filter(|s| s.kind == "tool_call")
-        .count();
+        .filter(|s| s.kind == "message")
+        .map(|s| s.content["toolCalls"].as_array().map_or(0, Vec::len))
+        .sum();
     let results = detail
         .steps
         .iter()
@@ -337,7 +342,9 @@ fn a_pulled_model_becomes_the_default_and_the_cli_runs_on_it() {
         "--system-prompt",
         "Answer briefly.",
     ]));
-    let out = run(colmena(dir.path()).args(["agent", "run", "helper", "Say hi."]));
+    let out = run(colmena(dir.path())
+        .args(["agent", "run", "helper", "Say hi."])
+        .env("COLMENA_ENGINE_SEED", "42"));
     assert!(
         out.status.success(),
         "{}",

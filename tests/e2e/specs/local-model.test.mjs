@@ -55,6 +55,8 @@ before(async () => {
   mirror = await startMirror();
   // The app (started by the driver) downloads from this mirror only.
   process.env.COLMENA_MODEL_MIRROR = `http://127.0.0.1:${mirror.address().port}`;
+  // Its engine samples from a fixed seed: the same first answer every run.
+  process.env.COLMENA_ENGINE_SEED = "42";
   driver = await startDriver({ portOffset: 23 });
   console.log(`screenshots: ${SCREENSHOTS}`);
 });

@@ -107,7 +107,7 @@ pub struct Run {
 pub struct RunStep {
     pub seq: u32,
     pub agent_id: Option<String>,
-    /// `message`, `tool_call`, `tool_result`, `member_output`, `error`.
+    /// `message` (with the tool calls it made), `tool_result`, `member_output`, `error`.
     pub kind: String,
     pub content: Value,
     pub created_at: DateTime<Utc>,

@@ -41,11 +41,13 @@ const EVENT_TIMEOUT: Duration = Duration::from_secs(600);
 /// Lines of the engine's log kept to explain a failure.
 const LOG_LINES: usize = 12;
 
-/// How the engine is started: a program and its arguments.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// How the engine is started: a program, its arguments and any variables
+/// set in its environment beyond this process's own.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct EngineCommand {
     pub program: PathBuf,
     pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
 }
 
 static COMMAND: OnceLock<EngineCommand> = OnceLock::new();
@@ -65,6 +67,7 @@ fn engine_command() -> Result<EngineCommand> {
     Ok(EngineCommand {
         program,
         args: vec!["engine".to_owned()],
+        env: Vec::new(),
     })
 }
 
@@ -273,6 +276,7 @@ async fn start() -> Result<Running> {
     let command = engine_command()?;
     let mut child = Command::new(&command.program)
         .args(&command.args)
+        .envs(command.env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
