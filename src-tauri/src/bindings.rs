@@ -89,6 +89,8 @@ pub fn builder<R: Runtime>() -> Builder<R> {
             local_models::local_model_downloads,
             local_models::cancel_model_download,
             local_models::remove_local_model,
+            local_models::add_local_model_file,
+            local_models::load_local_model,
             local_models::unload_local_model,
             workspace::open_sample_canvas,
             catalog::list_agents,

@@ -45,7 +45,7 @@ HIVE_TOOLS = {
     "list_agents", "list_swarms", "run_agent", "run_swarm",
     "memory_write", "memory_read", "memory_search", "search_catalog",
 }
-NO_ARGUMENT_TOOLS = {"session_list", "session_list_sources", "list_agents", "list_swarms"}
+NO_ARGUMENT_TOOLS = {"session_list", "session_list_sources", "list_agents", "list_swarms", "model_library"}
 
 
 def expect(condition, what):

@@ -66,7 +66,18 @@ export const commands = {
 	cancelModelDownload: (name: string) => __TAURI_INVOKE<boolean>("cancel_model_download", { name }),
 	/**  Removes a local model and its file. */
 	removeLocalModel: (name: string) => __TAURI_INVOKE<null>("remove_local_model", { name }),
-	/**  Unloads the model the engine holds, freeing its memory. */
+	/**
+	 *  Adds a GGUF file the person picks in the native open dialog (copied
+	 *  into the data dir's `models/` after its check); `None`: cancelled. The
+	 *  page never names the file.
+	 */
+	addLocalModelFile: (title: string) => __TAURI_INVOKE<Model_Serialize | null>("add_local_model_file", { title }),
+	/**  Loads a local model now, so its first answer starts at once. */
+	loadLocalModel: (name: string) => __TAURI_INVOKE<null>("load_local_model", { name }),
+	/**
+	 *  Unloads the model the engine holds, freeing its memory, once the runs
+	 *  already on it have ended; answers at once.
+	 */
 	unloadLocalModel: () => __TAURI_INVOKE<null>("unload_local_model"),
 	/**  The first run's sample canvas, in the window's `language`. */
 	openSampleCanvas: (language: string) => __TAURI_INVOKE<CanvasDetail_Serialize>("open_sample_canvas", { language }),

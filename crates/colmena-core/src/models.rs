@@ -208,6 +208,9 @@ pub async fn create(ctx: &Ctx, input: NewModel) -> Result<Model> {
                 AppError::not_found("provider", provider_id.as_str())
                     .with_details(json!({ "field": "providerId", "reason": "unknown_provider" }))
             })?;
+            if provider.kind == crate::llm::ProviderKind::Local {
+                return Err(local_models_are_files("name"));
+            }
             insert_in(tx, &provider, &name, label)
         })
         .await?;
@@ -430,6 +433,16 @@ pub async fn delete(ctx: &Ctx, id: &ModelId) -> Result<()> {
 
 /// Renames a model: its id becomes `{provider}/{new_name}` and every agent
 /// that used the old id now uses the new one — all in one transaction (H21).
+/// A model on this computer is its file in `models/`: it comes and goes
+/// with the file (`colmena model pull`, `model rm`), never by name alone.
+fn local_models_are_files(field: &str) -> AppError {
+    AppError::invalid_field(
+        field,
+        "local_model_is_a_file",
+        "a model on this computer is named after its file: download or add one (colmena model pull), or remove it (colmena model rm)",
+    )
+}
+
 pub async fn rename(ctx: &Ctx, id: &ModelId, new_name: &str) -> Result<Model> {
     let new_name = model_name("newName", new_name)?;
     let old = id.clone();
@@ -440,6 +453,9 @@ pub async fn rename(ctx: &Ctx, id: &ModelId, new_name: &str) -> Result<Model> {
             let new_id = ModelId::new(&current.provider_id, &new_name);
             if new_id == old {
                 return Ok(current);
+            }
+            if current.provider_id.as_str() == crate::llm::LOCAL_PROVIDER_ID {
+                return Err(local_models_are_files("newName"));
             }
             if find(tx, &new_id)?.is_some() {
                 return Err(AppError::conflicting_field(

@@ -7,7 +7,7 @@
 use colmena_core::llm::local::wire::{EngineChat, EngineEvent};
 use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::llama_batch::LlamaBatch;
-use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
+use llama_cpp_2::model::LlamaModel;
 use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 
@@ -23,7 +23,7 @@ pub(crate) struct KvCache {
 }
 
 /// Why a chat failed: a stable code and a sentence.
-struct Fail(&'static str, String);
+pub(crate) struct Fail(pub(crate) &'static str, pub(crate) String);
 
 /// Writes the answer to `chat`, as events; never panics on bad input.
 pub(crate) fn answer(
@@ -50,7 +50,7 @@ fn write(
     chat: &EngineChat,
     requests: &Requests,
 ) -> Result<(), Fail> {
-    let tokens = prompt_tokens(model, chat)?;
+    let tokens = crate::prompt::tokens(model, chat)?;
     let context = ctx.n_ctx() as usize;
     if tokens.len() >= context {
         return Err(Fail(
@@ -125,53 +125,6 @@ fn send_text(id: &str, text: String) {
             text,
         });
     }
-}
-
-/// The conversation as the model's template writes it, in tokens.
-fn prompt_tokens(model: &LlamaModel, chat: &EngineChat) -> Result<Vec<LlamaToken>, Fail> {
-    let mut turns: Vec<(String, String)> = chat
-        .messages
-        .iter()
-        .map(|m| (m.role.clone(), m.content.clone()))
-        .collect();
-    if !chat.tools.is_empty() {
-        let addition = tool_prompt::system_addition(&chat.tools);
-        match turns.first_mut() {
-            Some((role, content)) if role == "system" => {
-                content.push_str("\n\n");
-                content.push_str(&addition);
-            }
-            _ => turns.insert(0, ("system".to_owned(), addition)),
-        }
-    }
-    let messages = turns
-        .into_iter()
-        .map(|(role, content)| LlamaChatMessage::new(role, content))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| Fail("bad_request", format!("a message cannot be sent: {e}")))?;
-    // A GGUF without a template gets ChatML, the most common one.
-    let template = model
-        .chat_template(None)
-        .or_else(|_| LlamaChatTemplate::new("chatml"))
-        .map_err(|e| Fail("template_failed", format!("no chat template: {e}")))?;
-    let prompt = model
-        .apply_chat_template(&template, &messages, true)
-        .map_err(|e| {
-            Fail(
-                "template_failed",
-                format!("the model's chat template could not be applied: {e}"),
-            )
-        })?;
-    let vocab = model.vocab();
-    let mut tokens = vocab.tokenize(prompt.as_bytes(), true, true);
-    // A template that writes the BOS itself would otherwise get two.
-    if tokens.len() > 1 && tokens[0] == vocab.bos() && tokens[1] == vocab.bos() {
-        tokens.remove(0);
-    }
-    if tokens.is_empty() {
-        return Err(Fail("bad_request", "the conversation is empty".to_owned()));
-    }
-    Ok(tokens)
 }
 
 /// Puts the prompt in the KV cache, reading only what the cache does not

@@ -16,6 +16,7 @@
 //! conversation only reads its new tokens.
 
 mod generate;
+mod prompt;
 mod requests;
 mod text_out;
 mod tool_prompt;

@@ -132,7 +132,7 @@ async fn the_engine_killed_during_a_run_fails_that_run_and_the_next_one_works() 
     .unwrap();
     assert_eq!(first.status, RunStatus::Completed, "{:?}", first.error);
     let engine = local::handle(&ctx).engine().clone();
-    let pid = engine.pid().await.unwrap();
+    let pid = engine.pid().unwrap();
     // Frozen, it cannot answer: the run is certainly under way when the
     // engine dies, whatever the machine's speed.
     signal(pid, "-STOP");
@@ -148,14 +148,13 @@ async fn the_engine_killed_during_a_run_fails_that_run_and_the_next_one_works() 
         )
         .await
     });
+    // The frozen engine holds the second chat: its death is that chat's.
     let started = Instant::now();
-    while runs::list(&ctx, runs::RunFilter::default())
-        .await
-        .unwrap()
-        .iter()
-        .all(|r| r.status != RunStatus::Running)
-    {
-        assert!(started.elapsed() < PATIENCE, "the second run never started");
+    while engine.chats_sent() < 2 {
+        assert!(
+            started.elapsed() < PATIENCE,
+            "the second chat never reached the engine"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     signal(pid, "-KILL");
@@ -184,7 +183,7 @@ async fn the_engine_killed_during_a_run_fails_that_run_and_the_next_one_works() 
     .await
     .unwrap();
     assert_eq!(next.status, RunStatus::Completed, "{:?}", next.error);
-    assert_ne!(engine.pid().await, Some(pid), "a new engine answered");
+    assert_ne!(engine.pid(), Some(pid), "a new engine answered");
 }
 
 #[tokio::test]
@@ -201,7 +200,7 @@ async fn a_run_cancelled_while_the_engine_is_busy_ends_cancelled_and_the_engine_
     .unwrap();
     assert_eq!(warm.status, RunStatus::Completed, "{:?}", warm.error);
     let engine = local::handle(&ctx).engine().clone();
-    let pid = engine.pid().await.unwrap();
+    let pid = engine.pid().unwrap();
     signal(pid, "-STOP");
     let ctx2 = ctx.clone();
     let agent2 = agent.clone();
@@ -216,15 +215,21 @@ async fn a_run_cancelled_while_the_engine_is_busy_ends_cancelled_and_the_engine_
         )
         .await
     });
+    // The frozen engine holds the chat when the run is cancelled.
     let started = Instant::now();
-    let id = loop {
-        let running = runs::list(&ctx, runs::RunFilter::default()).await.unwrap();
-        if let Some(r) = running.iter().find(|r| r.status == RunStatus::Running) {
-            break r.id.clone();
-        }
-        assert!(started.elapsed() < PATIENCE, "the run never started");
+    while engine.chats_sent() < 2 {
+        assert!(
+            started.elapsed() < PATIENCE,
+            "the chat never reached the engine"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    }
+    let running = runs::list(&ctx, runs::RunFilter::default()).await.unwrap();
+    let id = running
+        .iter()
+        .find(|r| r.status == RunStatus::Running)
+        .map(|r| r.id.clone())
+        .expect("the run is under way");
     runs::cancel(&ctx, &id).await.unwrap();
     // Both the chat and its cancel wait in the engine's stdin; whatever it
     // wrote before it read the cancel, the run ends cancelled.
@@ -240,7 +245,7 @@ async fn a_run_cancelled_while_the_engine_is_busy_ends_cancelled_and_the_engine_
         streamed < 4096,
         "it stopped early: {streamed} bytes streamed"
     );
-    assert_eq!(engine.pid().await, Some(pid), "the engine lives on");
+    assert_eq!(engine.pid(), Some(pid), "the engine lives on");
 }
 
 #[tokio::test]
@@ -359,6 +364,54 @@ fn a_pulled_model_becomes_the_default_and_the_cli_runs_on_it() {
     assert_eq!(listed, serde_json::json!([]));
     let default = ok_json(colmena(dir.path()).args(["model", "default"]));
     assert_eq!(default["defaultModel"], serde_json::Value::Null);
+}
+
+#[test]
+fn the_models_on_this_computer_have_one_provider_and_its_id_is_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let refused = |args: &[&str], reason: &str| {
+        let out = run(colmena(dir.path()).args(args).arg("--json"));
+        assert!(!out.status.success(), "{args:?} was accepted");
+        let error: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+        assert_eq!(error["error"]["code"], "conflict", "{error}");
+        assert_eq!(error["error"]["details"]["reason"], reason, "{error}");
+    };
+    // Another kind of provider cannot take the id the local models use.
+    refused(
+        &["provider", "add", "Local", "--kind", "ollama"],
+        "reserved_id",
+    );
+    // A local provider made by hand is the one the pulled models join.
+    let made =
+        ok_json(colmena(dir.path()).args(["provider", "add", "My laptop", "--kind", "local"]));
+    assert_eq!(made["id"], "local", "{made}");
+    let pulled = ok_json(
+        colmena(dir.path())
+            .args(["model", "pull"])
+            .arg(gguf())
+            .args(["--name", "smollm2-135m"]),
+    );
+    assert_eq!(pulled["id"], "local/smollm2-135m");
+    refused(
+        &["provider", "add", "Second", "--kind", "local"],
+        "one_local_provider",
+    );
+    // Its models are its files: none is added or renamed by name alone.
+    for args in [
+        &["model", "add", "local", "no-such-file"][..],
+        &["model", "rename", "local/smollm2-135m", "other"][..],
+    ] {
+        let out = run(colmena(dir.path()).args(args).arg("--json"));
+        assert!(!out.status.success(), "{args:?} was accepted");
+        let error: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+        assert_eq!(error["error"]["code"], "validation", "{error}");
+        assert_eq!(
+            error["error"]["details"]["reason"], "local_model_is_a_file",
+            "{error}"
+        );
+    }
+    let providers = ok_json(colmena(dir.path()).args(["provider", "list"]));
+    assert_eq!(providers.as_array().unwrap().len(), 1, "{providers}");
 }
 
 #[test]

@@ -27,9 +27,7 @@ fn repo() -> PathBuf {
 }
 
 fn python() -> String {
-    std::env::var("COLMENA_MCP_PYTHON").expect(
-        "COLMENA_MCP_PYTHON names the venv python with the MCP SDK (scripts/test.sh sets it)",
-    )
+    common::mcp_python().display().to_string()
 }
 
 fn python_server() -> String {

@@ -23,20 +23,6 @@ use common::{colmena, ok_json};
 use serde_json::{Value, json};
 
 /// The venv's Python: `COLMENA_MCP_PYTHON`, else where setup.sh puts it.
-fn python() -> PathBuf {
-    if let Ok(path) = std::env::var("COLMENA_MCP_PYTHON") {
-        return PathBuf::from(path);
-    }
-    let home = std::env::var("HOME").unwrap();
-    let path = PathBuf::from(home).join(".cache/colmena/tools/mcp-venv/bin/python");
-    assert!(
-        path.exists(),
-        "{} is missing: run scripts/setup.sh (it installs the Python MCP SDK)",
-        path.display()
-    );
-    path
-}
-
 fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp/client_check.py")
 }
@@ -197,7 +183,7 @@ impl Person {
 
 fn run_client(config: &Value) -> Value {
     let person = Person::denying(Path::new(config["data_dir"].as_str().unwrap()));
-    let out = Command::new(python())
+    let out = Command::new(common::mcp_python())
         .arg(script())
         .arg(config.to_string())
         .env("COLMENA_SECRET_BACKEND", "file")

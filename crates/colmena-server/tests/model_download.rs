@@ -369,3 +369,53 @@ async fn the_window_can_name_a_library_model_or_a_url_but_never_a_file() {
         "nothing was read or copied"
     );
 }
+
+#[tokio::test]
+async fn an_ai_client_pulls_a_library_model_over_mcp_with_progress_in_bytes() {
+    let bytes = std::fs::read(gguf()).unwrap();
+    let size = bytes.len() as u64;
+    let server = serve(Arc::new(bytes)).await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = serde_json::json!({
+        "colmena": env!("CARGO_BIN_EXE_colmena"),
+        "data_dir": dir.path(),
+        "mirror": format!("{}/hf", server.base),
+        "model": "smollm2-135m",
+    });
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/mcp/model_pull_check.py");
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(common::mcp_python())
+            .arg(script)
+            .arg(config.to_string())
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the Python MCP client failed:\n{}\n{stdout}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let findings: serde_json::Value =
+        serde_json::from_str(stdout.lines().last().unwrap_or_default()).unwrap();
+    assert_eq!(findings["last"].as_f64(), Some(size as f64), "{findings}");
+    assert_eq!(findings["total"].as_f64(), Some(size as f64), "{findings}");
+    assert!(
+        findings["message"].as_str().unwrap().contains("MB/s"),
+        "{findings}"
+    );
+    assert_eq!(
+        findings["path"]["details"]["reason"], "not_downloadable",
+        "{findings}"
+    );
+    assert_eq!(
+        findings["elsewhere"]["details"]["reason"], "host_not_allowed",
+        "{findings}"
+    );
+    assert!(dir.path().join("models/smollm2-135m.gguf").is_file());
+    let default = common::ok_json(common::colmena(dir.path()).args(["model", "default"]));
+    assert_eq!(default["defaultModel"], "local/smollm2-135m");
+}

@@ -45,6 +45,7 @@ pub struct Dialogs {
     save_markdown: Arc<dyn Fn(String, String, Answer) + Send + Sync>,
     pick_folder: Arc<dyn Fn(String, Answer) + Send + Sync>,
     pick_json: Arc<dyn Fn(String, Answer) + Send + Sync>,
+    pick_gguf: Arc<dyn Fn(String, Answer) + Send + Sync>,
     pick_images: Arc<dyn Fn(String, Answers) + Send + Sync>,
 }
 
@@ -74,6 +75,19 @@ impl Dialogs {
                         .file()
                         .set_title(title)
                         .add_filter("JSON", &["json", "jsonc"])
+                        .pick_file(move |path| {
+                            let _ = answer.send(path);
+                        });
+                })
+            },
+            pick_gguf: {
+                let picker = app.clone();
+                Arc::new(move |title, answer| {
+                    picker
+                        .dialog()
+                        .file()
+                        .set_title(title)
+                        .add_filter("GGUF", &["gguf"])
                         .pick_file(move |path| {
                             let _ = answer.send(path);
                         });
@@ -128,6 +142,13 @@ impl Dialogs {
             .into_iter()
             .filter_map(|p| p.into_path().ok())
             .collect()
+    }
+
+    /// The open dialog for a GGUF model file (a local model to add).
+    pub(crate) async fn pick_gguf(&self, title: String) -> Option<PathBuf> {
+        let (answer, receiver) = oneshot::channel();
+        (self.pick_gguf)(title, answer);
+        chosen(receiver).await
     }
 
     /// The open dialog for a JSON file (an MCP configuration to import).

@@ -9,6 +9,8 @@ use colmena_core::{AppError, Ctx};
 use tauri::State;
 use tauri::ipc::Channel;
 
+use super::desktop::Dialogs;
+
 /// The models Colmena can download, marked for this computer's memory.
 #[tauri::command]
 #[specta::specta]
@@ -38,6 +40,22 @@ pub async fn pull_local_model(
     .await
 }
 
+/// Adds a GGUF file the person picks in the native open dialog (copied
+/// into the data dir's `models/` after its check); `None`: cancelled. The
+/// page never names the file.
+#[tauri::command]
+#[specta::specta]
+pub async fn add_local_model_file(
+    dialogs: State<'_, Dialogs>,
+    ctx: State<'_, Ctx>,
+    title: String,
+) -> Result<Option<Model>, AppError> {
+    match dialogs.pick_gguf(title).await {
+        Some(path) => local::add_file(&ctx, &path, None).await.map(Some),
+        None => Ok(None),
+    }
+}
+
 /// The downloads under way (a window opened during one picks it up).
 #[tauri::command]
 #[specta::specta]
@@ -58,10 +76,18 @@ pub async fn remove_local_model(ctx: State<'_, Ctx>, name: String) -> Result<(),
     local::remove(&ctx, &name).await
 }
 
-/// Unloads the model the engine holds, freeing its memory.
+/// Loads a local model now, so its first answer starts at once.
+#[tauri::command]
+#[specta::specta]
+pub async fn load_local_model(ctx: State<'_, Ctx>, name: String) -> Result<(), AppError> {
+    local::load(&ctx, &name).await
+}
+
+/// Unloads the model the engine holds, freeing its memory, once the runs
+/// already on it have ended; answers at once.
 #[tauri::command]
 #[specta::specta]
 pub async fn unload_local_model(ctx: State<'_, Ctx>) -> Result<(), AppError> {
-    local::handle(&ctx).engine().unload().await;
+    local::unload(&ctx);
     Ok(())
 }

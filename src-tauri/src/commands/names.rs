@@ -32,6 +32,8 @@ pub const COMMANDS: &[&str] = &[
     "local_model_downloads",
     "cancel_model_download",
     "remove_local_model",
+    "add_local_model_file",
+    "load_local_model",
     "unload_local_model",
     "open_sample_canvas",
     "list_agents",

@@ -176,4 +176,30 @@ test("first run with no server and no key: download a model, watch it come, and 
   await browser.waitUntil(async () => /In memory/.test(await text("local-model-state")), { timeout: 15_000, timeoutMsg: "not shown in memory" });
   await everyLook("5-settings", SIDEBAR);
   assert.match(colmenaCli(driver.dataDir, "model", "default"), /local\/smollm2-135m/);
+
+  // Unload frees the memory; Load puts the model back before any run.
+  await click("local-model-unload");
+  await browser.waitUntil(async () => /On disk/.test(await text("local-model-state")), { timeout: 30_000, timeoutMsg: "not unloaded" });
+  await click("local-model-load");
+  await browser.waitUntil(async () => /In memory/.test(await text("local-model-state")), { timeout: 60_000, timeoutMsg: "not loaded" });
+
+  // Another source: a link to a GGUF (here the loopback mirror's), then
+  // Delete frees its disk.
+  await click("local-models-add");
+  await browser.$(`${byTestId("download-other")} > summary`).click();
+  const link = await browser.$(byTestId("download-url"));
+  await link.waitForDisplayed({ timeout: 15_000 });
+  await link.setValue(`http://127.0.0.1:${mirror.address().port}${LIBRARY_PATH}`);
+  await everyLook("6-other-sources", SIDEBAR);
+  await click("download-url-start");
+  const linked = await browser.$(byTestId("local-model-SmolLM2-135M-Instruct.Q4_1"));
+  await linked.waitForDisplayed({ timeout: 120_000 });
+  await browser.waitUntil(async () => /On disk/.test(await linked.$(byTestId("local-model-state")).getText()), {
+    timeout: 60_000,
+    timeoutMsg: "the linked model never finished downloading",
+  });
+  await shot(browser, "local-model-7-two-models-en-light");
+  await linked.$(byTestId("local-model-remove")).click();
+  await waitGone(browser, byTestId("local-model-SmolLM2-135M-Instruct.Q4_1"), 30_000);
+  assert.doesNotMatch(colmenaCli(driver.dataDir, "model", "list", "--local"), /Instruct/);
 });

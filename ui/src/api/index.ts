@@ -524,7 +524,10 @@ export const localModelsApi = {
   },
   downloads: () => call(commands.localModelDownloads()),
   cancel: (name: string) => call(commands.cancelModelDownload(name)),
+  /** Opens the native open dialog; the page never names the file. */
+  addFile: (title: string) => call(commands.addLocalModelFile(title)),
   remove: (name: string) => call(commands.removeLocalModel(name)),
+  load: (name: string) => call(commands.loadLocalModel(name)),
   unload: () => call(commands.unloadLocalModel()),
 };
 

@@ -462,7 +462,11 @@ fn reporter(progress: ProgressSink) -> CanvasSink {
             }
         };
         let step = step.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-        progress(Progress { step, message });
+        progress(Progress {
+            step,
+            message,
+            total: None,
+        });
     })
 }
 

@@ -305,7 +305,11 @@ fn reporter(ctx: &Ctx, progress: ProgressSink, cancel: &CancellationToken) -> (E
             RunEvent::Finished { status, .. } => format!("finished: {}", status.as_str()),
         };
         let step = step.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-        progress(Progress { step, message });
+        progress(Progress {
+            step,
+            message,
+            total: None,
+        });
     });
     (sink, running)
 }

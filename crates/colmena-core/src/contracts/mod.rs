@@ -20,6 +20,7 @@ pub mod bus;
 pub mod canvas;
 pub mod cron;
 pub mod hive;
+pub mod models;
 mod progress;
 
 use schemars::JsonSchema;

@@ -15,6 +15,8 @@ pub struct Progress {
     pub step: u64,
     /// What happened, readable.
     pub message: String,
+    /// What `step` counts up to, when known (a download's bytes).
+    pub total: Option<u64>,
 }
 
 /// Where progress goes.

@@ -58,6 +58,28 @@ pub struct DownloadProgress {
     pub seconds_left: Option<u64>,
 }
 
+impl DownloadProgress {
+    /// How far it has come, readable: `12.3/98.0 MB, 5.1 MB/s, 0:17 left`
+    /// (the command line's bar and MCP progress say it alike).
+    pub fn summary(&self) -> String {
+        let mb = |b: u64| b as f64 / 1e6;
+        let speed = mb(self.bytes_per_second);
+        match self.total {
+            Some(total) if total > 0 => {
+                let left = self
+                    .seconds_left
+                    .map_or_else(String::new, |s| format!(", {}:{:02} left", s / 60, s % 60));
+                format!(
+                    "{:.1}/{:.1} MB, {speed:.1} MB/s{left}",
+                    mb(self.downloaded),
+                    mb(total)
+                )
+            }
+            _ => format!("{:.1} MB, {speed:.1} MB/s", mb(self.downloaded)),
+        }
+    }
+}
+
 /// Reads the bytes free on the disk holding a folder (`None`: unknown).
 pub type FreeSpace = Arc<dyn Fn(&Path) -> Option<u64> + Send + Sync>;
 

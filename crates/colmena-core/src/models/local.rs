@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
+use rusqlite::OptionalExtension;
 use serde::{Deserialize, Serialize};
 
 use crate::ctx::{Change, Ctx};
@@ -19,7 +20,7 @@ use crate::models::{self, Model, library};
 use crate::providers::connect::{ConnectModel, connect};
 
 /// The local provider's id and name.
-pub const PROVIDER_ID: &str = "local";
+pub const PROVIDER_ID: &str = crate::llm::LOCAL_PROVIDER_ID;
 const PROVIDER_NAME: &str = "Local";
 
 /// A local model as the Models list shows it.
@@ -43,10 +44,44 @@ pub fn handle(ctx: &Ctx) -> crate::llm::local::LocalModels {
     super::resolve::local_models(ctx)
 }
 
+/// Loads a local model into the engine now (the Models list's Load), after
+/// the runs already waiting for it, so its first answer starts at once.
+pub async fn load(ctx: &Ctx, name: &str) -> Result<()> {
+    files::check_name(name)?;
+    let id = ModelId::new(&ProviderId(PROVIDER_ID.to_owned()), name);
+    let context = ctx
+        .store()
+        .read(move |conn| {
+            let window: Option<Option<u32>> = conn
+                .query_row(
+                    "SELECT context_window FROM models WHERE id = ?1",
+                    [&id],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            Ok(window.flatten())
+        })
+        .await?;
+    handle(ctx).with_context(context).load(name).await?;
+    ctx.changed(Change::Models);
+    Ok(())
+}
+
+/// Unloads the model the engine holds, freeing its memory, once the runs
+/// already on it have ended; returns at once (the Models list hears of it
+/// as a change).
+pub fn unload(ctx: &Ctx) {
+    let ctx = ctx.clone();
+    tokio::spawn(async move {
+        handle(&ctx).engine().unload().await;
+        ctx.changed(Change::Models);
+    });
+}
+
 /// The workspace's local models: the files, whole and downloading.
 pub async fn list(ctx: &Ctx) -> Result<Vec<LocalModel>> {
     let local = super::resolve::local_models(ctx);
-    let loaded = local.engine().loaded().await;
+    let loaded = local.engine().loaded();
     let dir = local.dir().to_path_buf();
     let found = tokio::task::spawn_blocking(move || files::list(&dir))
         .await
@@ -88,6 +123,59 @@ pub async fn register(ctx: &Ctx, name: &str) -> Result<Model> {
         .ok_or_else(|| AppError::internal("the local model was not added"))
 }
 
+/// The name a download of `what` (a library model or a URL) gets, and
+/// where it comes from; `None` when `what` is neither.
+fn remote(what: &str) -> Result<Option<(String, download::Source)>> {
+    if let Some(entry) = library::find(what) {
+        let source = download::Source {
+            url: library::url_of(entry, download::mirror().as_ref())?,
+            sha256: Some(entry.sha256.to_owned()),
+            size: Some(entry.bytes),
+        };
+        return Ok(Some((entry.id.to_owned(), source)));
+    }
+    if !(what.starts_with("https://") || what.starts_with("http://")) {
+        return Ok(None);
+    }
+    let url = url::Url::parse(what).map_err(|e| {
+        AppError::invalid_field(
+            "source",
+            "invalid_url",
+            format!("'{what}' is not a URL: {e}"),
+        )
+    })?;
+    let name = name_for_file(Path::new(
+        url.path_segments()
+            .and_then(|mut s| s.next_back())
+            .unwrap_or_default(),
+    ))?;
+    let source = download::Source {
+        url,
+        sha256: None,
+        size: None,
+    };
+    Ok(Some((name, source)))
+}
+
+/// The name the model downloaded from `what` (a library model or a URL)
+/// gets: the key to cancel its download with.
+pub fn download_name(what: &str) -> Result<String> {
+    remote(what.trim())?
+        .map(|(name, _)| name)
+        .ok_or_else(|| not_downloadable(what))
+}
+
+fn not_downloadable(what: &str) -> AppError {
+    AppError::invalid_field(
+        "source",
+        "not_downloadable",
+        format!(
+            "'{}' is not a model of the library or an https:// URL",
+            what.trim()
+        ),
+    )
+}
+
 /// What the window's Download may name: a model of the library or an
 /// `https://` URL — never a path, since the page names no file (files are
 /// chosen in the backend's own dialogs).
@@ -96,15 +184,7 @@ pub async fn pull_download(
     what: &str,
     progress: &(dyn Fn(&DownloadProgress) + Send + Sync),
 ) -> Result<Model> {
-    let what = what.trim();
-    let remote = what.starts_with("https://") || what.starts_with("http://");
-    if library::find(what).is_none() && !remote {
-        return Err(AppError::invalid_field(
-            "source",
-            "not_downloadable",
-            format!("'{what}' is not a model of the library or an https:// URL"),
-        ));
-    }
+    download_name(what)?;
     pull(ctx, what, None, progress).await
 }
 
@@ -117,36 +197,8 @@ pub async fn pull(
     progress: &(dyn Fn(&DownloadProgress) + Send + Sync),
 ) -> Result<Model> {
     let what = what.trim();
-    if let Some(entry) = library::find(what) {
-        let source = download::Source {
-            url: library::url_of(entry, download::mirror().as_ref())?,
-            sha256: Some(entry.sha256.to_owned()),
-            size: Some(entry.bytes),
-        };
-        let name = name.unwrap_or(entry.id);
-        return fetch_and_register(ctx, name, &source, progress).await;
-    }
-    if what.starts_with("https://") || what.starts_with("http://") {
-        let url = url::Url::parse(what).map_err(|e| {
-            AppError::invalid_field(
-                "source",
-                "invalid_url",
-                format!("'{what}' is not a URL: {e}"),
-            )
-        })?;
-        let name = match name {
-            Some(name) => name.to_owned(),
-            None => name_for_file(Path::new(
-                url.path_segments()
-                    .and_then(|mut s| s.next_back())
-                    .unwrap_or_default(),
-            ))?,
-        };
-        let source = download::Source {
-            url,
-            sha256: None,
-            size: None,
-        };
+    if let Some((name_of_source, source)) = remote(what)? {
+        let name = name.map_or(name_of_source, str::to_owned);
         return fetch_and_register(ctx, &name, &source, progress).await;
     }
     let path = Path::new(what);
@@ -283,13 +335,15 @@ pub async fn remove(ctx: &Ctx, name: &str) -> Result<()> {
     let id = ModelId::new(&ProviderId(PROVIDER_ID.to_owned()), name);
     let path = files::path_of(local.dir(), name)?;
     let part = files::part_of(local.dir(), name)?;
+    // A download under way here stops first (it removes its part).
+    download::cancel(ctx, name);
     match models::delete(ctx, &id).await {
         Ok(()) => {}
         // A file with no row (copied in by hand) is removed all the same.
         Err(e) if e.code == ErrorCode::NotFound && (path.exists() || part.exists()) => {}
         Err(e) => return Err(e),
     }
-    if local.engine().loaded().await.as_deref() == Some(path.as_path()) {
+    if local.engine().loaded().as_deref() == Some(path.as_path()) {
         local.engine().unload().await;
     }
     for file in [path, part] {

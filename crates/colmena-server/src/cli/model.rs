@@ -280,29 +280,18 @@ struct ProgressBar {
 impl ProgressBar {
     fn show(&self, p: &DownloadProgress) {
         use std::io::Write;
-        let mb = |b: u64| b as f64 / 1e6;
         let line = match p.total {
             Some(total) if total > 0 => {
                 let done = (p.downloaded.min(total) * 30 / total) as usize;
-                let left = p
-                    .seconds_left
-                    .map_or_else(String::new, |s| format!(", {}:{:02} left", s / 60, s % 60));
                 format!(
-                    "{} [{}{}] {:.1}/{:.1} MB, {:.1} MB/s{left}",
+                    "{} [{}{}] {}",
                     p.name,
                     "#".repeat(done),
                     " ".repeat(30 - done),
-                    mb(p.downloaded),
-                    mb(total),
-                    mb(p.bytes_per_second)
+                    p.summary()
                 )
             }
-            _ => format!(
-                "{} {:.1} MB, {:.1} MB/s",
-                p.name,
-                mb(p.downloaded),
-                mb(p.bytes_per_second)
-            ),
+            _ => format!("{} {}", p.name, p.summary()),
         };
         let mut err = std::io::stderr().lock();
         let _ = write!(err, "\r{line}\x1b[K");

@@ -171,6 +171,7 @@ fn progress_to(
         while let Some(p) = rx.recv().await {
             let mut note = ProgressNotificationParam::new(token.clone(), p.step as f64);
             note.message = Some(p.message);
+            note.total = p.total.map(|t| t as f64);
             if peer.notify_progress(note).await.is_err() {
                 break;
             }

@@ -13,6 +13,7 @@ use colmena_core::contracts::canvas::{
 use colmena_core::contracts::hive::{
     self as hive, MemoryReadArgs, MemoryWriteArgs, RunAgentArgs, RunSwarmArgs, SearchArgs,
 };
+use colmena_core::contracts::models::{self as local_models, ModelPullArgs};
 use colmena_core::contracts::{
     self,
     bus::{
@@ -504,6 +505,40 @@ impl ColmenaMcp {
         Ok(self
             .call_long(&rc, a, |c, me, i, p, x| async move {
                 hive::run_swarm(&c, &me, i, p, &x).await
+            })
+            .await)
+    }
+
+    // -- models on this computer ---------------------------------------------------
+
+    #[tool(
+        description = "List the models Colmena can download and run on this computer: id, size, memory needed, licence, what each is good for, whether it fits this computer's memory and which one is recommended.",
+        input_schema = schema::<NoArguments>()
+    )]
+    async fn model_library(
+        &self,
+        Parameters(a): Parameters<JsonObject>,
+        rc: RequestContext<RoleServer>,
+    ) -> Answer {
+        Ok(self
+            .call(&rc, a, |_, me, i| async move {
+                local_models::model_library(&me, i)
+            })
+            .await)
+    }
+
+    #[tool(
+        description = "Download a model to run on this computer (a library id, or the https:// URL of a GGUF on Hugging Face), check it and make it usable; it becomes the default model when there is none. Reports progress in bytes; cancel stops it and keeps nothing.",
+        input_schema = schema::<ModelPullArgs>()
+    )]
+    async fn model_pull(
+        &self,
+        Parameters(a): Parameters<JsonObject>,
+        rc: RequestContext<RoleServer>,
+    ) -> Answer {
+        Ok(self
+            .call_long(&rc, a, |c, me, i, p, x| async move {
+                local_models::model_pull(&c, &me, i, p, &x).await
             })
             .await)
     }

@@ -172,3 +172,19 @@ pub fn test_gguf() -> std::path::PathBuf {
     );
     path
 }
+
+/// The Python with the official MCP SDK (scripts/setup.sh makes its venv;
+/// `COLMENA_MCP_PYTHON` names it).
+pub fn mcp_python() -> std::path::PathBuf {
+    if let Ok(path) = std::env::var("COLMENA_MCP_PYTHON") {
+        return std::path::PathBuf::from(path);
+    }
+    let path =
+        Path::new(&std::env::var("HOME").unwrap()).join(".cache/colmena/tools/mcp-venv/bin/python");
+    assert!(
+        path.exists(),
+        "{} is missing: run scripts/setup.sh (it installs the Python MCP SDK)",
+        path.display()
+    );
+    path
+}

@@ -1,13 +1,15 @@
 // "Run a model on this computer" (issue 35): the library's models with their
 // size, the memory they need and their licence, the one that suits this
 // computer pre-selected, and a download that shows its progress, speed and
-// time left and can be cancelled. Used by the first run (first, when no
-// server or key is found) and by Settings → Providers & models.
+// time left and can be cancelled; under "Other sources", a Hugging Face link
+// or a GGUF file already on this computer (picked in the native dialog: the
+// page never names a path). Used by the first run (first, when no server or
+// key is found) and by Settings → Providers & models.
 
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
-import { Download, HardDriveDownload, X } from "lucide-react";
+import { Download, FolderOpen, HardDriveDownload, Link2, X } from "lucide-react";
 
 import { localModelsApi, type ApiError, type DownloadProgress, type LibraryModel, type Model } from "../../api";
 import { Banner } from "../../components/Banner";
@@ -24,21 +26,34 @@ export function DownloadModel({ onDownloaded, headline = true }: { onDownloaded?
   const library = useQuery(libraryQuery);
   const [chosen, setChosen] = useState<string | null>(null);
   const [progress, setProgress] = useState<DownloadProgress | null>(null);
+  const [url, setUrl] = useState("");
+  // What is downloading: a library model (its id) or a link.
+  const [source, setSource] = useState<string | null>(null);
   const models = library.data ?? [];
   const recommended = models.find((m) => m.recommended) ?? models[0];
   const entry = models.find((m) => m.id === chosen) ?? recommended;
+  const refresh = () => {
+    for (const key of [localModelKeys.local, providerKeys.providers, providerKeys.models, runtimeKeys.defaultModel]) {
+      void client.invalidateQueries({ queryKey: key });
+    }
+  };
   const pull = useMutation<Model, ApiError, string>({
-    mutationFn: (id) => {
+    mutationFn: (what) => {
       setProgress(null);
-      return localModelsApi.pull(id, setProgress);
+      setSource(what);
+      return localModelsApi.pull(what, setProgress);
     },
-    onSettled: () => {
-      for (const key of [localModelKeys.local, providerKeys.providers, providerKeys.models, runtimeKeys.defaultModel]) {
-        void client.invalidateQueries({ queryKey: key });
-      }
-    },
+    onSettled: refresh,
     onSuccess: (model) => onDownloaded?.(model),
   });
+  const addFile = useMutation<Model | null, ApiError, void>({
+    mutationFn: () => localModelsApi.addFile(t("localModels.other.fileDialog")),
+    onSettled: refresh,
+    onSuccess: (model) => {
+      if (model) onDownloaded?.(model);
+    },
+  });
+  const failure = pull.error ?? addFile.error;
   const size = (bytes: number) => formatBytes(bytes, i18n.language);
   if (!entry) return null;
   return (
@@ -53,7 +68,14 @@ export function DownloadModel({ onDownloaded, headline = true }: { onDownloaded?
         </header>
       )}
       {pull.isPending ? (
-        <DownloadBar progress={progress} name={entry.label} onCancel={() => void localModelsApi.cancel(entry.id)} />
+        <DownloadBar
+          progress={progress}
+          name={models.find((m) => m.id === source)?.label ?? progress?.name ?? fileOf(source)}
+          onCancel={() => {
+            const name = progress?.name ?? models.find((m) => m.id === source)?.id;
+            if (name) void localModelsApi.cancel(name);
+          }}
+        />
       ) : (
         <>
           <div className="download-row">
@@ -78,22 +100,60 @@ export function DownloadModel({ onDownloaded, headline = true }: { onDownloaded?
             </Button>
           </div>
           <p className="muted small download-facts" data-testid="download-model-facts">
-            {entry.goodFor} · {t("localModels.offer.memory", { memory: size(entry.memoryBytes) })} · {entry.licence}
+            {t(`localModels.goodFor.${entry.id}`, { defaultValue: entry.goodFor })} · {t("localModels.offer.memory", { memory: size(entry.memoryBytes) })} · {entry.licence}
           </p>
+          <details className="download-other" data-testid="download-other">
+            <summary>{t("localModels.other.title")}</summary>
+            <form
+              className="download-row"
+              onSubmit={(e) => {
+                e.preventDefault();
+                if (url.trim()) pull.mutate(url.trim());
+              }}
+            >
+              <input
+                className="input"
+                type="url"
+                value={url}
+                onChange={(e) => {
+                  pull.reset();
+                  setUrl(e.target.value);
+                }}
+                placeholder="https://huggingface.co/…/resolve/main/model.gguf"
+                aria-label={t("localModels.other.url")}
+                data-testid="download-url"
+              />
+              <Button type="submit" variant="secondary" icon={<Link2 size={15} />} disabled={!url.trim()} data-testid="download-url-start">
+                {t("localModels.other.download")}
+              </Button>
+            </form>
+            <p className="muted small">{t("localModels.other.urlHint")}</p>
+            <Button variant="ghost" size="sm" icon={<FolderOpen size={14} />} busy={addFile.isPending} onClick={() => addFile.mutate()} data-testid="download-add-file">
+              {t("localModels.other.file")}
+            </Button>
+          </details>
         </>
       )}
-      {pull.error &&
-        (pull.error.code === "cancelled" ? (
+      {failure &&
+        (failure.code === "cancelled" ? (
           <p className="muted small" data-testid="download-cancelled">
             {t("localModels.offer.cancelled")}
           </p>
         ) : (
           <Banner tone="danger" testId="download-error">
-            {errorText(t, pull.error)}
+            {errorText(t, failure)}
           </Banner>
         ))}
     </section>
   );
+}
+
+/** The file a link names, shown while it downloads. */
+function fileOf(source: string | null): string {
+  if (!source) return "";
+  const path = source.split(/[?#]/)[0] ?? source;
+  const last = path.split("/").filter(Boolean).pop();
+  return last ?? source;
 }
 
 function optionLabel(t: (key: string, options?: Record<string, unknown>) => string, m: LibraryModel, size: (bytes: number) => string): string {

@@ -1,6 +1,7 @@
 // Settings → Providers & models: the models on this computer, their size on
-// disk, whether the engine holds one in memory (with Unload), Delete (which
-// frees the disk), and the library to download another.
+// disk, whether the engine holds one in memory (Load puts one there so its
+// first answer starts at once, Unload frees the memory), Delete (which frees
+// the disk), and the library, a URL or a file to add another.
 
 import { useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
@@ -31,7 +32,9 @@ export function LocalModelsCard() {
     }
   };
   const remove = useMutation<null, ApiError, string>({ mutationFn: localModelsApi.remove, onSettled: refresh });
+  const load = useMutation<null, ApiError, string>({ mutationFn: localModelsApi.load, onSettled: refresh });
   const unload = useMutation<null, ApiError, void>({ mutationFn: () => localModelsApi.unload(), onSettled: refresh });
+  const failed = remove.error ?? load.error ?? unload.error;
   const list = models.data ?? [];
   return (
     <section className="card local-models" aria-labelledby="local-models-title" data-testid="local-models">
@@ -55,6 +58,8 @@ export function LocalModelsCard() {
               model={m}
               size={formatBytes(m.bytes, i18n.language)}
               busy={remove.isPending || unload.isPending}
+              loading={load.isPending && load.variables === m.name}
+              onLoad={() => load.mutate(m.name)}
               onUnload={() => unload.mutate()}
               onRemove={() => remove.mutate(m.name)}
             />
@@ -62,14 +67,16 @@ export function LocalModelsCard() {
         </ul>
       )}
       {(list.length === 0 || adding) && <DownloadModel headline={false} onDownloaded={() => setAdding(false)} />}
-      {(remove.error ?? unload.error) && <Banner tone="danger">{errorText(t, (remove.error ?? unload.error)!)}</Banner>}
+      {failed && <Banner tone="danger">{errorText(t, failed)}</Banner>}
     </section>
   );
 }
 
-function LocalModelRow({ model, size, busy, onUnload, onRemove }: { model: LocalModel; size: string; busy: boolean; onUnload(): void; onRemove(): void }) {
+type RowProps = { model: LocalModel; size: string; busy: boolean; loading: boolean; onLoad(): void; onUnload(): void; onRemove(): void };
+
+function LocalModelRow({ model, size, busy, loading, onLoad, onUnload, onRemove }: RowProps) {
   const { t } = useTranslation();
-  const state = model.downloading ? "downloading" : model.loaded ? "loaded" : "onDisk";
+  const state = model.downloading ? "downloading" : model.loaded ? "loaded" : loading ? "loading" : "onDisk";
   return (
     <li className="local-model" data-testid={`local-model-${model.name}`}>
       <div className="local-model-text">
@@ -79,10 +86,16 @@ function LocalModelRow({ model, size, busy, onUnload, onRemove }: { model: Local
           {t(`localModels.card.state.${state}`)}
         </span>
       </div>
-      {model.loaded && (
+      {model.loaded ? (
         <Button variant="ghost" size="sm" busy={busy} onClick={onUnload} data-testid="local-model-unload">
           {t("localModels.card.unload")}
         </Button>
+      ) : (
+        !model.downloading && (
+          <Button variant="ghost" size="sm" busy={loading} disabled={busy} onClick={onLoad} data-testid="local-model-load">
+            {t("localModels.card.load")}
+          </Button>
+        )
       )}
       <Button variant="ghost" size="sm" icon={<Trash2 size={14} />} busy={busy} onClick={onRemove} aria-label={t("localModels.card.remove", { name: model.name })} data-testid="local-model-remove">
         {t("localModels.card.delete")}

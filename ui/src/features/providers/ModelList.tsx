@@ -24,6 +24,9 @@ export function ModelList({ provider }: { provider: Provider }) {
   const { t } = useTranslation();
   const models = useQuery(modelsQuery(provider.id));
   const example = KIND_EXAMPLES[provider.kind].model;
+  // Models on this computer are their files: they are added, loaded and
+  // deleted in "On this computer", never by name here.
+  const local = provider.kind === "local";
 
   return (
     <section className="models" aria-label={t("models.title")} data-testid={`models-${provider.id}`}>
@@ -32,11 +35,11 @@ export function ModelList({ provider }: { provider: Provider }) {
       {models.data && models.data.length > 0 && (
         <ul className="model-list">
           {models.data.map((model) => (
-            <ModelRow key={model.id} model={model} />
+            <ModelRow key={model.id} model={model} local={local} />
           ))}
         </ul>
       )}
-      <AddModel provider={provider} example={example} />
+      {local ? <p className="muted small">{t("models.localNote")}</p> : <AddModel provider={provider} example={example} />}
     </section>
   );
 }
@@ -94,7 +97,7 @@ function AddModel({ provider, example }: { provider: Provider; example: string }
   );
 }
 
-function ModelRow({ model }: { model: Model }) {
+function ModelRow({ model, local }: { model: Model; local: boolean }) {
   const { t } = useTranslation();
   const invalidate = useInvalidateModels();
   const [mode, setMode] = useState<"view" | "rename" | "confirm-delete">("view");
@@ -185,6 +188,7 @@ function ModelRow({ model }: { model: Model }) {
         ) : (
           <>
             {!model.providerEnabled && <span className="muted small">{t("models.offWithProvider")}</span>}
+            {!local && (
             <select
               className="input input-sm model-images"
               value={imagesChoice(model)}
@@ -198,18 +202,23 @@ function ModelRow({ model }: { model: Model }) {
               <option value="on">{t("models.images.on")}</option>
               <option value="off">{t("models.images.off")}</option>
             </select>
+            )}
             <Switch
               checked={model.enabled}
               disabled={!model.providerEnabled || toggle.isPending}
               label={t("models.toggle", { name: model.name })}
               onChange={(enabled) => toggle.mutate(enabled)}
             />
-            <IconButton label={t("models.rename")} onClick={() => setMode("rename")}>
-              <Pencil size={15} />
-            </IconButton>
-            <IconButton label={t("models.delete", { name: model.name })} tone="danger" onClick={() => setMode("confirm-delete")}>
-              <Trash2 size={15} />
-            </IconButton>
+            {!local && (
+              <>
+                <IconButton label={t("models.rename")} onClick={() => setMode("rename")}>
+                  <Pencil size={15} />
+                </IconButton>
+                <IconButton label={t("models.delete", { name: model.name })} tone="danger" onClick={() => setMode("confirm-delete")}>
+                  <Trash2 size={15} />
+                </IconButton>
+              </>
+            )}
           </>
         )}
       </div>

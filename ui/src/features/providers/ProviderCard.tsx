@@ -65,6 +65,7 @@ export function ProviderCard({ provider, onEdit, onDelete }: ProviderCardProps) 
           </IconButton>
         </div>
       </header>
+      {provider.kind !== "local" && (
       <dl className="provider-meta">
         <div>
           <dt>{t("providers.fields.baseUrl")}</dt>
@@ -78,6 +79,7 @@ export function ProviderCard({ provider, onEdit, onDelete }: ProviderCardProps) 
           </dd>
         </div>
       </dl>
+      )}
       {!provider.enabled && <p className="provider-note">{t("providers.disabledNote")}</p>}
       {toggle.error && (
         <p className="field-error" role="alert">

@@ -87,6 +87,11 @@ pub struct Engine {
 struct Shared {
     /// The running engine; locked for a whole chat (the queue).
     running: tokio::sync::Mutex<Option<Running>>,
+    /// What `running` holds, readable while a chat holds the lock (the
+    /// Models list and `/v1/models` never wait for an answer to end).
+    seen: Mutex<Seen>,
+    /// Chats handed to an engine so far.
+    sent: std::sync::atomic::AtomicU64,
     last_used: Mutex<Instant>,
     keep_loaded: Duration,
 }
@@ -100,6 +105,51 @@ struct Running {
     loaded: Option<(PathBuf, u32)>,
 }
 
+/// The engine's process and model, as last seen by the one holding it.
+#[derive(Default, Clone)]
+struct Seen {
+    pid: Option<u32>,
+    loaded: Option<PathBuf>,
+}
+
+impl Seen {
+    fn of(running: Option<&Running>) -> Seen {
+        Seen {
+            pid: running.and_then(|r| r.child.id()),
+            loaded: running.and_then(|r| r.loaded.as_ref().map(|(p, _)| p.clone())),
+        }
+    }
+}
+
+impl Shared {
+    fn see(&self, running: Option<&Running>) {
+        *self.seen.lock().unwrap_or_else(PoisonError::into_inner) = Seen::of(running);
+    }
+
+    fn seen(&self) -> Seen {
+        self.seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Marks the engine used now (its keep-alive starts again).
+    fn touch(&self) {
+        *self
+            .last_used
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Instant::now();
+    }
+
+    /// Stops the engine held in `running`.
+    async fn stop(&self, running: &mut Option<Running>) {
+        if let Some(mut engine) = running.take() {
+            let _gone = engine.child.kill().await;
+        }
+        self.see(None);
+    }
+}
+
 impl Default for Engine {
     fn default() -> Self {
         Engine::new(KEEP_LOADED)
@@ -110,6 +160,8 @@ impl Engine {
     pub fn new(keep_loaded: Duration) -> Engine {
         let shared = Arc::new(Shared {
             running: tokio::sync::Mutex::new(None),
+            seen: Mutex::default(),
+            sent: std::sync::atomic::AtomicU64::new(0),
             last_used: Mutex::new(Instant::now()),
             keep_loaded,
         });
@@ -119,25 +171,28 @@ impl Engine {
         Engine { shared }
     }
 
-    /// The model loaded now, if any.
-    pub async fn loaded(&self) -> Option<PathBuf> {
-        let running = self.shared.running.lock().await;
-        running.as_ref()?.loaded.as_ref().map(|(p, _)| p.clone())
+    /// The model loaded now, if any; never waits for a chat.
+    pub fn loaded(&self) -> Option<PathBuf> {
+        self.shared.seen().loaded
     }
 
-    /// Stops the engine (unloading its model), waiting for a chat being
-    /// written to end first.
+    /// Stops the engine (unloading its model), waiting for the chats
+    /// already waiting for it to end first (a model's file is removed
+    /// after: on Windows a mapped file cannot be).
     pub async fn unload(&self) {
         let mut running = self.shared.running.lock().await;
-        if let Some(mut engine) = running.take() {
-            let _gone = engine.child.kill().await;
-        }
+        self.shared.stop(&mut running).await;
+    }
+
+    /// How many chats were handed to an engine (written to its input) so
+    /// far: a chat counted here is the engine's to answer.
+    pub fn chats_sent(&self) -> u64 {
+        self.shared.sent.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// The process id of the engine, if one runs (tests kill it).
-    pub async fn pid(&self) -> Option<u32> {
-        let running = self.shared.running.lock().await;
-        running.as_ref()?.child.id()
+    pub fn pid(&self) -> Option<u32> {
+        self.shared.seen().pid
     }
 
     /// Writes the answer to `chat`: each event is handed to `on_event` as
@@ -159,28 +214,37 @@ impl Engine {
             .await;
         if let Err(e) = &result
             && is_engine_gone(e)
-            && let Some(mut dead) = running.take()
         {
-            let _reaped = dead.child.kill().await;
+            self.shared.stop(&mut running).await;
         }
-        *self
-            .shared
-            .last_used
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Instant::now();
+        self.shared.touch();
         result
     }
 
-    async fn chat_locked(
+    /// Starts the engine if needed and loads `setup`'s model into it, after
+    /// the chats already waiting.
+    pub(crate) async fn load(&self, setup: ChatSetup<'_>) -> Result<()> {
+        let mut running = self.shared.running.lock().await;
+        let result = self.loaded_in(&mut running, &setup).await.map(|_| ());
+        if let Err(e) = &result
+            && is_engine_gone(e)
+        {
+            self.shared.stop(&mut running).await;
+        }
+        self.shared.touch();
+        result
+    }
+
+    /// The running engine with `setup`'s model loaded: started and loaded
+    /// as needed.
+    async fn loaded_in<'r>(
         &self,
-        running: &mut Option<Running>,
-        setup: ChatSetup<'_>,
-        chat: EngineChat,
-        cancel: &tokio_util::sync::CancellationToken,
-        on_event: &mut (dyn FnMut(EngineEvent) + Send),
-    ) -> Result<EngineEvent> {
+        running: &'r mut Option<Running>,
+        setup: &ChatSetup<'_>,
+    ) -> Result<&'r mut Running> {
         if running.as_mut().is_none_or(|r| !r.alive()) {
             *running = Some(start().await?);
+            self.shared.see(running.as_ref());
         }
         let Some(engine) = running.as_mut() else {
             return Err(AppError::internal("the engine did not start"));
@@ -196,7 +260,10 @@ impl Engine {
                 })
                 .await?;
             match engine.next(LOAD_TIMEOUT).await? {
-                EngineEvent::Loaded { .. } => engine.loaded = Some(wanted),
+                EngineEvent::Loaded { .. } => {
+                    engine.loaded = Some(wanted);
+                    self.shared.see(Some(engine));
+                }
                 EngineEvent::Error { message, .. } => {
                     return Err(AppError::new(
                         ErrorCode::Validation,
@@ -207,8 +274,39 @@ impl Engine {
                 other => return Err(unexpected(&other)),
             }
         }
+        Ok(engine)
+    }
+
+    async fn chat_locked(
+        &self,
+        running: &mut Option<Running>,
+        setup: ChatSetup<'_>,
+        chat: EngineChat,
+        cancel: &tokio_util::sync::CancellationToken,
+        on_event: &mut (dyn FnMut(EngineEvent) + Send),
+    ) -> Result<EngineEvent> {
+        // A cancel while the engine starts or loads stops it: what it was
+        // doing can no longer be told from what the next chat asks.
+        let loading = tokio::select! {
+            // A model already loaded is ready at once, cancel or not.
+            biased;
+            loaded = self.loaded_in(running, &setup) => loaded.map(|_| ()),
+            () = cancel.cancelled() => Err(cancelled()),
+        };
+        if let Err(e) = loading {
+            if e.code == ErrorCode::Cancelled {
+                self.shared.stop(running).await;
+            }
+            return Err(e);
+        }
+        let Some(engine) = running.as_mut() else {
+            return Err(AppError::internal("the engine did not start"));
+        };
         let id = chat.id.clone();
         engine.send(&EngineRequest::Chat(chat)).await?;
+        self.shared
+            .sent
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let mut cancel_sent = false;
         loop {
             let event = tokio::select! {
@@ -452,9 +550,7 @@ async fn watch(shared: Weak<Shared>) {
             if short {
                 tracing::info!("memory is short: the local model is unloaded");
             }
-            if let Some(mut engine) = running.take() {
-                let _gone = engine.child.kill().await;
-            }
+            shared.stop(&mut running).await;
         }
     }
 }

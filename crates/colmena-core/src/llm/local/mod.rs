@@ -82,6 +82,49 @@ impl LocalModels {
         &self.dir
     }
 
+    /// Loads `model` into the engine (after the chats already waiting),
+    /// so its first answer starts at once.
+    pub async fn load(&self, model: &str) -> Result<()> {
+        let (path, context) = self.setup_for(model).await?;
+        self.engine
+            .load(ChatSetup {
+                model_path: &path,
+                context,
+                threads: engine_threads(),
+            })
+            .await
+    }
+
+    /// The file and context `model` runs with, after the checks a load
+    /// needs: a whole GGUF, memory enough for it when it is not loaded.
+    async fn setup_for(&self, model: &str) -> Result<(PathBuf, u32)> {
+        let path = files::usable(&self.dir, model)?;
+        let info = {
+            let path = path.clone();
+            tokio::task::spawn_blocking(move || gguf::check(&path))
+                .await
+                .map_err(|e| AppError::internal(format!("the model check stopped: {e}")))??
+        };
+        if self.engine.loaded().as_deref() != Some(path.as_path())
+            && let Some(memory) = memory::read()
+        {
+            let needed = memory::needed_for(info.file_bytes);
+            if needed > memory.available {
+                return Err(AppError::precondition(format!(
+                    "the local model '{model}' needs about {} MB of memory and {} MB are free: close other programs or choose a smaller model",
+                    needed >> 20,
+                    memory.available >> 20
+                ))
+                .with_details(json!({ "reason": "too_large_for_memory", "neededBytes": needed, "availableBytes": memory.available })));
+            }
+        }
+        let wanted = self.context.unwrap_or(DEFAULT_CONTEXT);
+        let context = info
+            .context_length
+            .map_or(wanted, |trained| trained.min(wanted));
+        Ok((path, context))
+    }
+
     /// Answers `request` with the local model it names.
     pub(crate) async fn chat(
         &self,
@@ -101,26 +144,7 @@ impl LocalModels {
         options: &CallOptions,
         sink: &mut (dyn FnMut(StreamEvent) + Send),
     ) -> Result<ChatResponse> {
-        let path = files::usable(&self.dir, &request.model)?;
-        let info = gguf::check(&path)?;
-        if self.engine.loaded().await.as_deref() != Some(path.as_path())
-            && let Some(memory) = memory::read()
-        {
-            let needed = memory::needed_for(info.file_bytes);
-            if needed > memory.available {
-                return Err(AppError::precondition(format!(
-                    "the local model '{}' needs about {} MB of memory and {} MB are free: close other programs or choose a smaller model",
-                    request.model,
-                    needed >> 20,
-                    memory.available >> 20
-                ))
-                .with_details(json!({ "reason": "too_large_for_memory", "neededBytes": needed, "availableBytes": memory.available })));
-            }
-        }
-        let wanted = self.context.unwrap_or(DEFAULT_CONTEXT);
-        let context = info
-            .context_length
-            .map_or(wanted, |trained| trained.min(wanted));
+        let (path, context) = self.setup_for(&request.model).await?;
         let threads = engine_threads();
         let mut chat = engine_chat(request);
         chat.stop = stop.to_vec();
