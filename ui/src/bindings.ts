@@ -63,6 +63,7 @@ export const commands = {
 	pullLocalModel: (source: string, onProgress: Channel<DownloadProgress_Deserialize>) => __TAURI_INVOKE<Model_Serialize>("pull_local_model", { source, onProgress }),
 	/**  The downloads under way (a window opened during one picks it up). */
 	localModelDownloads: () => __TAURI_INVOKE<DownloadProgress_Serialize[]>("local_model_downloads"),
+	/**  Cancels a download named by its model's name, library id or link. */
 	cancelModelDownload: (name: string) => __TAURI_INVOKE<boolean>("cancel_model_download", { name }),
 	/**  Removes a local model and its file. */
 	removeLocalModel: (name: string) => __TAURI_INVOKE<null>("remove_local_model", { name }),

@@ -454,7 +454,9 @@ pub async fn rename(ctx: &Ctx, id: &ModelId, new_name: &str) -> Result<Model> {
             if new_id == old {
                 return Ok(current);
             }
-            if current.provider_id.as_str() == crate::llm::LOCAL_PROVIDER_ID {
+            if providers::find(tx, &current.provider_id)?
+                .is_some_and(|p| p.kind == crate::llm::ProviderKind::Local)
+            {
                 return Err(local_models_are_files("newName"));
             }
             if find(tx, &new_id)?.is_some() {

@@ -190,22 +190,6 @@ pub(crate) fn check_new(input: &NewProvider) -> Result<CheckedProvider> {
     let (Some(name), Some(id), Some(kind), Some(base_url)) = (name, id, kind, base_url) else {
         return Err(AppError::internal("validated provider input is incomplete"));
     };
-    // The models on this computer are `local/NAME` whatever their provider
-    // is called; no other provider may take that id.
-    let local = ProviderId(crate::llm::LOCAL_PROVIDER_ID.to_owned());
-    let id = match kind {
-        ProviderKind::Local => local,
-        _ if id == local => {
-            return Err(AppError::conflicting_field(
-                "name",
-                "reserved_id",
-                format!(
-                    "'{name}' would take the id '{local}', kept for the models on this computer; choose another name"
-                ),
-            ));
-        }
-        _ => id,
-    };
     Ok(CheckedProvider {
         name,
         id,
@@ -254,25 +238,19 @@ pub(crate) fn insert_in(
         ..
     } = checked;
     ensure_name_free(tx, name, None)?;
-    match find(tx, id)? {
-        Some(found) if *kind == ProviderKind::Local && found.kind == ProviderKind::Local => {
-            return Err(AppError::conflicting_field(
-                "kind",
-                "one_local_provider",
-                "this workspace already runs models on this computer (the provider 'local'); add models to it with `colmena model pull`",
-            ));
-        }
-        Some(found) if *kind == ProviderKind::Local => {
-            return Err(AppError::conflicting_field(
-                "kind",
-                "reserved_id",
-                format!(
-                    "the provider '{}' holds the id 'local', kept for the models on this computer; remove it and add it again under another name",
-                    found.name
-                ),
-            ));
-        }
-        _ => {}
+    if *kind == ProviderKind::Local
+        && let Some(local) = list_in(tx)?
+            .into_iter()
+            .find(|p| p.kind == ProviderKind::Local)
+    {
+        return Err(AppError::conflicting_field(
+            "kind",
+            "one_local_provider",
+            format!(
+                "this workspace already runs models on this computer (the provider '{}'); add models to it with `colmena model pull`",
+                local.name
+            ),
+        ));
     }
     if find(tx, id)?.is_some() {
         return Err(AppError::conflicting_field(

@@ -14,6 +14,7 @@ use llama_cpp_2::token::LlamaToken;
 use crate::requests::Requests;
 use crate::text_out::TextOut;
 use crate::tool_prompt;
+use crate::window::Window;
 
 /// The tokens in the KV cache (sequence 0), in order: the previous chat's
 /// prompt and answer, so a conversation's next turn reads only what is new.
@@ -28,30 +29,30 @@ pub(crate) struct Fail(pub(crate) &'static str, pub(crate) String);
 /// Writes the answer to `chat`, as events; never panics on bad input.
 pub(crate) fn answer(
     model: &LlamaModel,
-    ctx: &mut LlamaContext<'_>,
+    window: &mut Window<'_>,
     cache: &mut KvCache,
     chat: &EngineChat,
     requests: &Requests,
 ) {
-    let result = write(model, ctx, cache, chat, requests);
+    let result = write(model, window, cache, chat, requests);
     requests.ended(&chat.id);
     if let Err(Fail(code, message)) = result {
         // Whatever the cache held is no longer known to be whole.
         cache.tokens.clear();
-        ctx.clear_kv_cache();
+        window.ctx.clear_kv_cache();
         crate::error(Some(&chat.id), code, message);
     }
 }
 
 fn write(
     model: &LlamaModel,
-    ctx: &mut LlamaContext<'_>,
+    window: &mut Window<'_>,
     cache: &mut KvCache,
     chat: &EngineChat,
     requests: &Requests,
 ) -> Result<(), Fail> {
     let tokens = crate::prompt::tokens(model, chat)?;
-    let context = ctx.n_ctx() as usize;
+    let context = window.max() as usize;
     if tokens.len() >= context {
         return Err(Fail(
             "context_too_long",
@@ -62,7 +63,11 @@ fn write(
         ));
     }
     let budget = (chat.max_tokens.max(1) as usize).min(context - tokens.len());
-    let mut last = read_prompt(ctx, cache, &tokens, &chat.id, requests)?;
+    // Room for the prompt and the first tokens of the answer.
+    if grow(window, tokens.len() + 1)? {
+        cache.tokens.clear();
+    }
+    let mut last = read_prompt(&mut window.ctx, cache, &tokens, &chat.id, requests)?;
     let tools = !chat.tools.is_empty();
     let mut sampler = sampler(model, chat)?;
     let mut out = TextOut::new(&chat.stop, tools.then_some(tool_prompt::OPEN));
@@ -76,7 +81,7 @@ fn write(
         if written >= budget {
             break "length";
         }
-        let token = sampler.sample(ctx, last);
+        let token = sampler.sample(&window.ctx, last);
         written += 1;
         if vocab.is_eog(token) {
             break "stop";
@@ -86,9 +91,18 @@ fn write(
         if out.stopped() {
             break "stop";
         }
+        if cache.tokens.len() + 1 > window.size() {
+            // The context is full: a bigger one reads everything so far,
+            // this token included, and the answer goes on.
+            grow(window, cache.tokens.len() + 1)?;
+            let so_far: Vec<LlamaToken> = cache.tokens.iter().copied().chain([token]).collect();
+            cache.tokens.clear();
+            last = read_prompt(&mut window.ctx, cache, &so_far, &chat.id, requests)?;
+            continue;
+        }
         batch.clear();
         add(&mut batch, token, cache.tokens.len())?;
-        decode(ctx, &mut batch)?;
+        decode(&mut window.ctx, &mut batch)?;
         cache.tokens.push(token);
         last = 0;
     };
@@ -125,6 +139,12 @@ fn send_text(id: &str, text: String) {
             text,
         });
     }
+}
+
+/// A context with room for `tokens`; true when it is a new one (its KV
+/// cache empty).
+fn grow(window: &mut Window<'_>, tokens: usize) -> Result<bool, Fail> {
+    window.fit(tokens).map_err(|e| Fail("out_of_memory", e))
 }
 
 /// Puts the prompt in the KV cache, reading only what the cache does not

@@ -20,13 +20,12 @@ mod prompt;
 mod requests;
 mod text_out;
 mod tool_prompt;
+mod window;
 
 use std::io::Write;
-use std::num::NonZeroU32;
 use std::sync::Mutex;
 
 use colmena_core::llm::local::wire::{EngineEvent, EngineRequest};
-use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::llama_backend::LlamaBackend;
 use llama_cpp_2::model::LlamaModel;
 use llama_cpp_2::model::params::LlamaModelParams;
@@ -121,18 +120,12 @@ fn load(
         .map_err(|e| format!("llama.cpp could not load '{path}': {e}"))?;
     let context = context.clamp(256, model.n_ctx_train().max(256));
     let threads = i32::try_from(threads.max(1)).unwrap_or(1);
-    let params = LlamaContextParams::default()
-        .with_n_ctx(NonZeroU32::new(context))
-        .with_n_batch(512)
-        .with_n_threads(threads)
-        .with_n_threads_batch(threads);
-    let mut ctx = model
-        .new_context(backend, params)
-        .map_err(|e| format!("llama.cpp could not make a context for '{path}': {e}"))?;
+    let mut window = window::Window::new(backend, &model, context, threads)
+        .map_err(|e| format!("'{path}': {e}"))?;
     emit(&EngineEvent::Loaded {
         path: path.to_owned(),
         context_train: model.n_ctx_train(),
-        context: ctx.n_ctx(),
+        context: window.max(),
         size: model.size(),
         params: model.n_params(),
     });
@@ -141,7 +134,7 @@ fn load(
         match requests.next() {
             None => return Ok(None),
             Some(EngineRequest::Chat(chat)) => {
-                generate::answer(&model, &mut ctx, &mut cache, &chat, requests);
+                generate::answer(&model, &mut window, &mut cache, &chat, requests);
             }
             Some(EngineRequest::Cancel { .. }) => {}
             Some(load @ EngineRequest::Load { .. }) => return Ok(Some(load)),

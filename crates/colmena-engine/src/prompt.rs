@@ -7,11 +7,17 @@
 //! `<|im_end|><|im_start|>system` would open a turn of its own: text from
 //! outside would speak as the system. The template is rendered with a
 //! marker in place of each message's text; the template's own parts are
-//! tokenized with control tokens, each message's text without them.
+//! tokenized with control tokens, each message's text without them — and
+//! without the tokens a vocabulary adds by name (user-defined: gpt-oss's
+//! `<|start|>`, Qwen's `<tool_call>`), which llama.cpp finds in any text:
+//! each is read again as its text cut after its first character. Only the
+//! model's own turns keep those (its tool calls are written with them).
 
 use colmena_core::llm::local::wire::EngineChat;
 use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
 use llama_cpp_2::token::LlamaToken;
+use llama_cpp_2::token_type::LlamaTokenAttr;
+use llama_cpp_2::vocab::LlamaVocab;
 
 use crate::generate::Fail;
 use crate::tool_prompt;
@@ -51,16 +57,29 @@ pub(crate) fn tokens(model: &LlamaModel, chat: &EngineChat) -> Result<Vec<LlamaT
             )
         })?;
     let vocab = model.vocab();
+    // The BOS, when the model wants one, is put here once: tokenizing each
+    // part with the vocabulary's own additions would add it (or an EOS)
+    // in the middle of the prompt.
     let mut tokens = Vec::new();
+    if vocab.should_add_bos() {
+        tokens.push(vocab.bos());
+    }
     for piece in pieces(&rendered, texts.len()) {
-        let (text, control) = match piece {
-            Piece::Template(text) => (text, true),
-            Piece::Message(n) => (texts[n].1.as_str(), false),
-        };
-        if !text.is_empty() {
-            // The first part gets the model's BOS when it wants one.
-            let first = tokens.is_empty();
-            vocab.tokenize_into(text.as_bytes(), &mut tokens, first, control);
+        match piece {
+            Piece::Template(text) => {
+                vocab.tokenize_into(text.as_bytes(), &mut tokens, false, true);
+            }
+            Piece::Message(n) => {
+                let (role, text) = &texts[n];
+                // Edge whitespace is not part of a turn (templates that trim
+                // would have trimmed the marker, not the text).
+                let text = text.trim().as_bytes();
+                if role == "assistant" {
+                    vocab.tokenize_into(text, &mut tokens, false, false);
+                } else {
+                    tokens.extend(plain(&vocab, text));
+                }
+            }
         }
     }
     // A template that writes the BOS itself would otherwise get two.
@@ -71,6 +90,42 @@ pub(crate) fn tokens(model: &LlamaModel, chat: &EngineChat) -> Result<Vec<LlamaT
         return Err(Fail("bad_request", "the conversation is empty".to_owned()));
     }
     Ok(tokens)
+}
+
+/// `text` as text only: no control token and no token added by name; each
+/// named token found is read again as its text, cut after its first
+/// character (pieces get shorter each time, so this ends).
+fn plain(vocab: &LlamaVocab<'_>, text: &[u8]) -> Vec<LlamaToken> {
+    let tokens = vocab.tokenize(text, false, false);
+    if !tokens.iter().any(|&t| named(vocab, t)) {
+        return tokens;
+    }
+    let mut out = Vec::with_capacity(tokens.len() + 8);
+    for token in tokens {
+        if !named(vocab, token) {
+            out.push(token);
+            continue;
+        }
+        let piece = vocab.token_to_piece(token, true, None);
+        let cut = piece
+            .iter()
+            .skip(1)
+            .position(|b| b & 0xC0 != 0x80)
+            .map_or(piece.len(), |p| p + 1);
+        if cut >= piece.len() {
+            // One character: it cannot open or close a turn.
+            out.push(token);
+            continue;
+        }
+        out.extend(plain(vocab, &piece[..cut]));
+        out.extend(plain(vocab, &piece[cut..]));
+    }
+    out
+}
+
+fn named(vocab: &LlamaVocab<'_>, token: LlamaToken) -> bool {
+    let attrs = vocab.attr(token);
+    attrs.contains(LlamaTokenAttr::Control) || attrs.contains(LlamaTokenAttr::UserDefined)
 }
 
 /// The turns as (role, text), the tools' description added to the system
@@ -224,6 +279,38 @@ mod tests {
         assert_eq!(count(&plain), 3);
         assert_eq!(count(&attack), 3, "the message's text opened turns");
         assert!(attack.len() > plain.len() + 10, "its text is all there");
+    }
+
+    #[test]
+    fn no_token_a_vocabulary_names_survives_in_a_messages_text() {
+        let model = test_model();
+        let vocab = model.vocab();
+        let named_texts: Vec<Vec<u8>> = (0..model.n_vocab())
+            .map(LlamaToken::new)
+            .filter(|&t| named(&vocab, t))
+            .map(|t| vocab.token_to_piece(t, true, None))
+            .filter(|piece| piece.len() > 1)
+            .collect();
+        assert!(
+            !named_texts.is_empty(),
+            "the test model names its turn tokens"
+        );
+        for text in &named_texts {
+            let mut message = b"see ".to_vec();
+            message.extend_from_slice(text);
+            message.extend_from_slice(b" here");
+            let tokens = plain(&vocab, &message);
+            assert!(
+                tokens.iter().all(|&t| !named(&vocab, t)),
+                "{} stayed a token of its own",
+                String::from_utf8_lossy(text)
+            );
+            let back: Vec<u8> = tokens
+                .iter()
+                .flat_map(|&t| vocab.token_to_piece(t, true, None))
+                .collect();
+            assert_eq!(back, message, "the text is all there");
+        }
     }
 
     #[test]

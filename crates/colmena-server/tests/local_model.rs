@@ -135,6 +135,7 @@ async fn the_engine_killed_during_a_run_fails_that_run_and_the_next_one_works() 
     let pid = engine.pid().unwrap();
     // Frozen, it cannot answer: the run is certainly under way when the
     // engine dies, whatever the machine's speed.
+    let before = engine.chats_sent();
     signal(pid, "-STOP");
     let ctx2 = ctx.clone();
     let agent2 = agent.clone();
@@ -150,7 +151,7 @@ async fn the_engine_killed_during_a_run_fails_that_run_and_the_next_one_works() 
     });
     // The frozen engine holds the second chat: its death is that chat's.
     let started = Instant::now();
-    while engine.chats_sent() < 2 {
+    while engine.chats_sent() <= before {
         assert!(
             started.elapsed() < PATIENCE,
             "the second chat never reached the engine"
@@ -201,6 +202,7 @@ async fn a_run_cancelled_while_the_engine_is_busy_ends_cancelled_and_the_engine_
     assert_eq!(warm.status, RunStatus::Completed, "{:?}", warm.error);
     let engine = local::handle(&ctx).engine().clone();
     let pid = engine.pid().unwrap();
+    let before = engine.chats_sent();
     signal(pid, "-STOP");
     let ctx2 = ctx.clone();
     let agent2 = agent.clone();
@@ -217,7 +219,7 @@ async fn a_run_cancelled_while_the_engine_is_busy_ends_cancelled_and_the_engine_
     });
     // The frozen engine holds the chat when the run is cancelled.
     let started = Instant::now();
-    while engine.chats_sent() < 2 {
+    while engine.chats_sent() <= before {
         assert!(
             started.elapsed() < PATIENCE,
             "the chat never reached the engine"
@@ -246,6 +248,80 @@ async fn a_run_cancelled_while_the_engine_is_busy_ends_cancelled_and_the_engine_
         "it stopped early: {streamed} bytes streamed"
     );
     assert_eq!(engine.pid(), Some(pid), "the engine lives on");
+}
+
+/// A machine with 8 GiB of memory of which `free` bytes are free.
+fn machine_with_free(free: u64) -> colmena_core::llm::local::memory::MemoryReader {
+    Arc::new(move || {
+        Some(colmena_core::llm::local::memory::Memory {
+            total: 8 << 30,
+            available: free,
+        })
+    })
+}
+
+#[tokio::test]
+async fn a_model_larger_than_the_free_memory_is_refused_before_it_loads() {
+    let (_dir, ctx, agent) = workspace_with_model().await;
+    let engine = local::handle(&ctx).engine().clone();
+    engine.set_memory_reader(machine_with_free(20 << 20));
+    let run = run_agent(
+        &ctx,
+        &agent,
+        "Hi",
+        AgentRunOptions::default(),
+        runs::context::no_events(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(run.status, RunStatus::Failed);
+    let error = run.error.unwrap();
+    assert_eq!(error.code, ErrorCode::Precondition, "{error:?}");
+    assert_eq!(
+        error.details.as_ref().unwrap()["reason"],
+        "too_large_for_memory",
+        "{error:?}"
+    );
+    assert!(error.message.contains("MB are free"), "{}", error.message);
+    assert_eq!(engine.pid(), None, "no engine was started for it");
+}
+
+#[tokio::test]
+async fn memory_running_short_unloads_the_idle_model_and_the_next_run_loads_it_again() {
+    let (_dir, ctx, agent) = workspace_with_model().await;
+    let first = run_agent(
+        &ctx,
+        &agent,
+        "Hi",
+        AgentRunOptions::default(),
+        runs::context::no_events(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(first.status, RunStatus::Completed, "{:?}", first.error);
+    let engine = local::handle(&ctx).engine().clone();
+    assert!(engine.loaded().is_some());
+    // 1 % free: the engine's watch unloads the model.
+    engine.set_memory_reader(machine_with_free((8 << 30) / 100));
+    let started = Instant::now();
+    while engine.loaded().is_some() {
+        assert!(started.elapsed() < PATIENCE, "the model was never unloaded");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(engine.pid(), None, "the engine stopped with it");
+    // Memory back: the next run starts the engine and loads the model.
+    engine.set_memory_reader(machine_with_free(4 << 30));
+    let next = run_agent(
+        &ctx,
+        &agent,
+        "Hi again",
+        AgentRunOptions::default(),
+        runs::context::no_events(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(next.status, RunStatus::Completed, "{:?}", next.error);
+    assert!(engine.loaded().is_some());
 }
 
 #[tokio::test]
@@ -367,7 +443,7 @@ fn a_pulled_model_becomes_the_default_and_the_cli_runs_on_it() {
 }
 
 #[test]
-fn the_models_on_this_computer_have_one_provider_and_its_id_is_kept() {
+fn the_models_on_this_computer_have_one_provider_found_by_its_kind() {
     let dir = tempfile::tempdir().unwrap();
     let refused = |args: &[&str], reason: &str| {
         let out = run(colmena(dir.path()).args(args).arg("--json"));
@@ -376,30 +452,28 @@ fn the_models_on_this_computer_have_one_provider_and_its_id_is_kept() {
         assert_eq!(error["error"]["code"], "conflict", "{error}");
         assert_eq!(error["error"]["details"]["reason"], reason, "{error}");
     };
-    // Another kind of provider cannot take the id the local models use.
-    refused(
-        &["provider", "add", "Local", "--kind", "ollama"],
-        "reserved_id",
-    );
-    // A local provider made by hand is the one the pulled models join.
-    let made =
-        ok_json(colmena(dir.path()).args(["provider", "add", "My laptop", "--kind", "local"]));
-    assert_eq!(made["id"], "local", "{made}");
+    // A server called "Local" keeps its name; the models on this computer
+    // get a provider of their own, found by its kind, not by its id.
+    let server =
+        ok_json(colmena(dir.path()).args(["provider", "add", "Local", "--kind", "ollama"]));
+    assert_eq!(server["id"], "local", "{server}");
     let pulled = ok_json(
         colmena(dir.path())
             .args(["model", "pull"])
             .arg(gguf())
             .args(["--name", "smollm2-135m"]),
     );
-    assert_eq!(pulled["id"], "local/smollm2-135m");
+    assert_eq!(pulled["id"], "local_2/smollm2-135m", "{pulled}");
+    let listed = ok_json(colmena(dir.path()).args(["model", "list", "--local"]));
+    assert_eq!(listed[0]["id"], "local_2/smollm2-135m", "{listed}");
     refused(
         &["provider", "add", "Second", "--kind", "local"],
         "one_local_provider",
     );
     // Its models are its files: none is added or renamed by name alone.
     for args in [
-        &["model", "add", "local", "no-such-file"][..],
-        &["model", "rename", "local/smollm2-135m", "other"][..],
+        &["model", "add", "local_2", "no-such-file"][..],
+        &["model", "rename", "local_2/smollm2-135m", "other"][..],
     ] {
         let out = run(colmena(dir.path()).args(args).arg("--json"));
         assert!(!out.status.success(), "{args:?} was accepted");
@@ -411,7 +485,23 @@ fn the_models_on_this_computer_have_one_provider_and_its_id_is_kept() {
         );
     }
     let providers = ok_json(colmena(dir.path()).args(["provider", "list"]));
-    assert_eq!(providers.as_array().unwrap().len(), 1, "{providers}");
+    assert_eq!(providers.as_array().unwrap().len(), 2, "{providers}");
+    // The pulled model is the default, and it answers.
+    ok_json(colmena(dir.path()).args([
+        "agent",
+        "add",
+        "Helper",
+        "--system-prompt",
+        "Answer briefly.",
+    ]));
+    let out = run(colmena(dir.path())
+        .args(["agent", "run", "helper", "Say hi."])
+        .env("COLMENA_ENGINE_SEED", "42"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]

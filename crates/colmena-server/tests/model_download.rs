@@ -401,7 +401,10 @@ async fn an_ai_client_pulls_a_library_model_over_mcp_with_progress_in_bytes() {
     );
     let findings: serde_json::Value =
         serde_json::from_str(stdout.lines().last().unwrap_or_default()).unwrap();
-    assert_eq!(findings["last"].as_f64(), Some(size as f64), "{findings}");
+    // Progress is best effort (a slow client misses steps, never memory):
+    // what came counts bytes of this file, against its size.
+    let last = findings["last"].as_f64().unwrap();
+    assert!(last > 0.0 && last <= size as f64, "{findings}");
     assert_eq!(findings["total"].as_f64(), Some(size as f64), "{findings}");
     assert!(
         findings["message"].as_str().unwrap().contains("MB/s"),

@@ -63,10 +63,11 @@ pub fn local_model_downloads(ctx: State<'_, Ctx>) -> Vec<DownloadProgress> {
     download::under_way(&ctx)
 }
 
+/// Cancels a download named by its model's name, library id or link.
 #[tauri::command]
 #[specta::specta]
 pub fn cancel_model_download(ctx: State<'_, Ctx>, name: String) -> bool {
-    download::cancel(&ctx, &name)
+    local::cancel_download(&ctx, &name)
 }
 
 /// Removes a local model and its file.

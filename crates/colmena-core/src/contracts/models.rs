@@ -63,7 +63,7 @@ pub async fn model_pull(
         done = &mut work => done,
         () = cancel.cancelled() => loop {
             // Until the download has begun, there is nothing to cancel yet.
-            download::cancel(ctx, &name);
+            local::cancel_download(ctx, &name);
             tokio::select! {
                 done = &mut work => break done,
                 () = tokio::time::sleep(CANCEL_AGAIN) => {}

@@ -9,10 +9,6 @@ use crate::error::{AppError, Result};
 /// What a `local` provider stores as its base URL: it has none.
 pub const LOCAL_BASE_URL: &str = "local";
 
-/// The id of a workspace's one `local` provider, kept for it: its models
-/// are `local/NAME` whatever the provider is called.
-pub const LOCAL_PROVIDER_ID: &str = "local";
-
 /// The wire protocols Colmena speaks (H22).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "snake_case")]

@@ -36,7 +36,7 @@ use tokio_util::sync::CancellationToken;
 use zeroize::Zeroizing;
 
 use crate::error::{AppError, Result};
-pub use kind::{LOCAL_BASE_URL, LOCAL_PROVIDER_ID, ProviderKind};
+pub use kind::{LOCAL_BASE_URL, ProviderKind};
 
 /// Who speaks in a conversation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]

@@ -19,9 +19,30 @@ use crate::models::download::{self, DownloadProgress};
 use crate::models::{self, Model, library};
 use crate::providers::connect::{ConnectModel, connect};
 
-/// The local provider's id and name.
-pub const PROVIDER_ID: &str = crate::llm::LOCAL_PROVIDER_ID;
+/// The name Colmena gives the provider of the models on this computer
+/// (its id is that name's slug, `local`, unless a server took it first:
+/// the provider is always found by its kind, never by its id).
 const PROVIDER_NAME: &str = "Local";
+
+/// The id the local provider has, or would get when made (`local`).
+pub(crate) fn provider_id_in(conn: &rusqlite::Connection) -> Result<ProviderId> {
+    let found: Option<String> = conn
+        .query_row(
+            "SELECT id FROM providers WHERE kind = ?1 ORDER BY created_at LIMIT 1",
+            [ProviderKind::Local.as_str()],
+            |r| r.get(0),
+        )
+        .optional()?;
+    Ok(ProviderId(found.unwrap_or_else(|| "local".to_owned())))
+}
+
+/// The id local model `name` has (or would get): `<local provider>/name`.
+pub async fn model_id(ctx: &Ctx, name: &str) -> Result<ModelId> {
+    let name = name.to_owned();
+    ctx.store()
+        .read(move |conn| Ok(ModelId::new(&provider_id_in(conn)?, &name)))
+        .await
+}
 
 /// A local model as the Models list shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
@@ -48,10 +69,11 @@ pub fn handle(ctx: &Ctx) -> crate::llm::local::LocalModels {
 /// the runs already waiting for it, so its first answer starts at once.
 pub async fn load(ctx: &Ctx, name: &str) -> Result<()> {
     files::check_name(name)?;
-    let id = ModelId::new(&ProviderId(PROVIDER_ID.to_owned()), name);
+    let name_ = name.to_owned();
     let context = ctx
         .store()
         .read(move |conn| {
+            let id = ModelId::new(&provider_id_in(conn)?, &name_);
             let window: Option<Option<u32>> = conn
                 .query_row(
                     "SELECT context_window FROM models WHERE id = ?1",
@@ -86,12 +108,13 @@ pub async fn list(ctx: &Ctx) -> Result<Vec<LocalModel>> {
     let found = tokio::task::spawn_blocking(move || files::list(&dir))
         .await
         .map_err(|e| AppError::internal(format!("listing the models failed: {e}")))??;
+    let provider = ctx.store().read(provider_id_in).await?;
     Ok(found
         .into_iter()
         .map(|f| {
             let path = files::path_of(local.dir(), &f.name).ok();
             LocalModel {
-                id: ModelId::new(&ProviderId(PROVIDER_ID.to_owned()), &f.name),
+                id: ModelId::new(&provider, &f.name),
                 loaded: !f.partial && loaded.is_some() && loaded == path,
                 name: f.name,
                 bytes: f.bytes,
@@ -165,6 +188,14 @@ pub fn download_name(what: &str) -> Result<String> {
         .ok_or_else(|| not_downloadable(what))
 }
 
+/// Cancels the download of `what`: a model's name, or the library id or
+/// link it was asked for by (before its first progress says its name);
+/// false when none was under way.
+pub fn cancel_download(ctx: &Ctx, what: &str) -> bool {
+    let name = download_name(what).unwrap_or_else(|_| what.trim().to_owned());
+    download::cancel(ctx, &name)
+}
+
 fn not_downloadable(what: &str) -> AppError {
     AppError::invalid_field(
         "source",
@@ -236,7 +267,7 @@ async fn fetch_and_register(
     }
     // The model is listed while it downloads: a run on it says so, and
     // the first one becomes the default at once.
-    let id = ModelId::new(&ProviderId(PROVIDER_ID.to_owned()), name);
+    let id = model_id(ctx, name).await?;
     let existed = models::get(ctx, &id).await.is_ok();
     let model = register(ctx, name).await?;
     let fetched = match download::fetch(ctx, &dir, name, source, progress).await {
@@ -332,7 +363,7 @@ pub fn name_for_file(path: &Path) -> Result<String> {
 pub async fn remove(ctx: &Ctx, name: &str) -> Result<()> {
     files::check_name(name)?;
     let local = super::resolve::local_models(ctx);
-    let id = ModelId::new(&ProviderId(PROVIDER_ID.to_owned()), name);
+    let id = model_id(ctx, name).await?;
     let path = files::path_of(local.dir(), name)?;
     let part = files::part_of(local.dir(), name)?;
     // A download under way here stops first (it removes its part).
@@ -343,9 +374,7 @@ pub async fn remove(ctx: &Ctx, name: &str) -> Result<()> {
         Err(e) if e.code == ErrorCode::NotFound && (path.exists() || part.exists()) => {}
         Err(e) => return Err(e),
     }
-    if local.engine().loaded().as_deref() == Some(path.as_path()) {
-        local.engine().unload().await;
-    }
+    local.engine().unload_if(&path).await;
     for file in [path, part] {
         remove_file(&file)?;
     }

@@ -14,9 +14,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::ctx::Ctx;
 use crate::error::{AppError, ErrorCode, Result};
-use crate::ids::{ModelId, ProviderId};
+use crate::ids::ModelId;
 use crate::llm::{self, CallOptions, ChatRequest, Message, StreamEvent, ToolCall, ToolSpec};
-use crate::models::local::PROVIDER_ID;
 use crate::models::resolve::resolve_model_for;
 
 /// The longest answer asked for when the request names none.
@@ -154,10 +153,11 @@ pub fn tool_calls_json(calls: &[ToolCall]) -> Value {
 /// `/v1/models`: the local models that are whole on disk and enabled.
 pub async fn models(ctx: &Ctx) -> Result<Value> {
     let on_disk = super::local::list(ctx).await?;
+    let provider = ctx.store().read(super::local::provider_id_in).await?;
     let rows = super::list(
         ctx,
         super::ModelFilter {
-            provider_id: Some(ProviderId(PROVIDER_ID.to_owned())),
+            provider_id: Some(provider),
             enabled_only: true,
         },
     )
@@ -186,12 +186,13 @@ pub async fn complete(
     cancel: CancellationToken,
     on_text: &mut (dyn FnMut(&str) + Send),
 ) -> Result<Completion> {
+    let provider = ctx.store().read(super::local::provider_id_in).await?;
     let name = request
         .model
-        .strip_prefix(&format!("{PROVIDER_ID}/"))
+        .strip_prefix(&format!("{provider}/"))
         .unwrap_or(&request.model)
         .to_owned();
-    let id = ModelId::new(&ProviderId(PROVIDER_ID.to_owned()), &name);
+    let id = ModelId::new(&provider, &name);
     let (system, messages) = conversation(&request.messages)?;
     let stop = match request.stop {
         None => Vec::new(),

@@ -46,7 +46,8 @@ export function invalidateCatalogFor(client: QueryClient, change: Change) {
     skills: [catalogKeys.skills, catalogKeys.diskSkills, catalogKeys.setup, ["agent-prompt"]],
     ethics: [catalogKeys.ethics, ["agent-prompt"]],
     memories: [catalogKeys.memories],
-    models: [["models"]],
+    // The models on this computer too (loaded, unloaded, downloaded).
+    models: [["models"], ["local-models"]],
     // A server's state or configuration; its tools arrive as `tools`.
     mcp_servers: [catalogKeys.mcpServers, catalogKeys.tools, ["tool-expansion"]],
     // An endpoint's definition; its tool arrives as `tools`.

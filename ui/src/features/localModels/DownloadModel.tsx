@@ -39,6 +39,7 @@ export function DownloadModel({ onDownloaded, headline = true }: { onDownloaded?
   };
   const pull = useMutation<Model, ApiError, string>({
     mutationFn: (what) => {
+      addFile.reset();
       setProgress(null);
       setSource(what);
       return localModelsApi.pull(what, setProgress);
@@ -47,7 +48,10 @@ export function DownloadModel({ onDownloaded, headline = true }: { onDownloaded?
     onSuccess: (model) => onDownloaded?.(model),
   });
   const addFile = useMutation<Model | null, ApiError, void>({
-    mutationFn: () => localModelsApi.addFile(t("localModels.other.fileDialog")),
+    mutationFn: () => {
+      pull.reset();
+      return localModelsApi.addFile(t("localModels.other.fileDialog"));
+    },
     onSettled: refresh,
     onSuccess: (model) => {
       if (model) onDownloaded?.(model);
@@ -72,7 +76,8 @@ export function DownloadModel({ onDownloaded, headline = true }: { onDownloaded?
           progress={progress}
           name={models.find((m) => m.id === source)?.label ?? progress?.name ?? fileOf(source)}
           onCancel={() => {
-            const name = progress?.name ?? models.find((m) => m.id === source)?.id;
+            // Before its first progress, the download is named by what was asked.
+            const name = progress?.name ?? source;
             if (name) void localModelsApi.cancel(name);
           }}
         />

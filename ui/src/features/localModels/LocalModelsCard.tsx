@@ -57,7 +57,7 @@ export function LocalModelsCard() {
               key={m.id}
               model={m}
               size={formatBytes(m.bytes, i18n.language)}
-              busy={remove.isPending || unload.isPending}
+              busy={remove.isPending || unload.isPending || load.isPending}
               loading={load.isPending && load.variables === m.name}
               onLoad={() => load.mutate(m.name)}
               onUnload={() => unload.mutate()}

@@ -92,6 +92,8 @@ struct Shared {
     seen: Mutex<Seen>,
     /// Chats handed to an engine so far.
     sent: std::sync::atomic::AtomicU64,
+    /// How the machine's memory is read (the load check, the pressure).
+    memory: Mutex<super::memory::MemoryReader>,
     last_used: Mutex<Instant>,
     keep_loaded: Duration,
 }
@@ -133,6 +135,15 @@ impl Shared {
             .clone()
     }
 
+    fn memory(&self) -> Option<super::memory::Memory> {
+        let reader = self
+            .memory
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        reader()
+    }
+
     /// Marks the engine used now (its keep-alive starts again).
     fn touch(&self) {
         *self
@@ -162,6 +173,7 @@ impl Engine {
             running: tokio::sync::Mutex::new(None),
             seen: Mutex::default(),
             sent: std::sync::atomic::AtomicU64::new(0),
+            memory: Mutex::new(std::sync::Arc::new(super::memory::read)),
             last_used: Mutex::new(Instant::now()),
             keep_loaded,
         });
@@ -184,10 +196,37 @@ impl Engine {
         self.shared.stop(&mut running).await;
     }
 
+    /// The machine's memory, as this engine reads it.
+    pub fn memory(&self) -> Option<super::memory::Memory> {
+        self.shared.memory()
+    }
+
+    /// Reads the machine's memory with `reader` from now on (tests: a
+    /// machine short of memory).
+    pub fn set_memory_reader(&self, reader: super::memory::MemoryReader) {
+        *self
+            .shared
+            .memory
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = reader;
+    }
+
     /// How many chats were handed to an engine (written to its input) so
     /// far: a chat counted here is the engine's to answer.
     pub fn chats_sent(&self) -> u64 {
         self.shared.sent.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Stops the engine if it holds `path` (or is loading it), after the
+    /// chats already waiting for it: the model's file can then go.
+    pub async fn unload_if(&self, path: &Path) {
+        let mut running = self.shared.running.lock().await;
+        let holds = running
+            .as_ref()
+            .is_some_and(|r| r.loaded.as_ref().is_none_or(|(p, _)| p == path));
+        if holds {
+            self.shared.stop(&mut running).await;
+        }
     }
 
     /// The process id of the engine, if one runs (tests kill it).
@@ -251,7 +290,9 @@ impl Engine {
         };
         let wanted = (setup.model_path.to_path_buf(), setup.context);
         if engine.loaded.as_ref() != Some(&wanted) {
+            // The engine drops what it held as soon as it reads the load.
             engine.loaded = None;
+            self.shared.see(Some(engine));
             engine
                 .send(&EngineRequest::Load {
                     path: setup.model_path.display().to_string(),
@@ -259,19 +300,29 @@ impl Engine {
                     threads: setup.threads,
                 })
                 .await?;
-            match engine.next(LOAD_TIMEOUT).await? {
-                EngineEvent::Loaded { .. } => {
-                    engine.loaded = Some(wanted);
-                    self.shared.see(Some(engine));
+            loop {
+                match engine.next(LOAD_TIMEOUT).await? {
+                    EngineEvent::Loaded { .. } => {
+                        engine.loaded = Some(wanted);
+                        self.shared.see(Some(engine));
+                        break;
+                    }
+                    EngineEvent::Error {
+                        id: None, message, ..
+                    } => {
+                        return Err(AppError::new(
+                            ErrorCode::Validation,
+                            format!("{message}{}", engine.log_tail()),
+                        )
+                        .with_details(json!({ "reason": "model_unloadable" })));
+                    }
+                    // What an abandoned chat still wrote before the load.
+                    EngineEvent::Text { .. }
+                    | EngineEvent::ToolCall { .. }
+                    | EngineEvent::Done { .. }
+                    | EngineEvent::Error { id: Some(_), .. } => {}
+                    other => return Err(unexpected(&other)),
                 }
-                EngineEvent::Error { message, .. } => {
-                    return Err(AppError::new(
-                        ErrorCode::Validation,
-                        format!("{message}{}", engine.log_tail()),
-                    )
-                    .with_details(json!({ "reason": "model_unloadable" })));
-                }
-                other => return Err(unexpected(&other)),
             }
         }
         Ok(engine)
@@ -536,7 +587,12 @@ async fn watch(shared: Weak<Shared>) {
         let Ok(mut running) = shared.running.try_lock() else {
             continue;
         };
-        if running.is_none() {
+        let Some(engine) = running.as_mut() else {
+            continue;
+        };
+        if !engine.alive() {
+            // Died while idle: what it held is gone.
+            shared.stop(&mut running).await;
             continue;
         }
         let idle = shared
@@ -544,7 +600,8 @@ async fn watch(shared: Weak<Shared>) {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .elapsed();
-        let short = super::memory::read()
+        let short = shared
+            .memory()
             .is_some_and(|m| m.available.saturating_mul(100) < m.total * PRESSURE_PERCENT);
         if idle >= shared.keep_loaded || short {
             if short {

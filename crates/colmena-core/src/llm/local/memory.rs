@@ -14,6 +14,10 @@ pub fn read() -> Option<Memory> {
     platform::read()
 }
 
+/// Where an engine reads the machine's memory: [`read`], or what a test
+/// puts in its place (a machine short of memory, on demand).
+pub type MemoryReader = std::sync::Arc<dyn Fn() -> Option<Memory> + Send + Sync>;
+
 /// What a model of `file_bytes` needs to run: its weights (mapped from the
 /// file) plus the KV cache and buffers, estimated at 15 % over the file
 /// and at least 128 MiB for a 4k context.

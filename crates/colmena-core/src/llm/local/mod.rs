@@ -106,7 +106,7 @@ impl LocalModels {
                 .map_err(|e| AppError::internal(format!("the model check stopped: {e}")))??
         };
         if self.engine.loaded().as_deref() != Some(path.as_path())
-            && let Some(memory) = memory::read()
+            && let Some(memory) = self.engine.memory()
         {
             let needed = memory::needed_for(info.file_bytes);
             if needed > memory.available {
