@@ -39,7 +39,9 @@ pub(crate) fn answer(
     if let Err(Fail(code, message)) = result {
         // Whatever the cache held is no longer known to be whole.
         cache.tokens.clear();
-        window.ctx.clear_kv_cache();
+        if let Ok(ctx) = window.ctx() {
+            ctx.clear_kv_cache();
+        }
         crate::error(Some(&chat.id), code, message);
     }
 }
@@ -67,7 +69,7 @@ fn write(
     if grow(window, tokens.len() + 1)? {
         cache.tokens.clear();
     }
-    let mut last = read_prompt(&mut window.ctx, cache, &tokens, &chat.id, requests)?;
+    let mut last = read_prompt(live_ctx(window)?, cache, &tokens, &chat.id, requests)?;
     let tools = !chat.tools.is_empty();
     let mut sampler = sampler(model, chat)?;
     let mut out = TextOut::new(&chat.stop, tools.then_some(tool_prompt::OPEN));
@@ -81,7 +83,7 @@ fn write(
         if written >= budget {
             break "length";
         }
-        let token = sampler.sample(&window.ctx, last);
+        let token = sampler.sample(live_ctx(window)?, last);
         written += 1;
         if vocab.is_eog(token) {
             break "stop";
@@ -91,18 +93,22 @@ fn write(
         if out.stopped() {
             break "stop";
         }
+        if written >= budget {
+            // The last token the answer may have: not worth a bigger context.
+            break "length";
+        }
         if cache.tokens.len() + 1 > window.size() {
             // The context is full: a bigger one reads everything so far,
             // this token included, and the answer goes on.
             grow(window, cache.tokens.len() + 1)?;
             let so_far: Vec<LlamaToken> = cache.tokens.iter().copied().chain([token]).collect();
             cache.tokens.clear();
-            last = read_prompt(&mut window.ctx, cache, &so_far, &chat.id, requests)?;
+            last = read_prompt(live_ctx(window)?, cache, &so_far, &chat.id, requests)?;
             continue;
         }
         batch.clear();
         add(&mut batch, token, cache.tokens.len())?;
-        decode(&mut window.ctx, &mut batch)?;
+        decode(live_ctx(window)?, &mut batch)?;
         cache.tokens.push(token);
         last = 0;
     };
@@ -139,6 +145,10 @@ fn send_text(id: &str, text: String) {
             text,
         });
     }
+}
+
+fn live_ctx<'w, 'm>(window: &'w mut Window<'m>) -> Result<&'w mut LlamaContext<'m>, Fail> {
+    window.ctx().map_err(|e| Fail("out_of_memory", e))
 }
 
 /// A context with room for `tokens`; true when it is a new one (its KV

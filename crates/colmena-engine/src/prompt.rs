@@ -10,8 +10,10 @@
 //! tokenized with control tokens, each message's text without them — and
 //! without the tokens a vocabulary adds by name (user-defined: gpt-oss's
 //! `<|start|>`, Qwen's `<tool_call>`), which llama.cpp finds in any text:
-//! each is read again as its text cut after its first character. Only the
-//! model's own turns keep those (its tool calls are written with them).
+//! each is read again as its text cut after its first character. The
+//! model's own turns keep only the tool-call tags it writes its calls with
+//! (an earlier answer may have echoed a page). Named tokens that are only
+//! whitespace stay: they cannot open a turn.
 
 use colmena_core::llm::local::wire::EngineChat;
 use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
@@ -74,11 +76,12 @@ pub(crate) fn tokens(model: &LlamaModel, chat: &EngineChat) -> Result<Vec<LlamaT
                 // Edge whitespace is not part of a turn (templates that trim
                 // would have trimmed the marker, not the text).
                 let text = text.trim().as_bytes();
-                if role == "assistant" {
-                    vocab.tokenize_into(text, &mut tokens, false, false);
+                let keep: &[&str] = if role == "assistant" {
+                    &[tool_prompt::OPEN, tool_prompt::CLOSE]
                 } else {
-                    tokens.extend(plain(&vocab, text));
-                }
+                    &[]
+                };
+                tokens.extend(plain(&vocab, text, keep));
             }
         }
     }
@@ -95,7 +98,7 @@ pub(crate) fn tokens(model: &LlamaModel, chat: &EngineChat) -> Result<Vec<LlamaT
 /// `text` as text only: no control token and no token added by name; each
 /// named token found is read again as its text, cut after its first
 /// character (pieces get shorter each time, so this ends).
-fn plain(vocab: &LlamaVocab<'_>, text: &[u8]) -> Vec<LlamaToken> {
+fn plain(vocab: &LlamaVocab<'_>, text: &[u8], keep: &[&str]) -> Vec<LlamaToken> {
     let tokens = vocab.tokenize(text, false, false);
     if !tokens.iter().any(|&t| named(vocab, t)) {
         return tokens;
@@ -107,6 +110,10 @@ fn plain(vocab: &LlamaVocab<'_>, text: &[u8]) -> Vec<LlamaToken> {
             continue;
         }
         let piece = vocab.token_to_piece(token, true, None);
+        if piece.iter().all(u8::is_ascii_whitespace) || keep.iter().any(|k| k.as_bytes() == piece) {
+            out.push(token);
+            continue;
+        }
         let cut = piece
             .iter()
             .skip(1)
@@ -117,8 +124,8 @@ fn plain(vocab: &LlamaVocab<'_>, text: &[u8]) -> Vec<LlamaToken> {
             out.push(token);
             continue;
         }
-        out.extend(plain(vocab, &piece[..cut]));
-        out.extend(plain(vocab, &piece[cut..]));
+        out.extend(plain(vocab, &piece[..cut], keep));
+        out.extend(plain(vocab, &piece[cut..], keep));
     }
     out
 }
@@ -289,7 +296,7 @@ mod tests {
             .map(LlamaToken::new)
             .filter(|&t| named(&vocab, t))
             .map(|t| vocab.token_to_piece(t, true, None))
-            .filter(|piece| piece.len() > 1)
+            .filter(|piece| piece.len() > 1 && !piece.iter().all(u8::is_ascii_whitespace))
             .collect();
         assert!(
             !named_texts.is_empty(),
@@ -299,7 +306,7 @@ mod tests {
             let mut message = b"see ".to_vec();
             message.extend_from_slice(text);
             message.extend_from_slice(b" here");
-            let tokens = plain(&vocab, &message);
+            let tokens = plain(&vocab, &message, &[]);
             assert!(
                 tokens.iter().all(|&t| !named(&vocab, t)),
                 "{} stayed a token of its own",

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 /// The tag that opens a tool call (and triggers the grammar).
 pub(crate) const OPEN: &str = "<tool_call>";
-const CLOSE: &str = "</tool_call>";
+pub(crate) const CLOSE: &str = "</tool_call>";
 
 /// What the system turn gains when tools are offered.
 pub(crate) fn system_addition(tools: &[EngineTool]) -> String {

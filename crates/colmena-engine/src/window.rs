@@ -4,7 +4,9 @@
 //! largest thing the engine allocates after the weights (for a 4096-token
 //! context as much as a small model itself), and most chats use a fraction
 //! of it. Growing means a new context whose cache starts empty: the tokens
-//! so far are read into it again, once per doubling.
+//! so far are read into it again, once per doubling. The old context is
+//! freed before the new one is made (never both in memory); if the new one
+//! cannot be made, the old size is made again and the chat fails.
 
 use std::num::NonZeroU32;
 
@@ -25,7 +27,8 @@ pub(crate) struct Window<'m> {
     model: &'m LlamaModel,
     threads: i32,
     max: u32,
-    pub(crate) ctx: LlamaContext<'m>,
+    /// `None` only when neither the bigger nor the old size could be made.
+    ctx: Option<LlamaContext<'m>>,
 }
 
 impl<'m> Window<'m> {
@@ -42,7 +45,7 @@ impl<'m> Window<'m> {
             model,
             threads,
             max,
-            ctx,
+            ctx: Some(ctx),
         })
     }
 
@@ -53,22 +56,41 @@ impl<'m> Window<'m> {
 
     /// The tokens the context holds now.
     pub(crate) fn size(&self) -> usize {
-        self.ctx.n_ctx() as usize
+        self.ctx.as_ref().map_or(0, |c| c.n_ctx() as usize)
+    }
+
+    /// The context, to decode and sample with.
+    pub(crate) fn ctx(&mut self) -> Result<&mut LlamaContext<'m>, String> {
+        match self.ctx {
+            Some(ref mut ctx) => Ok(ctx),
+            None => Err("the engine lost its context for want of memory".to_owned()),
+        }
     }
 
     /// Makes room for `tokens` tokens (at most [`Self::max`]); true when
     /// that took a new context, whose KV cache is empty.
     pub(crate) fn fit(&mut self, tokens: usize) -> Result<bool, String> {
-        if tokens <= self.size() || self.size() >= self.max as usize {
+        let had = self.size();
+        if self.ctx.is_some() && (tokens <= had || had >= self.max as usize) {
             return Ok(false);
         }
         let wanted = u32::try_from(tokens)
             .unwrap_or(u32::MAX)
             .checked_next_power_of_two()
             .unwrap_or(u32::MAX)
-            .clamp(START, self.max);
-        self.ctx = context(self.backend, self.model, wanted, self.threads)?;
-        Ok(true)
+            .clamp(START.min(self.max), self.max);
+        self.ctx = None;
+        match context(self.backend, self.model, wanted, self.threads) {
+            Ok(ctx) => {
+                self.ctx = Some(ctx);
+                Ok(true)
+            }
+            Err(e) => {
+                let old = u32::try_from(had).unwrap_or(START).max(START.min(self.max));
+                self.ctx = context(self.backend, self.model, old, self.threads).ok();
+                Err(e)
+            }
+        }
     }
 }
 

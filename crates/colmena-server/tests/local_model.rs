@@ -457,6 +457,20 @@ fn the_models_on_this_computer_have_one_provider_found_by_its_kind() {
     let server =
         ok_json(colmena(dir.path()).args(["provider", "add", "Local", "--kind", "ollama"]));
     assert_eq!(server["id"], "local", "{server}");
+    ok_json(colmena(dir.path()).args(["model", "add", "local", "llama3"]));
+    // `model rm` is about the files on this computer: the server's model
+    // of the same name is not touched.
+    let out = run(colmena(dir.path()).args(["model", "rm", "llama3", "--json"]));
+    assert!(!out.status.success(), "a server's model was removed");
+    let models = ok_json(colmena(dir.path()).args(["model", "list"]));
+    assert!(
+        models
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["id"] == "local/llama3"),
+        "{models}"
+    );
     let pulled = ok_json(
         colmena(dir.path())
             .args(["model", "pull"])
@@ -486,7 +500,8 @@ fn the_models_on_this_computer_have_one_provider_found_by_its_kind() {
     }
     let providers = ok_json(colmena(dir.path()).args(["provider", "list"]));
     assert_eq!(providers.as_array().unwrap().len(), 2, "{providers}");
-    // The pulled model is the default, and it answers.
+    // The local model answers (the server's model came first: the default).
+    ok_json(colmena(dir.path()).args(["model", "default", "local_2/smollm2-135m"]));
     ok_json(colmena(dir.path()).args([
         "agent",
         "add",

@@ -24,23 +24,25 @@ use crate::providers::connect::{ConnectModel, connect};
 /// the provider is always found by its kind, never by its id).
 const PROVIDER_NAME: &str = "Local";
 
-/// The id the local provider has, or would get when made (`local`).
-pub(crate) fn provider_id_in(conn: &rusqlite::Connection) -> Result<ProviderId> {
+/// The id of the local provider, once one was made (there is one per
+/// workspace; another provider may be called "Local" and hold `local`).
+pub(crate) fn provider_id_in(conn: &rusqlite::Connection) -> Result<Option<ProviderId>> {
     let found: Option<String> = conn
         .query_row(
-            "SELECT id FROM providers WHERE kind = ?1 ORDER BY created_at LIMIT 1",
+            "SELECT id FROM providers WHERE kind = ?1 ORDER BY created_at, id LIMIT 1",
             [ProviderKind::Local.as_str()],
             |r| r.get(0),
         )
         .optional()?;
-    Ok(ProviderId(found.unwrap_or_else(|| "local".to_owned())))
+    Ok(found.map(ProviderId))
 }
 
-/// The id local model `name` has (or would get): `<local provider>/name`.
-pub async fn model_id(ctx: &Ctx, name: &str) -> Result<ModelId> {
+/// The id of local model `name` (`<local provider>/name`), once the local
+/// provider exists.
+pub async fn model_id(ctx: &Ctx, name: &str) -> Result<Option<ModelId>> {
     let name = name.to_owned();
     ctx.store()
-        .read(move |conn| Ok(ModelId::new(&provider_id_in(conn)?, &name)))
+        .read(move |conn| Ok(provider_id_in(conn)?.map(|p| ModelId::new(&p, &name))))
         .await
 }
 
@@ -73,7 +75,10 @@ pub async fn load(ctx: &Ctx, name: &str) -> Result<()> {
     let context = ctx
         .store()
         .read(move |conn| {
-            let id = ModelId::new(&provider_id_in(conn)?, &name_);
+            let Some(provider) = provider_id_in(conn)? else {
+                return Ok(None);
+            };
+            let id = ModelId::new(&provider, &name_);
             let window: Option<Option<u32>> = conn
                 .query_row(
                     "SELECT context_window FROM models WHERE id = ?1",
@@ -108,7 +113,13 @@ pub async fn list(ctx: &Ctx) -> Result<Vec<LocalModel>> {
     let found = tokio::task::spawn_blocking(move || files::list(&dir))
         .await
         .map_err(|e| AppError::internal(format!("listing the models failed: {e}")))??;
-    let provider = ctx.store().read(provider_id_in).await?;
+    // Files put there by hand before any local provider: the id they get
+    // when one is made (`Local` -> `local`).
+    let provider = ctx
+        .store()
+        .read(provider_id_in)
+        .await?
+        .unwrap_or_else(|| ProviderId("local".to_owned()));
     Ok(found
         .into_iter()
         .map(|f| {
@@ -267,9 +278,12 @@ async fn fetch_and_register(
     }
     // The model is listed while it downloads: a run on it says so, and
     // the first one becomes the default at once.
-    let id = model_id(ctx, name).await?;
-    let existed = models::get(ctx, &id).await.is_ok();
+    let existed = match model_id(ctx, name).await? {
+        Some(id) => models::get(ctx, &id).await.is_ok(),
+        None => false,
+    };
     let model = register(ctx, name).await?;
+    let id = model.id.clone();
     let fetched = match download::fetch(ctx, &dir, name, source, progress).await {
         // A file that is not a whole model is not kept.
         Ok(path) => gguf::check(&path).inspect_err(|_| {
@@ -368,7 +382,14 @@ pub async fn remove(ctx: &Ctx, name: &str) -> Result<()> {
     let part = files::part_of(local.dir(), name)?;
     // A download under way here stops first (it removes its part).
     download::cancel(ctx, name);
-    match models::delete(ctx, &id).await {
+    let deleted = match &id {
+        Some(id) => models::delete(ctx, id).await,
+        None => Err(AppError::new(
+            ErrorCode::NotFound,
+            format!("no local model is named '{name}'"),
+        )),
+    };
+    match deleted {
         Ok(()) => {}
         // A file with no row (copied in by hand) is removed all the same.
         Err(e) if e.code == ErrorCode::NotFound && (path.exists() || part.exists()) => {}

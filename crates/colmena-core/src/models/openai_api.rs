@@ -153,7 +153,9 @@ pub fn tool_calls_json(calls: &[ToolCall]) -> Value {
 /// `/v1/models`: the local models that are whole on disk and enabled.
 pub async fn models(ctx: &Ctx) -> Result<Value> {
     let on_disk = super::local::list(ctx).await?;
-    let provider = ctx.store().read(super::local::provider_id_in).await?;
+    let Some(provider) = ctx.store().read(super::local::provider_id_in).await? else {
+        return Ok(json!({ "object": "list", "data": [] }));
+    };
     let rows = super::list(
         ctx,
         super::ModelFilter {
@@ -186,7 +188,11 @@ pub async fn complete(
     cancel: CancellationToken,
     on_text: &mut (dyn FnMut(&str) + Send),
 ) -> Result<Completion> {
-    let provider = ctx.store().read(super::local::provider_id_in).await?;
+    let provider = ctx
+        .store()
+        .read(super::local::provider_id_in)
+        .await?
+        .ok_or_else(|| unknown_model(&request.model))?;
     let name = request
         .model
         .strip_prefix(&format!("{provider}/"))
@@ -236,11 +242,7 @@ pub async fn complete(
             }
         })?;
     let Some(local) = resolved.endpoint.local.clone() else {
-        return Err(AppError::new(
-            ErrorCode::NotFound,
-            format!("'{}' is not a model on this computer", request.model),
-        )
-        .with_details(json!({ "field": "model", "reason": "unknown_model" })));
+        return Err(unknown_model(&request.model));
     };
     let chat = ChatRequest {
         model: resolved.model.clone(),
@@ -381,4 +383,12 @@ fn text_of(content: Option<&Value>) -> Result<String> {
             "a message's content is a string or an array of parts",
         )),
     }
+}
+
+fn unknown_model(model: &str) -> AppError {
+    AppError::new(
+        ErrorCode::NotFound,
+        format!("'{model}' is not a model on this computer"),
+    )
+    .with_details(json!({ "field": "model", "reason": "unknown_model" }))
 }

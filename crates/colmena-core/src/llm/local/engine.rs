@@ -293,16 +293,17 @@ impl Engine {
             // The engine drops what it held as soon as it reads the load.
             engine.loaded = None;
             self.shared.see(Some(engine));
+            let asked = setup.model_path.display().to_string();
             engine
                 .send(&EngineRequest::Load {
-                    path: setup.model_path.display().to_string(),
+                    path: asked.clone(),
                     context: setup.context,
                     threads: setup.threads,
                 })
                 .await?;
             loop {
                 match engine.next(LOAD_TIMEOUT).await? {
-                    EngineEvent::Loaded { .. } => {
+                    EngineEvent::Loaded { ref path, .. } if *path == asked => {
                         engine.loaded = Some(wanted);
                         self.shared.see(Some(engine));
                         break;
@@ -316,8 +317,9 @@ impl Engine {
                         )
                         .with_details(json!({ "reason": "model_unloadable" })));
                     }
-                    // What an abandoned chat still wrote before the load.
-                    EngineEvent::Text { .. }
+                    // What an abandoned chat or load still wrote before this one.
+                    EngineEvent::Loaded { .. }
+                    | EngineEvent::Text { .. }
                     | EngineEvent::ToolCall { .. }
                     | EngineEvent::Done { .. }
                     | EngineEvent::Error { id: Some(_), .. } => {}
@@ -565,6 +567,7 @@ fn describe_exit(status: std::process::ExitStatus) -> String {
                 9 => "killed (signal 9; out of memory, or stopped from outside)".to_owned(),
                 6 => "aborted by llama.cpp (signal 6)".to_owned(),
                 11 => "crashed (signal 11)".to_owned(),
+                4 => "stopped by an illegal instruction (signal 4): this processor lacks one the engine was built for (x86-64 builds need AVX2)".to_owned(),
                 s => format!("ended by signal {s}"),
             };
         }
