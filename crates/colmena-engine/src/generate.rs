@@ -66,10 +66,10 @@ fn write(
     }
     let budget = (chat.max_tokens.max(1) as usize).min(context - tokens.len());
     // Room for the prompt and the first tokens of the answer.
-    if grow(window, tokens.len() + 1)? {
+    if window.fit(tokens.len() + 1)? {
         cache.tokens.clear();
     }
-    let mut last = read_prompt(live_ctx(window)?, cache, &tokens, &chat.id, requests)?;
+    let mut last = read_prompt(window.ctx()?, cache, &tokens, &chat.id, requests)?;
     let tools = !chat.tools.is_empty();
     let mut sampler = sampler(model, chat)?;
     let mut out = TextOut::new(&chat.stop, tools.then_some(tool_prompt::OPEN));
@@ -83,7 +83,7 @@ fn write(
         if written >= budget {
             break "length";
         }
-        let token = sampler.sample(live_ctx(window)?, last);
+        let token = sampler.sample(window.ctx()?, last);
         written += 1;
         if vocab.is_eog(token) {
             break "stop";
@@ -100,15 +100,15 @@ fn write(
         if cache.tokens.len() + 1 > window.size() {
             // The context is full: a bigger one reads everything so far,
             // this token included, and the answer goes on.
-            grow(window, cache.tokens.len() + 1)?;
+            window.fit(cache.tokens.len() + 1)?;
             let so_far: Vec<LlamaToken> = cache.tokens.iter().copied().chain([token]).collect();
             cache.tokens.clear();
-            last = read_prompt(live_ctx(window)?, cache, &so_far, &chat.id, requests)?;
+            last = read_prompt(window.ctx()?, cache, &so_far, &chat.id, requests)?;
             continue;
         }
         batch.clear();
         add(&mut batch, token, cache.tokens.len())?;
-        decode(live_ctx(window)?, &mut batch)?;
+        decode(window.ctx()?, &mut batch)?;
         cache.tokens.push(token);
         last = 0;
     };
@@ -145,16 +145,6 @@ fn send_text(id: &str, text: String) {
             text,
         });
     }
-}
-
-fn live_ctx<'w, 'm>(window: &'w mut Window<'m>) -> Result<&'w mut LlamaContext<'m>, Fail> {
-    window.ctx().map_err(|e| Fail("out_of_memory", e))
-}
-
-/// A context with room for `tokens`; true when it is a new one (its KV
-/// cache empty).
-fn grow(window: &mut Window<'_>, tokens: usize) -> Result<bool, Fail> {
-    window.fit(tokens).map_err(|e| Fail("out_of_memory", e))
 }
 
 /// Puts the prompt in the KV cache, reading only what the cache does not

@@ -15,6 +15,8 @@ use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::llama_backend::LlamaBackend;
 use llama_cpp_2::model::LlamaModel;
 
+use crate::generate::Fail;
+
 /// The first size of a context (tokens): a short chat's.
 const START: u32 = 512;
 
@@ -60,16 +62,18 @@ impl<'m> Window<'m> {
     }
 
     /// The context, to decode and sample with.
-    pub(crate) fn ctx(&mut self) -> Result<&mut LlamaContext<'m>, String> {
+    pub(crate) fn ctx(&mut self) -> Result<&mut LlamaContext<'m>, Fail> {
         match self.ctx {
             Some(ref mut ctx) => Ok(ctx),
-            None => Err("the engine lost its context for want of memory".to_owned()),
+            None => Err(out_of_memory(
+                "the engine lost its context for want of memory".to_owned(),
+            )),
         }
     }
 
     /// Makes room for `tokens` tokens (at most [`Self::max`]); true when
     /// that took a new context, whose KV cache is empty.
-    pub(crate) fn fit(&mut self, tokens: usize) -> Result<bool, String> {
+    pub(crate) fn fit(&mut self, tokens: usize) -> Result<bool, Fail> {
         let had = self.size();
         if self.ctx.is_some() && (tokens <= had || had >= self.max as usize) {
             return Ok(false);
@@ -88,10 +92,14 @@ impl<'m> Window<'m> {
             Err(e) => {
                 let old = u32::try_from(had).unwrap_or(START).max(START.min(self.max));
                 self.ctx = context(self.backend, self.model, old, self.threads).ok();
-                Err(e)
+                Err(out_of_memory(e))
             }
         }
     }
+}
+
+fn out_of_memory(message: String) -> Fail {
+    Fail("out_of_memory", message)
 }
 
 fn context<'m>(

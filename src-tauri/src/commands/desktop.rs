@@ -52,6 +52,25 @@ pub struct Dialogs {
 /// Where a multi-file dialog sends the person's choice (`None`: cancelled).
 type Answers = oneshot::Sender<Option<Vec<FilePath>>>;
 
+/// An open dialog for one file of a kind (`name`, its extensions).
+fn pick_one<R: Runtime>(
+    app: &AppHandle<R>,
+    name: &'static str,
+    extensions: &'static [&'static str],
+) -> Arc<dyn Fn(String, Answer) + Send + Sync> {
+    let picker = app.clone();
+    Arc::new(move |title, answer| {
+        picker
+            .dialog()
+            .file()
+            .set_title(title)
+            .add_filter(name, extensions)
+            .pick_file(move |path| {
+                let _ = answer.send(path);
+            });
+    })
+}
+
 impl Dialogs {
     pub fn new<R: Runtime>(app: AppHandle<R>) -> Dialogs {
         let saver = app.clone();
@@ -67,32 +86,8 @@ impl Dialogs {
                         let _ = answer.send(path);
                     });
             }),
-            pick_json: {
-                let picker = app.clone();
-                Arc::new(move |title, answer| {
-                    picker
-                        .dialog()
-                        .file()
-                        .set_title(title)
-                        .add_filter("JSON", &["json", "jsonc"])
-                        .pick_file(move |path| {
-                            let _ = answer.send(path);
-                        });
-                })
-            },
-            pick_gguf: {
-                let picker = app.clone();
-                Arc::new(move |title, answer| {
-                    picker
-                        .dialog()
-                        .file()
-                        .set_title(title)
-                        .add_filter("GGUF", &["gguf"])
-                        .pick_file(move |path| {
-                            let _ = answer.send(path);
-                        });
-                })
-            },
+            pick_json: pick_one(&app, "JSON", &["json", "jsonc"]),
+            pick_gguf: pick_one(&app, "GGUF", &["gguf"]),
             pick_images: {
                 let picker = app.clone();
                 Arc::new(move |title, answer| {
