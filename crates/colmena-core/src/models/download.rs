@@ -334,7 +334,7 @@ async fn run(
         200 => 0,
         416 if source.size == Some(have) => {
             // Everything came already; only the check is left.
-            return verify(part, expected_sha.as_deref(), source.size);
+            return verify(part, expected_sha, source.size, cancel).await;
         }
         _ => {
             return Err(upstream(
@@ -422,7 +422,7 @@ async fn run(
             format!("the download of '{name}' ended early; pull it again to resume"),
         ));
     }
-    verify(part, expected_sha.as_deref(), total)
+    verify(part, expected_sha, total, cancel).await
 }
 
 fn progress_of(
@@ -543,7 +543,27 @@ fn content_range_start(response: &reqwest::Response) -> Option<u64> {
 }
 
 /// Checks the whole part: its size and its SHA-256.
-fn verify(part: &Path, sha256: Option<&str>, size: Option<u64>) -> Result<()> {
+/// Checks the whole file's size and SHA-256, off the async threads (a
+/// 2 GB model takes seconds to read) and stopped by a cancel.
+async fn verify(
+    part: &Path,
+    sha256: Option<String>,
+    size: Option<u64>,
+    cancel: &CancellationToken,
+) -> Result<()> {
+    let part = part.to_owned();
+    let cancel = cancel.clone();
+    tokio::task::spawn_blocking(move || verify_now(&part, sha256.as_deref(), size, &cancel))
+        .await
+        .map_err(|e| AppError::internal(format!("the download's check stopped: {e}")))?
+}
+
+fn verify_now(
+    part: &Path,
+    sha256: Option<&str>,
+    size: Option<u64>,
+    cancel: &CancellationToken,
+) -> Result<()> {
     let len = std::fs::metadata(part)?.len();
     if let Some(size) = size
         && len != size
@@ -559,6 +579,9 @@ fn verify(part: &Path, sha256: Option<&str>, size: Option<u64>) -> Result<()> {
     let mut file = std::fs::File::open(part)?;
     let mut buf = vec![0u8; 1 << 20];
     loop {
+        if cancel.is_cancelled() {
+            return Err(cancelled());
+        }
         let n = file.read(&mut buf)?;
         if n == 0 {
             break;

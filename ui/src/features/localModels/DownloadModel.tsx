@@ -6,7 +6,7 @@
 // page never names a path). Used by the first run (first, when no server or
 // key is found) and by Settings → Providers & models.
 
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { Download, FolderOpen, HardDriveDownload, Link2, X } from "lucide-react";
@@ -29,6 +29,9 @@ export function DownloadModel({ onDownloaded, headline = true }: { onDownloaded?
   const [url, setUrl] = useState("");
   // What is downloading: a library model (its id) or a link.
   const [source, setSource] = useState<string | null>(null);
+  // A Cancel pressed before the backend had begun the download (it found
+  // nothing to stop) is said again with the first progress.
+  const cancelWanted = useRef(false);
   const models = library.data ?? [];
   const recommended = models.find((m) => m.recommended) ?? models[0];
   const entry = models.find((m) => m.id === chosen) ?? recommended;
@@ -42,7 +45,11 @@ export function DownloadModel({ onDownloaded, headline = true }: { onDownloaded?
       addFile.reset();
       setProgress(null);
       setSource(what);
-      return localModelsApi.pull(what, setProgress);
+      cancelWanted.current = false;
+      return localModelsApi.pull(what, (p) => {
+        if (cancelWanted.current) void localModelsApi.cancel(p.name);
+        setProgress(p);
+      });
     },
     onSettled: refresh,
     onSuccess: (model) => onDownloaded?.(model),
@@ -78,6 +85,7 @@ export function DownloadModel({ onDownloaded, headline = true }: { onDownloaded?
           onCancel={() => {
             // Before its first progress, the download is named by what was asked.
             const name = progress?.name ?? source;
+            cancelWanted.current = true;
             if (name) void localModelsApi.cancel(name);
           }}
         />

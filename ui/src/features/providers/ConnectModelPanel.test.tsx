@@ -1,5 +1,5 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { render, screen } from "@testing-library/react";
+import { act, render, screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
@@ -18,11 +18,18 @@ const library = [
   { id: "qwen2.5-1.5b", label: "Qwen2.5 1.5B Instruct", bytes: 1_117_320_736, memoryBytes: 1_284_918_846, licence: "Apache-2.0", goodFor: "The best all-rounder", fits: true, recommended: true },
   { id: "gemma3-4b", label: "Gemma 3 4B", bytes: 2_489_757_856, memoryBytes: 2_863_221_534, licence: "Gemma Terms of Use", goodFor: "Writing", fits: false, recommended: false },
 ];
+type OnProgress = (p: unknown) => void;
+const pullsAtOnce = async (id: string, onProgress: OnProgress): Promise<unknown> => {
+  onProgress({ name: id, downloaded: 558_000_000, total: 1_117_320_736, bytesPerSecond: 12_000_000, secondsLeft: 46 });
+  return { id: `local/${id}`, providerId: "local", name: id, label: null };
+};
 const backend = {
   connected: [] as ConnectModel[],
   tested: [] as string[],
   servers: [] as unknown[],
   pulled: [] as string[],
+  cancelled: [] as string[],
+  pull: pullsAtOnce,
   test: streamsHello,
 };
 
@@ -34,12 +41,14 @@ vi.mock("../../api", async () => {
     localModelsApi: {
       library: async () => library,
       list: async () => [],
-      pull: async (id: string, onProgress: (p: unknown) => void) => {
+      pull: (id: string, onProgress: OnProgress) => {
         backend.pulled.push(id);
-        onProgress({ name: id, downloaded: 558_000_000, total: 1_117_320_736, bytesPerSecond: 12_000_000, secondsLeft: 46 });
-        return { id: `local/${id}`, providerId: "local", name: id, label: null };
+        return backend.pull(id, onProgress);
       },
-      cancel: async () => true,
+      cancel: async (name: string) => {
+        backend.cancelled.push(name);
+        return true;
+      },
     },
     runtimeApi: { defaultModel: async () => null },
     canvasApi: {},
@@ -64,7 +73,9 @@ describe("a model on this computer", () => {
   beforeEach(() => {
     backend.servers = [];
     backend.pulled = [];
+    backend.cancelled = [];
     backend.tested = [];
+    backend.pull = pullsAtOnce;
   });
 
   it("is offered first when nothing is found, with the recommended model chosen and what does not fit disabled", async () => {
@@ -88,6 +99,27 @@ describe("a model on this computer", () => {
     expect(await screen.findByTestId("connected-provider")).toHaveTextContent("Local");
     await user.click(screen.getByTestId("connect-test"));
     expect(backend.tested).toEqual(["local/smollm2-135m"]);
+  });
+
+  it("says a Cancel pressed before the download began again with its first progress", async () => {
+    const user = userEvent.setup();
+    let progress: OnProgress = () => {};
+    let end: (e: ApiError) => void = () => {};
+    backend.pull = (_id, onProgress) =>
+      new Promise((_resolve, reject) => {
+        progress = onProgress;
+        end = reject;
+      });
+    renderPanel();
+    await user.selectOptions(await screen.findByTestId("download-model-choice"), "smollm2-135m");
+    await user.click(screen.getByTestId("download-model-start"));
+    await user.click(await screen.findByTestId("download-cancel"));
+    expect(backend.cancelled).toEqual(["smollm2-135m"]);
+    // The backend had not begun: its first progress is answered with the cancel again.
+    act(() => progress({ name: "smollm2-135m", downloaded: 0, total: 98_362_432, bytesPerSecond: 0, secondsLeft: null }));
+    expect(backend.cancelled).toEqual(["smollm2-135m", "smollm2-135m"]);
+    act(() => end(new ApiError("cancelled", "the download was cancelled")));
+    expect(await screen.findByTestId("download-cancelled")).toBeInTheDocument();
   });
 });
 
