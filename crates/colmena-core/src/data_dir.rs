@@ -68,13 +68,12 @@ fn make_private(dir: &Path) {
 
 fn create(dir: &Path) -> Result<PathBuf> {
     if !dir.exists() {
-        let mut builder = std::fs::DirBuilder::new();
-        builder.recursive(true);
-        #[cfg(unix)]
-        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-        builder.create(dir).map_err(|e| {
-            AppError::precondition(format!("cannot create the data dir {}: {e}", dir.display()))
-        })?;
+        crate::private_files::dir_builder()
+            .recursive(true)
+            .create(dir)
+            .map_err(|e| {
+                AppError::precondition(format!("cannot create the data dir {}: {e}", dir.display()))
+            })?;
     }
     if !dir.is_dir() {
         return Err(AppError::precondition(format!(

@@ -27,6 +27,7 @@ pub mod memory;
 pub mod models;
 pub mod net_guard;
 pub mod permissions;
+pub mod private_files;
 pub mod process;
 pub mod prompt;
 pub mod providers;

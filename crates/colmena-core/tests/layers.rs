@@ -40,6 +40,7 @@ const FLOORS: &[(&str, &[&str])] = &[
             "net_guard",
             "sandbox",
             "process",
+            "private_files",
             "work",
         ],
     ),

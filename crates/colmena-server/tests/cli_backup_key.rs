@@ -134,6 +134,7 @@ fn wait_for_line(lines: &std::sync::mpsc::Receiver<String>, wanted: &str) {
 
 /// What the stand-in app was opened with, once it has written it (it runs
 /// on its own, after the command that opened it ended).
+#[cfg(unix)]
 fn opened_with(record: &Path) -> String {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
     loop {
@@ -156,6 +157,8 @@ fn opened_with(record: &Path) -> String {
 /// store is open (changing nothing), restores store and key once it is
 /// closed, records how it ended for the app and opens the app again — and
 /// a restore that fails still opens the app, which then says why.
+// "The app" here is a shell script.
+#[cfg(unix)]
 #[test]
 fn issue33_a_restore_from_settings_waits_for_the_app_then_opens_it_again() {
     let (root, dir, key_file) = workspace_with_a_secret();

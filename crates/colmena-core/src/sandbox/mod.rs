@@ -293,15 +293,14 @@ impl RunTmp {
     fn create() -> Result<RunTmp> {
         let dir =
             std::env::temp_dir().join(format!("colmena-run-{}", uuid::Uuid::now_v7().simple()));
-        let mut builder = std::fs::DirBuilder::new();
-        #[cfg(unix)]
-        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-        builder.create(&dir).map_err(|e| {
-            AppError::precondition(format!(
-                "cannot create a temporary folder for the program in {}: {e}",
-                std::env::temp_dir().display()
-            ))
-        })?;
+        crate::private_files::dir_builder()
+            .create(&dir)
+            .map_err(|e| {
+                AppError::precondition(format!(
+                    "cannot create a temporary folder for the program in {}: {e}",
+                    std::env::temp_dir().display()
+                ))
+            })?;
         Ok(RunTmp(dir))
     }
 
@@ -316,5 +315,7 @@ impl Drop for RunTmp {
     }
 }
 
+// The attacks run for real against the Linux mechanisms.
 #[cfg(test)]
+#[cfg(target_os = "linux")]
 mod tests;

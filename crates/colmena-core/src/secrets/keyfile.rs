@@ -79,11 +79,10 @@ pub fn path_in(dir: &Path, data_dir: &Path) -> PathBuf {
 /// ours that nobody else may enter (a folder in a shared temporary folder
 /// could have been made by someone else).
 pub fn prepare_dir(dir: &Path) -> Result<(), KeyFileError> {
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(dir).map_err(io(dir))?;
+    crate::private_files::dir_builder()
+        .recursive(true)
+        .create(dir)
+        .map_err(io(dir))?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -231,11 +230,10 @@ fn partial_path(path: &Path) -> std::path::PathBuf {
 
 /// Writes `key` to a new owner-only file at `partial`, synced to disk.
 fn write_private(partial: &Path, key: &MasterKey) -> std::io::Result<()> {
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut file = options.open(partial)?;
+    let mut file = crate::private_files::file_options()
+        .write(true)
+        .create_new(true)
+        .open(partial)?;
     file.write_all(key.0.as_slice())?;
     file.sync_all()
 }

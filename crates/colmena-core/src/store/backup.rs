@@ -396,11 +396,11 @@ fn vacuum_into(conn: &Connection, target: &Path) -> Result<()> {
             format!("{} is not a UTF-8 path", target.display()),
         ));
     };
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    match options.open(target) {
+    match crate::private_files::file_options()
+        .write(true)
+        .create_new(true)
+        .open(target)
+    {
         Ok(_) => {}
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
             return Err(AppError::conflicting_field(
@@ -437,11 +437,8 @@ fn open_read_only(path: &Path) -> Result<Connection> {
 /// `<prefix><UTC time><suffix>.db`, which sorts by time within a prefix.
 fn new_backup_path(db_path: &Path, prefix: &str, suffix: &str) -> Result<PathBuf> {
     let dir = backups_dir(db_path);
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder
+    crate::private_files::dir_builder()
+        .recursive(true)
         .create(&dir)
         .map_err(|e| AppError::internal(format!("cannot create {}: {e}", dir.display())))?;
     let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.6fZ");

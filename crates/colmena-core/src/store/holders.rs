@@ -8,7 +8,7 @@
 //! exclusively without waiting and refuses when it cannot. An OS lock dies
 //! with its process, so a crash leaves nothing stale behind.
 
-use std::fs::{File, OpenOptions, TryLockError};
+use std::fs::{File, TryLockError};
 use std::path::{Path, PathBuf};
 
 use crate::error::{AppError, ErrorCode, Result};
@@ -45,11 +45,11 @@ pub(crate) fn exclusive(db_path: &Path) -> Result<File> {
 
 /// Opens (creating it, readable by this user only) the lock file `path`.
 pub(crate) fn open_private(path: &Path) -> Result<File> {
-    let mut options = OpenOptions::new();
-    options.read(true).write(true).create(true).truncate(false);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    options
+    crate::private_files::file_options()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
         .open(path)
         .map_err(|e| AppError::internal(format!("could not open {}: {e}", path.display())))
 }

@@ -328,11 +328,11 @@ fn create_private_file(path: &Path) -> Result<()> {
     if path.exists() {
         return Ok(());
     }
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    match options.open(path) {
+    match crate::private_files::file_options()
+        .write(true)
+        .create_new(true)
+        .open(path)
+    {
         Ok(_) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
         Err(e) => Err(AppError::internal(format!(

@@ -127,11 +127,9 @@ fn write_private(path: &Path, bytes: &[u8], replace: bool) -> Result<()> {
     } else {
         path.to_owned()
     };
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let written = options
+    let written = crate::private_files::file_options()
+        .write(true)
+        .create_new(true)
         .open(&target)
         .and_then(|mut file| {
             file.write_all(bytes)?;

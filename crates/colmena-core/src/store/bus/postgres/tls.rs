@@ -49,6 +49,7 @@ pub(super) fn check_url(url: &str) -> Result<Checked> {
     // only as the name TLS verifies: both must be on this machine to skip TLS.
     let remote = config.get_hosts().iter().any(|host| match host {
         Host::Tcp(name) => !is_loopback(name),
+        #[cfg(unix)]
         Host::Unix(_) => false,
     }) || config.get_hostaddrs().iter().any(|ip| !ip.is_loopback());
     let require = config.get_ssl_mode() == SslMode::Require;

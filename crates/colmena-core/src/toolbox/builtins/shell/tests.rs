@@ -102,9 +102,12 @@ async fn a_planted_git_config_runs_nothing() {
             "post-index-change",
         ] {
             std::fs::write(dir.join(name), hook).unwrap();
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(dir.join(name), std::fs::Permissions::from_mode(0o755))
-                .unwrap();
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(dir.join(name), std::fs::Permissions::from_mode(0o755))
+                    .unwrap();
+            }
         }
     }
     std::fs::write(ws.join("a.txt"), "two\n").unwrap();
