@@ -142,6 +142,13 @@ enum Received {
     Closed,
 }
 
+/// Linux marks a received socket close-on-exec as it arrives; other Unix
+/// systems have no such flag, and [`receive`] marks it right after.
+#[cfg(target_os = "linux")]
+const RECEIVE_FLAGS: RecvFlags = RecvFlags::CMSG_CLOEXEC.union(RecvFlags::DONTWAIT);
+#[cfg(not(target_os = "linux"))]
+const RECEIVE_FLAGS: RecvFlags = RecvFlags::DONTWAIT;
+
 async fn receive(launcher: &UnixStream) -> Received {
     loop {
         if launcher.readable().await.is_err() {
@@ -155,12 +162,16 @@ async fn receive(launcher: &UnixStream) -> Received {
                 launcher,
                 &mut [IoSliceMut::new(&mut byte)],
                 &mut control,
-                RecvFlags::CMSG_CLOEXEC | RecvFlags::DONTWAIT,
+                RECEIVE_FLAGS,
             )?;
             let fd = control.drain().find_map(|message| match message {
                 RecvAncillaryMessage::ScmRights(mut fds) => fds.next(),
                 _ => None,
             });
+            #[cfg(not(target_os = "linux"))]
+            if let Some(fd) = &fd {
+                rustix::io::fcntl_setfd(fd, rustix::io::FdFlags::CLOEXEC)?;
+            }
             Ok((message.bytes, fd))
         });
         return match got {
