@@ -111,7 +111,7 @@ pub fn run() -> i32 {
 /// mapped from the file: on x86-64 and ARM llama.cpp repacks most weights
 /// into its CPU kernels' layout (twice the prompt speed), and with the file
 /// mapped the pages it read stayed resident beside the repacked copy — a
-/// Llama 3.2 1B-shaped model took 2.1× its file, read in 1.36× (see
+/// Llama 3.2 1B-shaped model took 2.21× its file, read in 1.36× (see
 /// BENCHMARKS.md, "The local engine against llama.cpp's own server").
 fn model_params() -> LlamaModelParams {
     LlamaModelParams::default().with_use_mmap(false)

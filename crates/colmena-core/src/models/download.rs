@@ -542,7 +542,6 @@ fn content_range_start(response: &reqwest::Response) -> Option<u64> {
     range.split('-').next()?.trim().parse().ok()
 }
 
-/// Checks the whole part: its size and its SHA-256.
 /// Checks the whole file's size and SHA-256, off the async threads (a
 /// 2 GB model takes seconds to read) and stopped by a cancel.
 async fn verify(
