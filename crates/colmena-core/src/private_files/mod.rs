@@ -4,11 +4,12 @@
 //!
 //! Unix gives a new folder mode 0700 and a new file 0600 as it is made
 //! (never a moment readable by others). Windows has no mode bits: a new
-//! file or folder inherits the access list of the folder it is made in,
-//! and Colmena makes these only under the user's own profile (the data
-//! dir in `%APPDATA%`, `%TEMP%`), whose list grants this user, SYSTEM and
-//! the administrators — the same people who can read a 0600 file on
-//! Unix (root there).
+//! file or folder inherits the access list of the folder it is made in.
+//! The default places (the data dir in `%APPDATA%`, `%TEMP%`) are in the
+//! user's profile, whose list grants this user, SYSTEM and the
+//! administrators; a data dir put elsewhere (`--data-dir D:\…`) inherits
+//! that drive's list, which may let other users read. An explicit
+//! owner-only access list on Windows is still to come (issue 36).
 
 #[cfg(unix)]
 mod unix;

@@ -29,9 +29,11 @@ export function DownloadModel({ onDownloaded, headline = true }: { onDownloaded?
   const [url, setUrl] = useState("");
   // What is downloading: a library model (its id) or a link.
   const [source, setSource] = useState<string | null>(null);
-  // A Cancel pressed before the backend had begun the download (it found
-  // nothing to stop) is said again with the first progress.
-  const cancelWanted = useRef(false);
+  // Which pull is running (none: 0). A Cancel pressed before the backend
+  // had begun the download finds nothing to stop: it is said again until
+  // it stops one or that pull ends (as MCP's model_pull does).
+  const running = useRef(0);
+  const pulls = useRef(0);
   const models = library.data ?? [];
   const recommended = models.find((m) => m.recommended) ?? models[0];
   const entry = models.find((m) => m.id === chosen) ?? recommended;
@@ -45,13 +47,14 @@ export function DownloadModel({ onDownloaded, headline = true }: { onDownloaded?
       addFile.reset();
       setProgress(null);
       setSource(what);
-      cancelWanted.current = false;
-      return localModelsApi.pull(what, (p) => {
-        if (cancelWanted.current) void localModelsApi.cancel(p.name);
-        setProgress(p);
-      });
+      pulls.current += 1;
+      running.current = pulls.current;
+      return localModelsApi.pull(what, setProgress);
     },
-    onSettled: refresh,
+    onSettled: () => {
+      running.current = 0;
+      refresh();
+    },
     onSuccess: (model) => onDownloaded?.(model),
   });
   const addFile = useMutation<Model | null, ApiError, void>({
@@ -85,8 +88,7 @@ export function DownloadModel({ onDownloaded, headline = true }: { onDownloaded?
           onCancel={() => {
             // Before its first progress, the download is named by what was asked.
             const name = progress?.name ?? source;
-            cancelWanted.current = true;
-            if (name) void localModelsApi.cancel(name);
+            if (name) void cancelUntilStopped(name, running.current, running);
           }}
         />
       ) : (
@@ -176,6 +178,15 @@ function optionLabel(t: (key: string, options?: Record<string, unknown>) => stri
 }
 
 /** A download's bar: how much came, how fast, how long is left. */
+/** How soon a Cancel that found nothing to stop yet is said again. */
+const CANCEL_AGAIN_MS = 200;
+
+async function cancelUntilStopped(name: string, pull: number, running: { current: number }) {
+  while (running.current === pull && pull !== 0 && !(await localModelsApi.cancel(name))) {
+    await new Promise((resolve) => setTimeout(resolve, CANCEL_AGAIN_MS));
+  }
+}
+
 export function DownloadBar({ progress, name, onCancel }: { progress: DownloadProgress | null; name: string; onCancel(): void }) {
   const { t, i18n } = useTranslation();
   const pct = progress ? percentOf(progress) : null;

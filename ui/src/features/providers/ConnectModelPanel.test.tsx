@@ -1,5 +1,5 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { act, render, screen } from "@testing-library/react";
+import { act, render, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
@@ -29,6 +29,8 @@ const backend = {
   servers: [] as unknown[],
   pulled: [] as string[],
   cancelled: [] as string[],
+  // What each cancel answers, in order (then true): false = nothing to stop yet.
+  cancelAnswers: [] as boolean[],
   pull: pullsAtOnce,
   test: streamsHello,
 };
@@ -47,7 +49,7 @@ vi.mock("../../api", async () => {
       },
       cancel: async (name: string) => {
         backend.cancelled.push(name);
-        return true;
+        return backend.cancelAnswers.shift() ?? true;
       },
     },
     runtimeApi: { defaultModel: async () => null },
@@ -74,6 +76,7 @@ describe("a model on this computer", () => {
     backend.servers = [];
     backend.pulled = [];
     backend.cancelled = [];
+    backend.cancelAnswers = [];
     backend.tested = [];
     backend.pull = pullsAtOnce;
   });
@@ -101,25 +104,24 @@ describe("a model on this computer", () => {
     expect(backend.tested).toEqual(["local/smollm2-135m"]);
   });
 
-  it("says a Cancel pressed before the download began again with its first progress", async () => {
+  it("says a Cancel pressed before the download began again until it stops the download", async () => {
     const user = userEvent.setup();
-    let progress: OnProgress = () => {};
     let end: (e: ApiError) => void = () => {};
-    backend.pull = (_id, onProgress) =>
+    backend.pull = () =>
       new Promise((_resolve, reject) => {
-        progress = onProgress;
         end = reject;
       });
+    // The backend has not begun yet: the first two cancels find nothing.
+    backend.cancelAnswers = [false, false];
     renderPanel();
     await user.selectOptions(await screen.findByTestId("download-model-choice"), "smollm2-135m");
     await user.click(screen.getByTestId("download-model-start"));
     await user.click(await screen.findByTestId("download-cancel"));
-    expect(backend.cancelled).toEqual(["smollm2-135m"]);
-    // The backend had not begun: its first progress is answered with the cancel again.
-    act(() => progress({ name: "smollm2-135m", downloaded: 0, total: 98_362_432, bytesPerSecond: 0, secondsLeft: null }));
-    expect(backend.cancelled).toEqual(["smollm2-135m", "smollm2-135m"]);
+    await waitFor(() => expect(backend.cancelled).toEqual(["smollm2-135m", "smollm2-135m", "smollm2-135m"]), { timeout: 10_000 });
     act(() => end(new ApiError("cancelled", "the download was cancelled")));
     expect(await screen.findByTestId("download-cancelled")).toBeInTheDocument();
+    // Once a cancel stopped it, none is said again.
+    expect(backend.cancelled).toHaveLength(3);
   });
 });
 

@@ -142,8 +142,10 @@ enum Received {
     Closed,
 }
 
-/// Linux marks a received socket close-on-exec as it arrives; other Unix
-/// systems have no such flag, and [`receive`] marks it right after.
+/// Linux marks a received socket close-on-exec as it arrives; elsewhere
+/// (macOS has no such flag) [`receive`] marks it right after — a child
+/// spawned in between could inherit it; the sandbox runs programs only on
+/// Linux today, and macOS's will spawn with close-on-exec by default.
 #[cfg(target_os = "linux")]
 const RECEIVE_FLAGS: RecvFlags = RecvFlags::CMSG_CLOEXEC.union(RecvFlags::DONTWAIT);
 #[cfg(not(target_os = "linux"))]
