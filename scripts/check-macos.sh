@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Type-checks the core, the engine (llama.cpp compiled by Zig for macOS)
-# and the server/CLI for Apple silicon from Linux (issue 36). Not yet a
-# step of scripts/test.sh (its cold time is measured first).
+# Clippy, warnings as errors, over the core, the engine (llama.cpp compiled
+# by Zig for macOS, with no optimisation or debug information, see
+# check-windows.sh: nothing here runs it) and the
+# server/CLI, for Apple silicon and Intel Macs from Linux (issue 36); the
+# cross-OS step of scripts/test.sh runs it. One target: its name as the
+# first argument.
 #
 # Needs: `rustup target add aarch64-apple-darwin`, cargo-zigbuild (PyPI;
 # brings Zig as the C compiler) on PATH, cmake, libclang.
@@ -11,8 +14,12 @@
 # dependency compiles Objective-C against Cocoa).
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-export GGML_METAL=OFF GGML_ACCELERATE=OFF GGML_BLAS=OFF
+export GGML_METAL=OFF GGML_ACCELERATE=OFF GGML_BLAS=OFF LLAMA_LIB_PROFILE=TypeCheck
 cd "$REPO"
-target=${1:-aarch64-apple-darwin}
-shift || true
-cargo-zigbuild check --locked --target "$target" -p colmena-core -p colmena-engine -p colmena-server --all-targets "$@"
+targets=(aarch64-apple-darwin x86_64-apple-darwin)
+[[ $# -gt 0 && $1 != -* ]] && { targets=("$1"); shift; }
+for target in "${targets[@]}"; do
+  echo "== $target"
+  cargo-zigbuild clippy --locked --target "$target" -p colmena-core -p colmena-engine -p colmena-server \
+    --all-targets "$@" -- -D warnings
+done

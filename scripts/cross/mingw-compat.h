@@ -1,5 +1,5 @@
 /* Forced into the C files built for x86_64-pc-windows-gnu by
- * scripts/check-windows.sh: Debian 12's mingw-w64 headers (v10) lack Windows 10's
+ * scripts/cross/windows-env.sh: Debian 12's mingw-w64 headers (v10) lack Windows 10's
  * THREAD_POWER_THROTTLING_STATE, which llama.cpp's CPU backend sets on its
  * threads. Its layout is the process one's, which the headers have. The
  * Windows version is the one llama.cpp's own headers pick (Windows 10).

@@ -10,6 +10,8 @@ mod launch;
 mod links;
 mod notice_text;
 mod server;
+// A Unix socket in the data dir; Windows has no handover yet (README).
+#[cfg(unix)]
 mod single_instance;
 mod tray;
 mod ui_prefs;
@@ -169,6 +171,7 @@ fn window_ready<R: Runtime>(app: &tauri::AppHandle<R>, hidden: bool) {
 /// A second launch on this workspace: the window comes to the front, a
 /// `colmena://` link among its arguments opens its place and the files it
 /// names (from `cwd`, where it ran) wait for the canvas the window shows.
+#[cfg(unix)]
 fn on_handover<R: Runtime>(app: &tauri::AppHandle<R>, args: &[String], cwd: &std::path::Path) {
     tray::show_window(app);
     if let Some(route) = links::route_in_args(args)

@@ -32,16 +32,13 @@ fn running_as_root() -> bool {
     rustix::process::geteuid().is_root()
 }
 
-#[cfg(not(unix))]
-fn running_as_root() -> bool {
-    false
-}
-
 /// `nobody`, whom the root tests switch to.
+#[cfg(unix)]
 const NOBODY: &str = "65534";
 
 /// The options that name the program's user, as the app passes them when
 /// it runs as root (the launcher refuses to run a program as root).
+#[cfg(unix)]
 fn as_user() -> Vec<&'static str> {
     if running_as_root() {
         vec!["--uid", NOBODY, "--gid", NOBODY]
@@ -53,6 +50,7 @@ fn as_user() -> Vec<&'static str> {
 /// Whether the root checks run. Not root: skipped, unless
 /// `COLMENA_REQUIRE_ROOT_TESTS` (the test command runs as root) says they
 /// must run.
+#[cfg(target_os = "linux")]
 fn root(test: &str) -> bool {
     if running_as_root() {
         return true;

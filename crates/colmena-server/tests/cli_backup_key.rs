@@ -120,6 +120,7 @@ fn issue33_the_key_goes_with_a_backup_and_comes_back_with_its_passphrase() {
 
 /// Waits (a hang guard, not a timing claim) until `line` comes on the
 /// child's standard error, read on a thread.
+#[cfg(unix)]
 fn wait_for_line(lines: &std::sync::mpsc::Receiver<String>, wanted: &str) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
     loop {

@@ -7,9 +7,13 @@
 #![allow(clippy::unwrap_used)]
 
 use std::path::Path;
+// For the test with `colmena serve`, stopped by SIGTERM (a Unix signal).
+#[cfg(unix)]
 use std::process::{Child, Command, Stdio};
+#[cfg(unix)]
 use std::time::{Duration, Instant};
 
+#[cfg(unix)]
 use colmena_scripted_llm::{Matcher, Protocol, Rule, Script, ScriptedLlm};
 use serde_json::Value;
 
@@ -188,6 +192,7 @@ fn a_grant_to_change_other_systems_is_shown_apart_for_jobs_and_roles() {
 }
 
 /// `colmena serve` on the data dir, up once it prints where it listens.
+#[cfg(unix)]
 fn serve(dir: &Path) -> Child {
     let mut child = colmena(dir)
         .args(["--json", "serve", "--bind", "127.0.0.1:0"])

@@ -6,7 +6,10 @@
 
 mod common;
 
+// For the SIGTERM test (a Unix signal).
+#[cfg(unix)]
 use std::process::{Command, Stdio};
+#[cfg(unix)]
 use std::time::{Duration, Instant};
 
 use common::{colmena, run};

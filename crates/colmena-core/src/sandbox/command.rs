@@ -1,7 +1,9 @@
 //! The command line that starts a program under a mechanism: the launcher
 //! (limits, Landlock and a private /proc), or `bwrap` around the launcher
-//! (limits; bubblewrap builds the view and the namespaces). As root, both
-//! name the user the program runs as (`user.rs`).
+//! (limits; bubblewrap builds the view and the namespaces), or on macOS
+//! `sandbox-exec` around the launcher (limits; the Seatbelt profile of
+//! `seatbelt.rs` confines both). As root, Linux's name the user the program
+//! runs as (`user.rs`).
 
 use std::collections::BTreeSet;
 use std::ffi::OsString;
@@ -52,7 +54,9 @@ fn user_options(user: &ProgramUser, workspace: &Path, tmp: &Path) -> Vec<OsStrin
 }
 
 /// The app's proxy for a job with network (`proxy/`): the socket the
-/// launcher connects to, and its folder.
+/// launcher connects to, and its folder. Only Linux's launcher has a
+/// network namespace to forward from.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub(super) struct Proxy<'a> {
     pub socket: &'a Path,
     pub dir: &'a Path,
@@ -179,6 +183,21 @@ pub(super) fn build(
             args.extend(as_user);
             args.extend(limits(job));
             Command::new(bwrap)
+        }
+        #[cfg(target_os = "macos")]
+        Mechanism::Seatbelt(sandbox_exec) => {
+            // Seatbelt matches real paths (`/var` is `/private/var`).
+            let real = |path: &Path| path.canonicalize();
+            args.extend(super::seatbelt::arguments(
+                &real(&job.workspace)?,
+                &real(tmp)?,
+                &real(launcher)?,
+            ));
+            args.push(launcher.into());
+            // The profile allows no network; the launcher is told so too.
+            args.push(p::NO_NETWORK.into());
+            args.extend(limits(job));
+            Command::new(sandbox_exec)
         }
     };
     args.push(p::END.into());

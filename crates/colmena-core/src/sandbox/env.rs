@@ -4,8 +4,12 @@
 
 use std::path::Path;
 
-/// The only `PATH` a sandboxed program sees: system folders only.
+/// The only `PATH` a sandboxed program sees: system folders only (and
+/// Homebrew's on macOS, where `/usr/local` is Intel Homebrew's).
+#[cfg(not(target_os = "macos"))]
 pub(crate) const PATH: &str = "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin";
+#[cfg(target_os = "macos")]
+pub(crate) const PATH: &str = "/opt/homebrew/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin";
 
 /// Names a caller may add beyond the base set (the git tools' `GIT_*`).
 fn extra_allowed(name: &str) -> bool {

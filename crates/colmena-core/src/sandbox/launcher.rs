@@ -42,6 +42,7 @@
 
 use std::process::ExitCode;
 
+#[cfg(unix)]
 use crate::plan::{Plan, ProgramUser, parse};
 use crate::protocol as p;
 
@@ -70,6 +71,7 @@ pub fn main() -> ExitCode {
         return fail(&e);
     }
     let (private_mounts, own_network) = match enter_namespaces(&plan, root) {
+        #[cfg(target_os = "linux")]
         Ok(Stage::Ended(status)) => return status,
         Ok(Stage::Here {
             private_mounts,
@@ -164,7 +166,8 @@ fn check_user(plan: &Plan, root: bool) -> Result<(), String> {
 #[cfg(unix)]
 enum Stage {
     /// The launcher ran again inside new namespaces and ended with this
-    /// status: this process has nothing left to do.
+    /// status: this process has nothing left to do (Linux: namespaces).
+    #[cfg(target_os = "linux")]
     Ended(ExitCode),
     /// Confine this process and run the program from here.
     /// `private_mounts`: mounts made here never reach the host, so paths
@@ -317,10 +320,15 @@ fn filter_syscalls(_no_network: bool) -> Result<(), String> {
 
 #[cfg(unix)]
 fn limit(limits: &[(String, u64)]) -> Result<(), String> {
-    use rustix::process::{Resource, Rlimit, setrlimit};
+    use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
     // No core dumps: they would write the program's memory into the workspace.
     let mut all = vec![(Resource::Core, 0)];
     for (name, n) in limits {
+        // macOS enforces no address-space limit (and some versions refuse
+        // to set one): the memory limit is Linux's only (README, per OS).
+        if cfg!(target_os = "macos") && name == "as" {
+            continue;
+        }
         let resource = match name.as_str() {
             "cpu" => Resource::Cpu,
             "as" => Resource::As,
@@ -332,6 +340,11 @@ fn limit(limits: &[(String, u64)]) -> Result<(), String> {
         all.push((resource, *n));
     }
     for (resource, n) in all {
+        // Never above the system's own ceiling (raising it needs root: on
+        // macOS a user's process ceiling is often below the processes limit).
+        let n = getrlimit(resource)
+            .maximum
+            .map_or(n, |ceiling| n.min(ceiling));
         let new = Rlimit {
             current: Some(n),
             maximum: Some(n),

@@ -1,5 +1,7 @@
 //! Which confinement this system offers, and where the launcher is.
 //!
+//! On macOS: Seatbelt (`sandbox-exec`, part of every macOS), see
+//! `seatbelt.rs`. On Linux:
 //! Landlock (ABI 6, Linux 6.12+, enabled at boot — most distributions do)
 //! needs no privilege and no extra program. Where the kernel lacks it (or
 //! has only an older Landlock, which leaves truncation and signals open),
@@ -33,6 +35,10 @@ pub(crate) enum Mechanism {
     Landlock,
     /// `bwrap` at this path builds the view; the launcher applies the limits.
     Bubblewrap(PathBuf),
+    /// macOS: `sandbox-exec` at this path holds the launcher and the
+    /// program in a Seatbelt profile; the launcher applies the limits.
+    #[cfg(target_os = "macos")]
+    Seatbelt(PathBuf),
 }
 
 impl Mechanism {
@@ -41,6 +47,8 @@ impl Mechanism {
         match self {
             Mechanism::Landlock => "Landlock".to_owned(),
             Mechanism::Bubblewrap(path) => format!("bubblewrap ({})", path.display()),
+            #[cfg(target_os = "macos")]
+            Mechanism::Seatbelt(path) => format!("Seatbelt ({})", path.display()),
         }
     }
 }
@@ -49,7 +57,13 @@ impl Mechanism {
 pub(crate) fn detect() -> Result<Mechanism> {
     static FOUND: OnceLock<std::result::Result<Mechanism, String>> = OnceLock::new();
     FOUND
-        .get_or_init(|| choose(landlock_available(), bubblewrap()))
+        .get_or_init(|| {
+            #[cfg(target_os = "macos")]
+            if let Some(sandbox_exec) = seatbelt() {
+                return Ok(Mechanism::Seatbelt(sandbox_exec));
+            }
+            choose(landlock_available(), bubblewrap())
+        })
         .clone()
         .map_err(AppError::precondition)
 }
@@ -66,10 +80,15 @@ pub(super) fn choose(
     }
 }
 
+#[cfg(not(windows))]
 const NONE_AVAILABLE: &str = "programs cannot run here: Colmena runs them confined to the agent's \
      workspace, and this system has neither Landlock (Linux 6.12 or newer, with the \
      'landlock' security module enabled at boot) nor bubblewrap; install bubblewrap \
      (for example `sudo apt install bubblewrap`) and try again";
+#[cfg(windows)]
+const NONE_AVAILABLE: &str = "programs cannot run here: Colmena runs them confined to the agent's \
+     workspace, and it has no sandbox for Windows yet (it has one for Linux and macOS); \
+     nothing was run";
 
 /// True when the kernel accepts a Landlock ruleset of at least
 /// [`MIN_ABI`](super::protocol::MIN_ABI), as the launcher builds it (creating
@@ -90,6 +109,12 @@ pub(crate) fn landlock_available() -> bool {
 #[cfg(not(target_os = "linux"))]
 pub(crate) fn landlock_available() -> bool {
     false
+}
+
+/// `sandbox-exec`, on macOS (where every version has it).
+#[cfg(target_os = "macos")]
+pub(crate) fn seatbelt() -> Option<PathBuf> {
+    Some(PathBuf::from(super::seatbelt::SANDBOX_EXEC)).filter(|p| p.is_file())
 }
 
 /// `bwrap`, when installed in a system folder.

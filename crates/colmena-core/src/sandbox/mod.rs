@@ -54,6 +54,12 @@ mod env;
 mod group;
 mod mechanism;
 mod protocol;
+// Text only; used on macOS, its tests run everywhere.
+#[cfg(any(target_os = "macos", test))]
+mod seatbelt;
+// Sandboxed programs reach it from the network namespace Linux's launcher
+// makes; elsewhere they have no network yet, and nothing connects to it.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 mod proxy;
 mod supervise;
 mod user;
@@ -177,14 +183,14 @@ pub(crate) async fn run_with(
 ) -> Result<Finished> {
     let launcher = mechanism::launcher()?;
     let tmp = RunTmp::create()?;
-    #[cfg(unix)]
+    #[cfg(target_os = "linux")]
     let door = job.network.then(proxy::Door::open).transpose()?;
-    #[cfg(unix)]
+    #[cfg(target_os = "linux")]
     let proxy = door.as_ref().map(|door| command::Proxy {
         socket: door.socket(),
         dir: door.dir(),
     });
-    #[cfg(not(unix))]
+    #[cfg(not(target_os = "linux"))]
     let proxy = None;
     let mut command = command::build(mechanism, &launcher, job, tmp.path(), proxy)?;
     command
@@ -200,7 +206,7 @@ pub(crate) async fn run_with(
         .map_err(|e| AppError::precondition(format!("cannot start {}: {e}", job.program)))?;
     let group = child.id();
     // Connections end with the run (the guard is dropped on every return).
-    #[cfg(unix)]
+    #[cfg(target_os = "linux")]
     let _proxy = door.map(|door| door.serve(job.egress.clone()));
     let budget = Arc::new(capture::Budget::new(FLOOD_LIMIT));
     let stop_reading = CancellationToken::new();

@@ -142,14 +142,9 @@ enum Received {
     Closed,
 }
 
-/// Linux marks a received socket close-on-exec as it arrives; elsewhere
-/// (macOS has no such flag) [`receive`] marks it right after — a child
-/// spawned in between could inherit it; the sandbox runs programs only on
-/// Linux today, and macOS's will spawn with close-on-exec by default.
-#[cfg(target_os = "linux")]
+/// A received socket is marked close-on-exec as it arrives: no program
+/// the app starts meanwhile inherits it.
 const RECEIVE_FLAGS: RecvFlags = RecvFlags::CMSG_CLOEXEC.union(RecvFlags::DONTWAIT);
-#[cfg(not(target_os = "linux"))]
-const RECEIVE_FLAGS: RecvFlags = RecvFlags::DONTWAIT;
 
 async fn receive(launcher: &UnixStream) -> Received {
     loop {
@@ -170,10 +165,6 @@ async fn receive(launcher: &UnixStream) -> Received {
                 RecvAncillaryMessage::ScmRights(mut fds) => fds.next(),
                 _ => None,
             });
-            #[cfg(not(target_os = "linux"))]
-            if let Some(fd) = &fd {
-                rustix::io::fcntl_setfd(fd, rustix::io::FdFlags::CLOEXEC)?;
-            }
             Ok((message.bytes, fd))
         });
         return match got {

@@ -86,13 +86,13 @@ impl Egress {
         }
     }
 
-    #[cfg(test)]
+    #[cfg(all(test, target_os = "linux"))]
     pub(crate) fn with_resolver(mut self, resolver: Arc<dyn crate::net_guard::Resolver>) -> Egress {
         self.guard = self.guard.with_resolver(resolver);
         self
     }
 
-    #[cfg(test)]
+    #[cfg(all(test, target_os = "linux"))]
     pub(crate) fn with_dialer(mut self, dialer: Arc<dyn Dialer>) -> Egress {
         self.dialer = dialer;
         self
@@ -191,9 +191,10 @@ async fn answer(client: &mut TcpStream, status: &str, text: &str) {
     let _ = client.shutdown().await;
 }
 
-#[cfg(unix)]
+// Only Linux's launcher forwards connections (from its network namespace).
+#[cfg(target_os = "linux")]
 mod door;
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 pub(crate) use door::Door;
-#[cfg(all(unix, test))]
+#[cfg(all(test, target_os = "linux"))]
 pub(crate) use door::MAX_CONNECTIONS;

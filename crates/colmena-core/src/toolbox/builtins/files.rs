@@ -17,10 +17,15 @@ use crate::ctx::Ctx;
 use crate::error::{AppError, Result};
 use crate::ids::AgentId;
 
+// The limits and helpers below serve the Unix implementation, the only
+// one so far (the file tools refuse elsewhere, saying why).
 /// Most bytes `fs_read` returns (and `fs_search` looks into per file).
+#[cfg(unix)]
 const MAX_READ: u64 = 256 * 1024;
 /// Largest file the file tools open for reading at all.
+#[cfg(unix)]
 const MAX_FILE: u64 = 16 * 1024 * 1024;
+#[cfg(unix)]
 const MAX_LISTED: usize = 500;
 
 pub fn workspace(ctx: &Ctx, agent: &AgentId) -> Result<PathBuf> {
@@ -29,6 +34,7 @@ pub fn workspace(ctx: &Ctx, agent: &AgentId) -> Result<PathBuf> {
     Ok(dir.canonicalize()?)
 }
 
+#[cfg(unix)]
 fn text(args: &Value, key: &str) -> String {
     args[key].as_str().unwrap_or_default().to_owned()
 }
