@@ -22,7 +22,24 @@ fn config() -> Value {
 fn the_release_workflow_builds_windows_and_macos_with_tauri_action() {
     let workflow: yaml_serde::Value =
         yaml_serde::from_str(&repo_file(".github/workflows/release.yml")).unwrap();
+    let tests = &workflow["jobs"]["tests"];
+    let test_platforms: Vec<&str> = tests["strategy"]["matrix"]["include"]
+        .as_sequence()
+        .expect("a matrix of test runners")
+        .iter()
+        .filter_map(|m| m["platform"].as_str())
+        .collect();
+    assert!(
+        test_platforms.iter().any(|p| p.starts_with("windows"))
+            && test_platforms.iter().filter(|p| p.starts_with("macos")).count() == 2,
+        "the Rust tests run on Windows and both Macs: {test_platforms:?}"
+    );
     let job = &workflow["jobs"]["installers"];
+    assert_eq!(
+        job["needs"].as_str(),
+        Some("tests"),
+        "nothing is built for an OS whose tests did not pass"
+    );
     let matrix = job["strategy"]["matrix"]["include"]
         .as_sequence()
         .expect("a matrix");
