@@ -31,7 +31,11 @@ fn the_release_workflow_builds_windows_and_macos_with_tauri_action() {
         .collect();
     assert!(
         test_platforms.iter().any(|p| p.starts_with("windows"))
-            && test_platforms.iter().filter(|p| p.starts_with("macos")).count() == 2,
+            && test_platforms
+                .iter()
+                .filter(|p| p.starts_with("macos"))
+                .count()
+                == 2,
         "the Rust tests run on Windows and both Macs: {test_platforms:?}"
     );
     let job = &workflow["jobs"]["installers"];
