@@ -34,6 +34,8 @@ APT_PACKAGES=(
   # Windows from Linux (scripts/check-windows.sh): mingw-w64's C and C++
   # compilers with POSIX threads (llama.cpp uses std::mutex)
   gcc-mingw-w64-x86-64-posix g++-mingw-w64-x86-64-posix
+  # The Windows build run (scripts/wine-tests.sh): Wine, 64-bit
+  wine wine64
 )
 
 step "System packages"

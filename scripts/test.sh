@@ -78,6 +78,11 @@ other_oses() {
   "$REPO/scripts/check-macos.sh"
 }
 
+# The Windows build run under Wine (issue 36): the bus's REST contract, MCP
+# over HTTP and stdio, serve, the launch pipe, Job Objects, programs agents
+# run, and an agent run with a tool call (scripts/wine-tests.sh).
+windows_under_wine() { "$REPO/scripts/wine-tests.sh"; }
+
 app_built="$results/app-built"
 installers() {
   tauri_cli build --debug --bundles deb,rpm
@@ -188,6 +193,7 @@ run_step layering "Layering: colmena-core depends on no UI or network framework"
 run_step ui "UI: type check, lint, unit tests, build" ui
 run_step clippy "Clippy (warnings are errors)" clippy
 run_step other-oses "Other OSes: clippy for Windows (mingw-w64) and macOS, Apple silicon and Intel (Zig)" other_oses
+run_step wine "Windows under Wine: the bus, MCP, serve, the launch pipe, Job Objects, an agent run" windows_under_wine
 run_step installers "App and installers (.deb, .rpm)" installers
 run_step e2e "End-to-end: the real app under Xvfb" e2e
 run_step bench "App against the empty Tauri shell (scripts/bench-app.sh --quick: one round, debug builds)" bench_app

@@ -1,11 +1,21 @@
 #!/usr/bin/env bash
-# The Windows build, run (issue 36): the server's contract test files,
-# cross-built for x86_64-pc-windows-gnu and run under Wine, so the bus's
-# REST routes and MCP over HTTP are exercised by the Windows code of the
-# core and the server (SQLite, tantivy, the vault's key file, loopback
-# sockets, the HTTP server), the same test files the Linux build passes.
-# Then `colmena.exe agent run` on the scripted provider (run natively on
-# loopback), with a tool call.
+# The Windows build, run (issue 36): test files cross-built for
+# x86_64-pc-windows-gnu and run under Wine, so the Windows code of the core
+# and the server runs — SQLite, tantivy, the vault's key file, loopback
+# sockets, the HTTP server, named pipes, Job Objects:
+#   - the core's one-app-per-workspace handover over a named pipe
+#     (single_instance, its squatter and wrong-key tests included), the
+#     programs agents run (sandbox::windows_tests: the workspace, a cleared
+#     environment, a timeout; toolbox::gate: a person decides every call),
+#     and the supervised-program tree (process_tree: input, output and exit
+#     code through the launcher, a stop and the app's death end the tree);
+#   - the bus's REST contract suite and MCP over HTTP (http_bus, http_mcp),
+#     `colmena.exe serve` (serve) and the MCP-server commands, among them
+#     `colmena.exe mcp-server test` starting `colmena.exe mcp` as a stdio
+#     MCP server in its Job Object (cli_mcp_server) — the same test files
+#     the Linux build passes;
+#   - then `colmena.exe agent run` on the scripted provider (run natively
+#     on loopback), with a tool call.
 #
 # Needs what check-windows.sh needs, plus Wine (apt wine, wine64).
 # Usage: scripts/wine-tests.sh [--no-agent-run] [extra cargo test args]
@@ -26,12 +36,29 @@ if [[ ! -f $WINEPREFIX/system.reg ]]; then
   wineboot --init >/dev/null 2>&1 || true
   wineserver --wait || true
 fi
+# Wine 8.0 (Debian 12) lacks bcryptprimitives.dll, where Rust's standard
+# library gets random bytes on Windows (ProcessPrng): a one-function DLL of
+# our own gives it the system generator's bytes through bcrypt.dll. It goes
+# where Windows keeps its own (programs started with a cleared environment,
+# as the sandbox starts them, must find it too).
+system32="$WINEPREFIX/drive_c/windows/system32"
+if [[ ! -f $system32/bcryptprimitives.dll || $REPO/scripts/cross/bcryptprimitives.c -nt $system32/bcryptprimitives.dll ]]; then
+  x86_64-w64-mingw32-gcc -O2 -shared -o "$system32/bcryptprimitives.dll" \
+    "$REPO/scripts/cross/bcryptprimitives.c" "$REPO/scripts/cross/bcryptprimitives.def" -lbcrypt
+fi
 export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine
+# Wine's own processes (wineserver, services.exe…) end with the script.
+trap 'wineserver -k 2>/dev/null || true' EXIT
 agent_run=1
 if [[ ${1:-} == --no-agent-run ]]; then agent_run=0; shift; fi
 cd "$REPO"
-cargo test --locked --target x86_64-pc-windows-gnu -p colmena-server \
-  --test http_bus --test http_mcp "$@"
+win=(--locked --target x86_64-pc-windows-gnu)
+echo "== the core: the launch pipe, programs agents run, the gate, the supervised-program tree"
+cargo test "${win[@]}" -p colmena-core --lib "$@" -- single_instance sandbox::windows_tests toolbox::gate
+cargo test "${win[@]}" -p colmena-core --test process_tree "$@"
+echo "== the server: the bus's REST contract, MCP over HTTP, serve, MCP servers"
+cargo test "${win[@]}" -p colmena-server \
+  --test http_bus --test http_mcp --test serve --test cli_mcp_server "$@"
 
 ((agent_run)) || exit 0
 echo
@@ -42,7 +69,11 @@ target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import js
 exe="$target_dir/x86_64-pc-windows-gnu/debug/colmena.exe"
 work=$(mktemp -d)
 llm_pid=""
-cleanup() { [[ -n $llm_pid ]] && kill "$llm_pid" 2>/dev/null; rm -rf "$work"; }
+cleanup() {
+  [[ -n $llm_pid ]] && kill "$llm_pid" 2>/dev/null
+  rm -rf "$work"
+  wineserver -k 2>/dev/null || true
+}
 trap cleanup EXIT
 # The model asks for memory_search once, then answers from its result.
 cat >"$work/script.json" <<'JSON'

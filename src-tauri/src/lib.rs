@@ -10,9 +10,6 @@ mod launch;
 mod links;
 mod notice_text;
 mod server;
-// A Unix socket in the data dir; Windows has no handover yet (README).
-#[cfg(unix)]
-mod single_instance;
 mod tray;
 mod ui_prefs;
 mod updates;
@@ -49,23 +46,22 @@ pub fn run() {
         Ok(dir) => dir,
         Err(err) => launch::fail(&err),
     };
-    #[cfg(unix)]
     let listening = {
-        let handover = single_instance::Handover {
+        let handover = colmena_core::single_instance::Handover {
             args: args.clone(),
             cwd: std::env::current_dir()
                 .map(|d| d.display().to_string())
                 .unwrap_or_default(),
         };
-        match single_instance::claim(&options.data_dir, &handover) {
-            single_instance::Claim::HandedOver => {
+        match colmena_core::single_instance::claim(&options.data_dir, &handover) {
+            colmena_core::single_instance::Claim::HandedOver => {
                 eprintln!(
                     "colmena: Colmena already runs on this workspace; it has been brought to the front"
                 );
                 std::process::exit(0);
             }
-            single_instance::Claim::First(listening) => Some(listening),
-            single_instance::Claim::Alone => None,
+            colmena_core::single_instance::Claim::First(listening) => Some(listening),
+            colmena_core::single_instance::Claim::Alone => None,
         }
     };
     // The first start of a new version copies the store before anything opens it.
@@ -107,7 +103,6 @@ pub fn run() {
     if let Ok(cwd) = std::env::current_dir() {
         app.state::<handed_files::HandedFiles>().offer(&args, &cwd);
     }
-    #[cfg(unix)]
     let socket = listening.map(|listening| {
         let path = listening.path.clone();
         let handle = app.handle().clone();
@@ -116,8 +111,6 @@ pub fn run() {
         });
         path
     });
-    #[cfg(not(unix))]
-    let socket: Option<std::path::PathBuf> = None;
     // The updater needs the release's public key (tauri.conf.json), which the
     // IPC tests' mock app lacks: it is added to the real app only.
     match app
@@ -146,10 +139,13 @@ pub fn run() {
         // The MCP servers this app started stop with it.
         if let tauri::RunEvent::Exit = event {
             tauri::async_runtime::block_on(colmena_core::workspace::shutdown(&ctx));
-            // Only the socket this app bound.
+            // Only the socket this app bound (Unix; a pipe goes with it).
+            #[cfg(unix)]
             if let Some(socket) = &socket {
                 let _ = std::fs::remove_file(socket);
             }
+            #[cfg(not(unix))]
+            let _ = &socket;
         }
     });
 }
@@ -171,7 +167,6 @@ fn window_ready<R: Runtime>(app: &tauri::AppHandle<R>, hidden: bool) {
 /// A second launch on this workspace: the window comes to the front, a
 /// `colmena://` link among its arguments opens its place and the files it
 /// names (from `cwd`, where it ran) wait for the canvas the window shows.
-#[cfg(unix)]
 fn on_handover<R: Runtime>(app: &tauri::AppHandle<R>, args: &[String], cwd: &std::path::Path) {
     tray::show_window(app);
     if let Some(route) = links::route_in_args(args)

@@ -39,6 +39,7 @@ pub(crate) mod sandbox;
 pub mod search;
 pub mod secrets;
 pub mod setup;
+pub mod single_instance;
 pub mod skills;
 pub mod store;
 pub mod swarms;

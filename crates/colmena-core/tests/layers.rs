@@ -41,6 +41,7 @@ const FLOORS: &[(&str, &[&str])] = &[
             "sandbox",
             "process",
             "private_files",
+            "single_instance",
             "work",
         ],
     ),

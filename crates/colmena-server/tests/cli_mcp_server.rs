@@ -487,16 +487,22 @@ fn h24_import_adds_the_new_skips_what_exists_and_reads_stdin() {
 #[test]
 fn h23_test_reports_the_failure_its_stderr_and_exit_code() {
     let dir = tempfile::tempdir().unwrap();
+    // A program that says why on stderr and exits 3, in each system's shell.
+    let (shell, flag, script) = if cfg!(windows) {
+        ("cmd", "/c", "echo cannot-start-here 1>&2 & exit 3")
+    } else {
+        ("sh", "-c", "echo cannot-start-here >&2; exit 3")
+    };
     ok_json(colmena(dir.path()).args([
         "mcp-server",
         "add",
         "broken",
         "--command",
-        "sh",
+        shell,
         "--arg",
-        "-c",
+        flag,
         "--arg",
-        "echo cannot-start-here >&2; exit 3",
+        script,
     ]));
     let out = run(colmena(dir.path()).args(["--json", "mcp-server", "test", "broken"]));
     assert_eq!(
@@ -550,7 +556,8 @@ fn h23_presets_are_listed() {
 fn h23_test_lists_the_tools_of_a_working_server() {
     // `colmena mcp` is an MCP server over stdio: Colmena tests itself, on another data dir.
     let (dir, inner) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let program = env!("CARGO_BIN_EXE_colmena");
+    let program = common::colmena_bin();
+    let program = program.to_str().unwrap();
     let inner_dir = inner.path().display().to_string();
     ok_json(colmena(dir.path()).args([
         "mcp-server",

@@ -27,7 +27,7 @@
 //! marks it), so mail it did not get to waits for the next wake-up.
 
 use std::path::PathBuf;
-use std::process::{ExitStatus, Stdio};
+use std::process::ExitStatus;
 use std::sync::{Arc, Mutex};
 use std::time::Duration as StdDuration;
 
@@ -42,7 +42,7 @@ use crate::error::{AppError, Result};
 use crate::inbox::authors::{self, Author};
 use crate::inbox::role_config;
 use crate::inbox::{drop_folder, local_server, token};
-use crate::process::{kill_group, supervised_command};
+use crate::process::{Input, kill_group, release_group, spawn_supervised, supervised_command};
 
 /// Most message ids one wake-up's history entry lists.
 const MAX_LISTED: u32 = 50;
@@ -217,13 +217,14 @@ async fn run(
         )),
     }
     let mut cmd = supervised_command(&command[0], &command[1..], &env, Some(&dir))?;
-    cmd.stdin(Stdio::null());
-    let mut child = cmd.spawn().map_err(|e| {
-        AppError::precondition(format!(
-            "cannot start the wake command '{}': {e}",
-            command[0]
-        ))
-    })?;
+    let mut child = spawn_supervised(&mut cmd, Input::Closed)
+        .await
+        .map_err(|e| {
+            AppError::precondition(format!(
+                "cannot start the wake command '{}': {e}",
+                command[0]
+            ))
+        })?;
     let leader = child.id();
     let output = Arc::new(Mutex::new(Tail::default()));
     let readers: Vec<JoinHandle<()>> = [
@@ -250,7 +251,12 @@ async fn run(
         () = stop.cancelled() => Ending::Stopped,
     };
     let (status, timed_out, stopped) = match ending {
-        Ending::Exited(status) => (Some(status), false, false),
+        Ending::Exited(status) => {
+            if let Some(leader) = leader {
+                release_group(leader);
+            }
+            (Some(status), false, false)
+        }
         Ending::TimedOut | Ending::Stopped => {
             if let Some(leader) = leader {
                 kill_group(leader);

@@ -199,6 +199,15 @@ pub(super) fn build(
             args.extend(limits(job));
             Command::new(sandbox_exec)
         }
+        // The launcher holds the program in the app's Job Object (see
+        // `spawn_supervised`); nothing else is confined (`UNCONFINED`).
+        #[cfg(windows)]
+        Mechanism::Unconfined => {
+            args.push(p::SUPERVISE.into());
+            let mut launcher = Command::new(launcher);
+            launcher.creation_flags(super::supervise::CREATE_NO_WINDOW);
+            launcher
+        }
     };
     args.push(p::END.into());
     args.push(job.program.clone().into());

@@ -1,7 +1,22 @@
-//! Killing a program's whole process group. The launcher is started as the
-//! leader of a new group (`process_group(0)`), and everything it and the
-//! program start stays in that group unless it leaves on purpose (`setsid`;
-//! under bubblewrap the PID namespace catches even those).
+//! A supervised program's whole process tree, one interface per OS: the
+//! tree is adopted once the launcher is started ([`adopt`], Windows only),
+//! killed at once ([`kill`]), and released once the launcher has exited
+//! ([`release`]).
+//!
+//! Unix: the launcher is started as the leader of a new process group
+//! (`process_group(0)`), and everything it and the program start stays in
+//! that group unless it leaves on purpose (`setsid`; the launcher is a
+//! subreaper for those, and under bubblewrap the PID namespace catches
+//! them). The launcher cleans up when the program ends, so releasing is
+//! nothing.
+//!
+//! Windows: the app puts the launcher in a Job Object of its own that kills
+//! every process in it when its last handle closes, before the launcher
+//! starts the program (it waits for [`GO`](super::protocol::GO) on its
+//! standard input), so the program and everything it starts are born in
+//! the job. Only the app holds the job's handle: dropping it — a stop, the
+//! launcher's exit, or the app dying, when the system closes its handles —
+//! ends the whole tree.
 
 /// Sends SIGKILL to every process of group `id`. A group that is already
 /// gone is fine.
@@ -19,5 +34,53 @@ pub(super) fn kill(id: u32) {
     let _ = kill_process_group(pid, Signal::KILL);
 }
 
-#[cfg(not(unix))]
-pub(super) fn kill(_id: u32) {}
+/// Nothing: the launcher ended the group before it exited, and its id may
+/// already belong to someone else.
+#[cfg(unix)]
+pub(super) fn release(_id: u32) {}
+
+#[cfg(windows)]
+pub(super) use windows_job::{adopt, kill, release};
+
+#[cfg(windows)]
+mod windows_job {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, MutexGuard, OnceLock};
+
+    use win32job::{ExtendedLimitInfo, Job};
+
+    /// The jobs of the launchers alive, by the launcher's process id.
+    fn jobs() -> MutexGuard<'static, HashMap<u32, Job>> {
+        static JOBS: OnceLock<Mutex<HashMap<u32, Job>>> = OnceLock::new();
+        JOBS.get_or_init(Mutex::default)
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Puts the launcher `child` in a new job that kills its processes when
+    /// closed. Must happen before the launcher is told to start the program.
+    pub(in crate::sandbox) fn adopt(child: &tokio::process::Child) -> std::io::Result<()> {
+        let (Some(id), Some(handle)) = (child.id(), child.raw_handle()) else {
+            return Err(std::io::Error::other("the launcher exited as it started"));
+        };
+        let job = Job::create_with_limit_info(ExtendedLimitInfo::new().limit_kill_on_job_close())
+            .map_err(|e| std::io::Error::other(format!("cannot create a job object: {e}")))?;
+        job.assign_process(handle as isize).map_err(|e| {
+            std::io::Error::other(format!("cannot put the launcher in its job object: {e}"))
+        })?;
+        jobs().insert(id, job);
+        Ok(())
+    }
+
+    /// Closes the job of launcher `id`: every process in it ends.
+    pub(in crate::sandbox) fn kill(id: u32) {
+        let job = jobs().remove(&id);
+        drop(job);
+    }
+
+    /// The launcher has exited: what the program left behind ends with its
+    /// job, and the handle is freed.
+    pub(in crate::sandbox) fn release(id: u32) {
+        kill(id);
+    }
+}

@@ -121,9 +121,67 @@ pub fn main() -> ExitCode {
     ExitCode::from(p::EXEC_FAILED)
 }
 
-#[cfg(not(unix))]
+/// Windows: only `--supervise` (the person's own MCP servers and wake
+/// commands). The app has put this launcher in a Job Object before writing
+/// [`GO`](crate::protocol::GO) on its standard input; the program, started
+/// only then, is born in the job with everything it starts, and the app
+/// ends them all by closing the job. The launcher reads that one byte
+/// unbuffered, so the rest of its input is the program's; it exits with
+/// the program's exit code. Programs agents run (`cli_exec`) are refused
+/// before they get here: Windows has no sandbox in Colmena yet.
+#[cfg(windows)]
 pub fn main() -> ExitCode {
-    fail("this system has no sandbox for programs run by agents")
+    use std::os::windows::process::CommandExt;
+
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    if args.first().is_none_or(|a| a != p::SUPERVISE) {
+        return fail(
+            "on Windows the launcher only runs the person's own programs (--supervise): \
+             programs agents run have no sandbox here",
+        );
+    }
+    let Some(end) = args.iter().position(|a| a == p::END) else {
+        return fail("no program to run: '--' and the program are missing");
+    };
+    let Some(program) = args.get(end + 1) else {
+        return fail("no program to run after '--'");
+    };
+    if let Err(e) = wait_for_go() {
+        return fail(&format!("the app did not say to start: {e}"));
+    }
+    /// Windows' `CREATE_NO_WINDOW`: no console window of its own.
+    const CREATE_NO_WINDOW: u32 = 0x0800_0000;
+    match std::process::Command::new(program)
+        .args(&args[end + 2..])
+        .creation_flags(CREATE_NO_WINDOW)
+        .status()
+    {
+        Ok(status) => std::process::exit(status.code().unwrap_or(1)),
+        Err(error) => {
+            eprintln!(
+                "{}cannot run {}: {error}",
+                p::ERROR_PREFIX,
+                program.to_string_lossy()
+            );
+            ExitCode::from(p::EXEC_FAILED)
+        }
+    }
+}
+
+/// Reads the app's one byte from standard input without buffering more.
+#[cfg(windows)]
+fn wait_for_go() -> std::io::Result<()> {
+    use std::io::Read;
+    use std::os::windows::io::AsHandle;
+
+    let mut input = std::fs::File::from(std::io::stdin().as_handle().try_clone_to_owned()?);
+    let mut byte = [0u8; 1];
+    input.read_exact(&mut byte)?;
+    if byte[0] == p::GO {
+        Ok(())
+    } else {
+        Err(std::io::Error::other(format!("it wrote {:#04x}", byte[0])))
+    }
 }
 
 /// `--supervise`: the person's own program, as the app's user; limits, and

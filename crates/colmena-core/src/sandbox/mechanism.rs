@@ -26,6 +26,7 @@ const LAUNCHER_NAME: &str = "colmena-sandbox";
 const LAUNCHER_NAME: &str = "colmena-sandbox.exe";
 
 /// Where `bwrap` is looked for (never through the app's own `PATH`).
+#[cfg_attr(windows, allow(dead_code))]
 const BWRAP: [&str; 3] = ["/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap"];
 
 /// How programs are confined.
@@ -39,7 +40,22 @@ pub(crate) enum Mechanism {
     /// program in a Seatbelt profile; the launcher applies the limits.
     #[cfg(target_os = "macos")]
     Seatbelt(PathBuf),
+    /// Windows: no confinement of the file system or the network in
+    /// Colmena yet. The launcher runs the program in a Job Object (its
+    /// whole tree ends on a stop, a timeout, a flood or the app's death)
+    /// with a cleared environment, the workspace as its folder and output
+    /// caps; the permission gate asks a person before every call and says
+    /// what is not confined ([`UNCONFINED`]).
+    #[cfg(windows)]
+    Unconfined,
 }
+
+/// What a program run on a system without a sandbox can reach, as the
+/// person deciding on it (and the model) is told.
+pub(crate) const UNCONFINED: &str = "Windows has no sandbox in Colmena yet: the program runs \
+     as you, and can read and change every file you can and reach the network; only its \
+     environment is cleared, its folder is the agent's workspace, its output is capped and \
+     everything it starts is stopped with it";
 
 impl Mechanism {
     /// For `colmena doctor` and messages.
@@ -49,8 +65,26 @@ impl Mechanism {
             Mechanism::Bubblewrap(path) => format!("bubblewrap ({})", path.display()),
             #[cfg(target_os = "macos")]
             Mechanism::Seatbelt(path) => format!("Seatbelt ({})", path.display()),
+            #[cfg(windows)]
+            Mechanism::Unconfined => {
+                "none: a Job Object only (the file system and the network are open)".to_owned()
+            }
         }
     }
+
+    /// Whether the program is held to the workspace (files and network).
+    pub(crate) fn confines(&self) -> bool {
+        #[cfg(windows)]
+        return !matches!(self, Mechanism::Unconfined);
+        #[cfg(not(windows))]
+        true
+    }
+}
+
+/// True when programs agents run here are not confined (Windows): the gate
+/// then asks a person before every such call.
+pub(crate) fn programs_unconfined() -> bool {
+    detect().is_ok_and(|m| !m.confines())
 }
 
 /// The mechanism of this system, found once per process.
@@ -62,6 +96,9 @@ pub(crate) fn detect() -> Result<Mechanism> {
             if let Some(sandbox_exec) = seatbelt() {
                 return Ok(Mechanism::Seatbelt(sandbox_exec));
             }
+            #[cfg(windows)]
+            return Ok(Mechanism::Unconfined);
+            #[cfg(not(windows))]
             choose(landlock_available(), bubblewrap())
         })
         .clone()
@@ -69,6 +106,7 @@ pub(crate) fn detect() -> Result<Mechanism> {
 }
 
 /// Landlock first, then bubblewrap, else why programs cannot run.
+#[cfg_attr(windows, allow(dead_code))]
 pub(super) fn choose(
     landlock: bool,
     bwrap: Option<PathBuf>,
@@ -80,15 +118,11 @@ pub(super) fn choose(
     }
 }
 
-#[cfg(not(windows))]
+#[cfg_attr(windows, allow(dead_code))]
 const NONE_AVAILABLE: &str = "programs cannot run here: Colmena runs them confined to the agent's \
      workspace, and this system has neither Landlock (Linux 6.12 or newer, with the \
      'landlock' security module enabled at boot) nor bubblewrap; install bubblewrap \
      (for example `sudo apt install bubblewrap`) and try again";
-#[cfg(windows)]
-const NONE_AVAILABLE: &str = "programs cannot run here: Colmena runs them confined to the agent's \
-     workspace, and it has no sandbox for Windows yet (it has one for Linux and macOS); \
-     nothing was run";
 
 /// True when the kernel accepts a Landlock ruleset of at least
 /// [`MIN_ABI`](super::protocol::MIN_ABI), as the launcher builds it (creating
@@ -107,6 +141,7 @@ pub(crate) fn landlock_available() -> bool {
 }
 
 #[cfg(not(target_os = "linux"))]
+#[cfg_attr(windows, allow(dead_code))]
 pub(crate) fn landlock_available() -> bool {
     false
 }
@@ -118,6 +153,7 @@ pub(crate) fn seatbelt() -> Option<PathBuf> {
 }
 
 /// `bwrap`, when installed in a system folder.
+#[cfg_attr(windows, allow(dead_code))]
 pub(crate) fn bubblewrap() -> Option<PathBuf> {
     if !cfg!(target_os = "linux") {
         return None;

@@ -43,6 +43,11 @@
 //!   private ranges only when the agent may reach the local network. The
 //!   git tools have no network at all.
 //!
+//! On Windows there is no sandbox yet (`Mechanism::Unconfined`): the
+//! launcher holds the program in a Job Object, with the cleared environment,
+//! the workspace as its folder and capped output, and nothing else; the
+//! permission gate asks a person before every call there.
+//!
 //! The same launcher also keeps the user's MCP servers from outliving the
 //! app (`--supervise`, [`supervised_command`]): those are the person's own
 //! programs, not confined, but nothing they start survives them or the app
@@ -74,9 +79,9 @@ use tokio_util::sync::CancellationToken;
 use crate::error::{AppError, Result};
 
 pub(crate) use capture::Captured;
-pub(crate) use mechanism::{Mechanism, detect, launcher};
+pub(crate) use mechanism::{Mechanism, UNCONFINED, detect, launcher, programs_unconfined};
 pub(crate) use proxy::Egress;
-pub use supervise::{kill_group, supervised_command};
+pub use supervise::{Input, kill_group, release_group, spawn_supervised, supervised_command};
 pub(crate) use user::program_user;
 
 /// Bytes of each stream (stdout, stderr) kept for the model.
@@ -195,14 +200,14 @@ pub(crate) async fn run_with(
     let mut command = command::build(mechanism, &launcher, job, tmp.path(), proxy)?;
     command
         .current_dir(&job.workspace)
-        .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
     #[cfg(unix)]
     command.process_group(0);
-    let mut child = command
-        .spawn()
+    // No input; on Windows the launcher enters the Job Object first.
+    let mut child = supervise::spawn_supervised(&mut command, supervise::Input::Closed)
+        .await
         .map_err(|e| AppError::precondition(format!("cannot start {}: {e}", job.program)))?;
     let group = child.id();
     // Connections end with the run (the guard is dropped on every return).
@@ -320,6 +325,9 @@ impl Drop for RunTmp {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+#[cfg(all(test, windows))]
+mod windows_tests;
 
 // The attacks run for real against the Linux mechanisms.
 #[cfg(test)]

@@ -13,6 +13,12 @@
 /// outlives it or the app (MCP servers; see `supervisor.rs`). The syscall
 /// filter then applies only with [`LANDLOCK`] or [`NO_NETWORK`].
 pub const SUPERVISE: &str = "--supervise";
+/// Windows, with [`SUPERVISE`]: the one byte the app writes on the
+/// launcher's standard input once the launcher is in the app's Job Object;
+/// the launcher starts the program only then, so everything the program
+/// starts is born inside the job (see `supervise.rs`).
+#[cfg_attr(not(windows), allow(dead_code))]
+pub const GO: u8 = 0x06;
 /// With [`SUPERVISE`]: the process id of the app that starts the launcher.
 /// A launcher whose parent is already someone else (the app died while
 /// starting it) starts nothing.

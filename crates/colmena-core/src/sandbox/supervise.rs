@@ -1,6 +1,9 @@
-//! The app's side of supervised programs (the user's MCP servers): the
-//! command that starts one under `colmena-sandbox --supervise`, and the
-//! group kill that ends it. What the launcher does is in `supervisor.rs`.
+//! The app's side of supervised programs (the user's MCP servers,
+//! command-woken roles): the command that starts one under
+//! `colmena-sandbox --supervise`, the start ([`spawn_supervised`]: on
+//! Windows the launcher enters a Job Object first), and the kill that ends
+//! its whole tree. What the launcher does is in `supervisor.rs` (Unix) and
+//! `launcher.rs` (Windows); the tree per OS in `group.rs`.
 //!
 //! Unlike `cli_exec`, the program is the person's own choice, so it gets
 //! their environment (`PATH` to find `npx`, `HOME` for its caches) — minus
@@ -14,20 +17,23 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use serde_json::json;
-use tokio::process::Command;
+use tokio::process::{Child, Command};
 
 use super::{group, mechanism, protocol as p};
 use crate::error::{AppError, Result};
 
-/// A command for `program args…` under the supervising launcher: its own
-/// process group (the launcher leads it), stdin, stdout and stderr piped,
+/// A command for `program args…` under the supervising launcher (start it
+/// with [`spawn_supervised`]): its own process group (the launcher leads
+/// it; on Windows its own Job Object), stdin, stdout and stderr piped,
 /// this process's environment without `COLMENA_*` and with `env` on top,
 /// `cwd` as its folder (else this process's).
 ///
 /// The launcher's exit status is the program's (its code, or 128 + the
 /// signal that killed it), and once the launcher has exited nothing the
-/// program started is alive. If this process dies, the launcher kills the
-/// group within a quarter of a second. `kill_on_drop` kills only the
+/// program started is alive (Windows: once [`release_group`] has closed
+/// its job). If this process dies, the launcher kills the group within a
+/// quarter of a second (Windows: the system closes the job's handle, and
+/// the job kills the tree). `kill_on_drop` kills only the
 /// launcher; its watchdog then kills the group — call [`kill_group`] with
 /// the child's id to end everything at once.
 pub fn supervised_command(
@@ -36,11 +42,6 @@ pub fn supervised_command(
     env: &[(String, String)],
     cwd: Option<&Path>,
 ) -> Result<Command> {
-    if cfg!(not(unix)) {
-        return Err(AppError::precondition(
-            "programs run as MCP servers need Linux or macOS; use an HTTP MCP server here",
-        ));
-    }
     check(program, args, env)?;
     let path = env
         .iter()
@@ -69,6 +70,9 @@ pub fn supervised_command(
     }
     #[cfg(unix)]
     command.process_group(0);
+    // No console window flashing up for a program the app starts.
+    #[cfg(windows)]
+    command.creation_flags(CREATE_NO_WINDOW);
     command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -77,11 +81,81 @@ pub fn supervised_command(
     Ok(command)
 }
 
-/// SIGKILL to the process group led by `leader` (a supervised command's
-/// pid): the launcher, the program and everything in the group. A group
-/// that is already gone is fine.
+/// Windows' `CREATE_NO_WINDOW` process creation flag.
+#[cfg(windows)]
+pub(super) const CREATE_NO_WINDOW: u32 = 0x0800_0000;
+
+/// What a supervised program's standard input is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Input {
+    /// A pipe the caller writes to (`child.stdin`): MCP over stdio.
+    Piped,
+    /// Nothing: the program reads end-of-file at once.
+    Closed,
+}
+
+/// Starts a [`supervised_command`]. Unix: the launcher leads its process
+/// group from its first instruction. Windows: the launcher is put in a Job
+/// Object that only this process holds, and only then told to start the
+/// program (one byte on its standard input), so nothing the program starts
+/// is ever outside the job. Once the launcher has exited, call
+/// [`release_group`].
+pub async fn spawn_supervised(command: &mut Command, input: Input) -> std::io::Result<Child> {
+    #[cfg(not(windows))]
+    {
+        if input == Input::Closed {
+            command.stdin(Stdio::null());
+        }
+        command.spawn()
+    }
+    #[cfg(windows)]
+    {
+        use tokio::io::AsyncWriteExt;
+        command.stdin(Stdio::piped());
+        let mut child = command.spawn()?;
+        let id = child.id();
+        let told = async {
+            group::adopt(&child)?;
+            let mut stdin = child
+                .stdin
+                .take()
+                .ok_or_else(|| std::io::Error::other("the launcher's stdin is not a pipe"))?;
+            stdin.write_all(&[p::GO]).await?;
+            stdin.flush().await?;
+            Ok::<_, std::io::Error>(stdin)
+        }
+        .await;
+        match told {
+            Ok(stdin) => {
+                if input == Input::Piped {
+                    child.stdin = Some(stdin);
+                }
+                Ok(child)
+            }
+            Err(e) => {
+                if let Some(id) = id {
+                    group::kill(id);
+                }
+                let _ = child.start_kill();
+                Err(e)
+            }
+        }
+    }
+}
+
+/// Ends the whole tree of the supervised program whose launcher is
+/// `leader` (its pid): the launcher, the program and everything it
+/// started (Unix: SIGKILL to the process group; Windows: its Job Object
+/// closed). A tree that is already gone is fine.
 pub fn kill_group(leader: u32) {
     group::kill(leader);
+}
+
+/// The launcher `leader` has exited. Unix: nothing (it ended everything
+/// before it exited, and its id may be reused). Windows: what the program
+/// left running ends with its Job Object, whose handle is freed.
+pub fn release_group(leader: u32) {
+    group::release(leader);
 }
 
 /// What the operating system would refuse with a less clear message.
@@ -121,7 +195,7 @@ fn resolve(program: &str, path: Option<&OsStr>, cwd: Option<&Path>) -> Result<Pa
             .unwrap_or_default()
     };
     let anchored = |p: PathBuf| if p.is_relative() { base().join(p) } else { p };
-    if program.contains('/') {
+    if program.contains('/') || (cfg!(windows) && program.contains('\\')) {
         let candidate = anchored(PathBuf::from(program));
         return if runnable(&candidate) {
             Ok(candidate)
@@ -138,9 +212,10 @@ fn resolve(program: &str, path: Option<&OsStr>, cwd: Option<&Path>) -> Result<Pa
     let dirs: Vec<PathBuf> = path
         .map(|p| std::env::split_paths(p).collect())
         .unwrap_or_default();
+    let names = file_names(program);
     dirs.iter()
         .filter(|dir| !dir.as_os_str().is_empty())
-        .map(|dir| anchored(dir.join(program)))
+        .flat_map(|dir| names.iter().map(move |name| anchored(dir.join(name))))
         .find(|candidate| runnable(candidate))
         .ok_or_else(|| {
             let folders = path.map(|p| p.to_string_lossy().into_owned());
@@ -153,6 +228,28 @@ fn resolve(program: &str, path: Option<&OsStr>, cwd: Option<&Path>) -> Result<Pa
                 ),
             )
         })
+}
+
+/// The names `program` may have on disk. Windows, as its shell finds
+/// them: each of `PATHEXT`'s extensions added (`npx` is `npx.cmd` there),
+/// and the name as given only when it has an extension of its own (next to
+/// `npx.cmd` lies `npx`, a POSIX shell script Windows cannot run).
+fn file_names(program: &str) -> Vec<String> {
+    if !cfg!(windows) {
+        return vec![program.to_owned()];
+    }
+    let mut names = Vec::new();
+    if Path::new(program).extension().is_some() {
+        names.push(program.to_owned());
+    }
+    let extensions = std::env::var("PATHEXT").unwrap_or_else(|_| ".COM;.EXE;.BAT;.CMD".to_owned());
+    names.extend(
+        extensions
+            .split(';')
+            .filter(|e| e.starts_with('.') && e.len() > 1)
+            .map(|e| format!("{program}{}", e.to_ascii_lowercase())),
+    );
+    names
 }
 
 fn not_found(program: &str, message: String) -> AppError {

@@ -137,6 +137,33 @@ pub(crate) fn judge_as(
     }
 }
 
+/// The built-in tools that run a program through the sandbox.
+fn runs_a_program(tool: &str) -> bool {
+    tool == "cli_exec" || tool.starts_with("git_")
+}
+
+/// Where the system gives programs no sandbox (Windows), a built-in tool
+/// that runs one is decided by a person every time: no rule, no "allow for
+/// this run" and no unattended grant lets it run by itself, and the
+/// agent's "deny" still holds. The person is told what is not confined.
+pub(crate) fn unconfined_verdict(
+    tool: &str,
+    risk: Risk,
+    agent: &str,
+    rule: Rule,
+    attended: bool,
+) -> Verdict {
+    match rule {
+        Rule::Deny => judge_as(tool, risk, agent, rule, attended, None),
+        _ if attended => Verdict::Ask(risk),
+        _ => Verdict::Deny(format!(
+            "{tool} was not run: {}. So a person decides on every such call, and nobody \
+             watches this run.",
+            crate::sandbox::UNCONFINED
+        )),
+    }
+}
+
 /// How much a rule holds back: deny over ask over allow.
 fn strictness(rule: Rule) -> u8 {
     match rule {
@@ -158,6 +185,7 @@ async fn check(rc: &RunContext, agent: &Agent, call: &ToolCall) -> Result<Verdic
         rc.delegators.clone(),
     );
     let attended = rc.attended;
+    let unconfined = crate::sandbox::programs_unconfined();
     // A woken role's message: to whom, for a grant that lets it only reply.
     let recipient = match (&rc.author, call.name.as_str()) {
         (Some(_), "send_message") => recipient_of(rc, &call.arguments).await?,
@@ -185,6 +213,11 @@ async fn check(rc: &RunContext, agent: &Agent, call: &ToolCall) -> Result<Verdic
                 if strictness(theirs) > strictness(rule) {
                     (rule, ruled_by) = (theirs, delegator.clone());
                 }
+            }
+            if unconfined && runs_a_program(&tool_name) {
+                return Ok(unconfined_verdict(
+                    &tool_name, risk, &ruled_by, rule, attended,
+                ));
             }
             if rule == Rule::Ask
                 && approvals::allowed_for_run(conn, &run_id, &agent_id, &tool_name)?
@@ -363,6 +396,29 @@ mod tests {
             judge("cli_exec", "eng", Rule::Ask, false, None),
             Verdict::Deny(_)
         ));
+    }
+
+    /// Windows: a program without a sandbox is a person's call, every time.
+    #[test]
+    fn an_unconfined_program_always_asks_and_never_runs_unattended() {
+        for rule in [Rule::Allow, Rule::Ask] {
+            assert_eq!(
+                unconfined_verdict("git_status", Risk::Read, "eng", rule, true),
+                Verdict::Ask(Risk::Read),
+                "even reading with git asks: git is a program"
+            );
+            let refused = unconfined_verdict("cli_exec", Risk::Run, "eng", rule, false);
+            assert!(
+                matches!(&refused, Verdict::Deny(why) if why.contains("read and change every file")),
+                "{refused:?}"
+            );
+        }
+        assert!(matches!(
+            unconfined_verdict("cli_exec", Risk::Run, "eng", Rule::Deny, true),
+            Verdict::Deny(why) if why.contains("not allowed")
+        ));
+        assert!(runs_a_program("cli_exec") && runs_a_program("git_commit"));
+        assert!(!runs_a_program("fs_read") && !runs_a_program("mcp__git__log"));
     }
 
     #[test]

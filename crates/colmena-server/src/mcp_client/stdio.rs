@@ -11,7 +11,9 @@ use std::time::Duration;
 use colmena_core::mcp_servers::port::{
     BoxFuture, ExitReport, McpEvents, McpSession, RemoteResult, RemoteTool,
 };
-use colmena_core::process::{kill_group, supervised_command};
+use colmena_core::process::{
+    Input, kill_group, release_group, spawn_supervised, supervised_command,
+};
 use rmcp::ServiceExt;
 use rmcp::service::{Peer, RoleClient, RunningService};
 use serde_json::Value;
@@ -85,11 +87,13 @@ pub(super) async fn connect(
         exit_code: None,
         stderr_tail: None,
     })?;
-    let mut child = cmd.spawn().map_err(|e| ExitReport {
-        reason: format!("cannot start '{command}': {e}"),
-        exit_code: None,
-        stderr_tail: None,
-    })?;
+    let mut child = spawn_supervised(&mut cmd, Input::Piped)
+        .await
+        .map_err(|e| ExitReport {
+            reason: format!("cannot start '{command}': {e}"),
+            exit_code: None,
+            stderr_tail: None,
+        })?;
     let group = child.id();
     let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
         if let Some(id) = group {
@@ -130,6 +134,9 @@ pub(super) async fn connect(
             // alive: its group is gone (and its id may be reused: never
             // signalled after this).
             let status = child.wait().await;
+            if let Some(id) = group {
+                release_group(id);
+            }
             // Let the stderr reader take the last words.
             tokio::time::sleep(Duration::from_millis(50)).await;
             let (reason, exit_code) = match status {

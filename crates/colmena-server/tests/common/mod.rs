@@ -13,6 +13,23 @@ pub mod postgres;
 
 pub const KEY: &str = "sk-test-1234567890abcdef";
 
+/// The `colmena` binary built with these tests, as a path the running
+/// system reads. Cross-built for Windows and run under Wine, Cargo's path
+/// is the Linux one (`/root/…`), which a Windows program reads on its own
+/// drive; the binary one folder above the test's (`deps/`) is the same file.
+pub fn colmena_bin() -> std::path::PathBuf {
+    let built = std::path::PathBuf::from(env!("CARGO_BIN_EXE_colmena"));
+    if cfg!(windows) && built.to_string_lossy().starts_with('/') {
+        let beside = std::env::current_exe()
+            .ok()
+            .and_then(|test| Some(test.parent()?.parent()?.join("colmena.exe")));
+        if let Some(beside) = beside.filter(|b| b.is_file()) {
+            return beside;
+        }
+    }
+    built
+}
+
 /// A `colmena` command on `data_dir`, with the key in a key file and no
 /// inherited settings from the developer's environment.
 pub fn colmena(data_dir: &Path) -> Command {

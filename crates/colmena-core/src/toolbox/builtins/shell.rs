@@ -69,6 +69,11 @@ fn report(program: &str, finished: &Finished, timeout: Duration) -> Result<Strin
             sandbox::FLOOD_LIMIT
         ));
     }
+    // Said with every result where it holds (Windows), so neither the
+    // model nor the person reading the run takes it for confined.
+    if sandbox::programs_unconfined() {
+        text.push_str(&format!("\n[not confined: {}]", sandbox::UNCONFINED));
+    }
     Ok(text)
 }
 
