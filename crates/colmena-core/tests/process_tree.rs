@@ -196,6 +196,25 @@ async fn a_stop_ends_the_program_and_what_it_started() {
         .unwrap();
 }
 
+/// A caller that drops the program without stopping it (a cancelled run)
+/// leaves nothing running either. (Two workers: the test waits by
+/// blocking, and the app's watch on the job runs on the runtime.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_program_does_not_outlive_its_caller() {
+    let dir = tempfile::tempdir().unwrap();
+    let lock = dir.path().join("grandchild.lock");
+    let (exe, args, env) = helper("program", Some(&lock));
+    let mut command = supervised_command(&exe, &args, &env, None).unwrap();
+    let child = spawn_supervised(&mut command, Input::Piped).await.unwrap();
+    let ready = lock.with_extension("ready");
+    assert!(eventually(|| ready.exists()), "the grandchild started");
+    drop(child);
+    assert!(
+        eventually(|| released(&lock)),
+        "the grandchild outlived the dropped program"
+    );
+}
+
 #[test]
 fn the_tree_ends_when_the_app_dies() {
     let dir = tempfile::tempdir().unwrap();

@@ -209,14 +209,29 @@ pub(super) fn build(
             launcher
         }
     };
+    let env = env::allowed(&job.workspace, tmp, &job.env, proxy.is_some());
     args.push(p::END.into());
-    args.push(job.program.clone().into());
+    args.push(program(mechanism, job, &env)?);
     args.extend(job.args.iter().map(OsString::from));
-    command.args(args).env_clear().envs(env::allowed(
-        &job.workspace,
-        tmp,
-        &job.env,
-        proxy.is_some(),
-    ));
+    command.args(args).env_clear().envs(env);
     Ok(command)
+}
+
+/// The program as the launcher is to start it. Windows: found here, in
+/// the program's own `PATH` with `PATHEXT` (`npm` is `npm.cmd`), so the
+/// launcher's folder — the app's own programs — is never searched first,
+/// as Windows would; elsewhere the name as given (the launcher `exec`s it
+/// with the program's `PATH`).
+fn program(mechanism: &Mechanism, job: &Job, env: &[(String, String)]) -> Result<OsString> {
+    #[cfg(windows)]
+    if *mechanism == Mechanism::Unconfined {
+        let path = env
+            .iter()
+            .find(|(name, _)| name == "PATH")
+            .map(|(_, value)| OsString::from(value));
+        let found = super::supervise::resolve(&job.program, path.as_deref(), Some(&job.workspace))?;
+        return Ok(found.into_os_string());
+    }
+    let _ = (mechanism, env);
+    Ok(job.program.clone().into())
 }

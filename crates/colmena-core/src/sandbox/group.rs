@@ -15,8 +15,11 @@
 //! starts the program (it waits for [`GO`](super::protocol::GO) on its
 //! standard input), so the program and everything it starts are born in
 //! the job. Only the app holds the job's handle: dropping it — a stop, the
-//! launcher's exit, or the app dying, when the system closes its handles —
-//! ends the whole tree.
+//! launcher's exit (seen by a watch on the job, whatever the caller does),
+//! or the app dying, when the system closes its handles — ends the whole
+//! tree. A job holds what a program starts the ordinary way; a hostile
+//! program can still ask another process (WMI, the task scheduler) to
+//! start one for it.
 
 /// Sends SIGKILL to every process of group `id`. A group that is already
 /// gone is fine.
@@ -69,7 +72,35 @@ mod windows_job {
             std::io::Error::other(format!("cannot put the launcher in its job object: {e}"))
         })?;
         jobs().insert(id, job);
+        tokio::spawn(close_when_launcher_ends(id));
         Ok(())
+    }
+
+    /// How often a job is checked for its launcher.
+    const WATCH: std::time::Duration = std::time::Duration::from_millis(500);
+
+    /// Closes launcher `id`'s job once the launcher has left it (exited, or
+    /// killed alone when its `Child` was dropped — a cancelled run, a
+    /// caller that never called [`kill`] or [`release`]): what the program
+    /// left running ends, and the handle is not kept until the app quits.
+    /// A pid reused by another process is never in this job.
+    async fn close_when_launcher_ends(id: u32) {
+        loop {
+            tokio::time::sleep(WATCH).await;
+            let mut jobs = jobs();
+            let Some(job) = jobs.get(&id) else {
+                return; // killed or released already
+            };
+            let launcher_in_job = job
+                .query_process_id_list()
+                .is_ok_and(|ids| ids.contains(&(id as usize)));
+            if !launcher_in_job {
+                let job = jobs.remove(&id);
+                drop(jobs);
+                drop(job);
+                return;
+            }
+        }
     }
 
     /// Closes the job of launcher `id`: every process in it ends.

@@ -55,7 +55,7 @@ pub(crate) enum Mechanism {
 pub(crate) const UNCONFINED: &str = "Windows has no sandbox in Colmena yet: the program runs \
      as you, and can read and change every file you can and reach the network; only its \
      environment is cleared, its folder is the agent's workspace, its output is capped and \
-     everything it starts is stopped with it";
+     what it starts the ordinary way is stopped with it";
 
 impl Mechanism {
     /// For `colmena doctor` and messages.

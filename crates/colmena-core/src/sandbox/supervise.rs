@@ -188,7 +188,7 @@ fn check(program: &str, args: &[String], env: &[(String, String)]) -> Result<()>
 
 /// `program` as a path: as given when it has a `/` (relative to `cwd`),
 /// else the first runnable file of that name in the folders of `path`.
-fn resolve(program: &str, path: Option<&OsStr>, cwd: Option<&Path>) -> Result<PathBuf> {
+pub(super) fn resolve(program: &str, path: Option<&OsStr>, cwd: Option<&Path>) -> Result<PathBuf> {
     let base = || {
         cwd.map(Path::to_path_buf)
             .or_else(|| std::env::current_dir().ok())

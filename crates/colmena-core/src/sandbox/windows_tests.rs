@@ -83,6 +83,25 @@ async fn a_timeout_stops_a_program_that_would_never_end() {
     );
 }
 
+/// A name is looked up in the program's own PATH (system folders), never
+/// in the launcher's folder, where the app's own programs are.
+#[tokio::test]
+async fn the_apps_own_programs_are_not_found_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = Job::new(
+        dir.path(),
+        "colmena-sandbox",
+        Vec::new(),
+        Duration::from_secs(60),
+    );
+    let err = run(&job, &CancellationToken::new()).await.unwrap_err();
+    assert!(
+        err.message.contains("not in any folder of PATH"),
+        "{}",
+        err.message
+    );
+}
+
 #[test]
 fn the_gate_is_told_programs_are_not_confined() {
     assert!(programs_unconfined());

@@ -17,7 +17,13 @@
 //! workspaces are two apps. Remote clients are refused; the pipe's default
 //! access list lets only this user (and administrators, SYSTEM) write to
 //! it. What arrives is only ever arguments, read within 2 s and at most
-//! 64 KiB, at most four launches at once.
+//! 64 KiB, four launches at a time (the others wait their turn).
+//!
+//! Not yet: an access list of the user's own on the pipe and the key (the
+//! default list lets other users open the pipe to read, which can hold a
+//! reader's turn for 2 s; a data dir outside the profile lets them read
+//! the key) — setting one needs system calls the no-`unsafe` rule keeps
+//! out for now.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -111,19 +117,26 @@ pub(super) fn key(data_dir: &Path) -> io::Result<Zeroizing<Vec<u8>>> {
                 }
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                let mut key = Zeroizing::new(vec![0u8; KEY_LEN]);
-                getrandom::fill(&mut key).map_err(|e| io::Error::other(e.to_string()))?;
-                match crate::private_files::file_options()
-                    .write(true)
-                    .create_new(true)
-                    .open(&path)
-                {
-                    Ok(mut file) => {
-                        use std::io::Write;
-                        file.write_all(to_hex(&key).as_bytes())?;
-                        file.sync_all()?;
-                        return Ok(key);
-                    }
+                let key = new_key()?;
+                // Written whole under another name, then linked in place
+                // (which never replaces a file): a crash leaves no
+                // half-written key, and a second first launch reads ours.
+                let draft = data_dir.join(format!("{KEY_FILE}.{}", std::process::id()));
+                let written = (|| {
+                    use std::io::Write;
+                    let mut file = crate::private_files::file_options()
+                        .write(true)
+                        .create(true)
+                        .truncate(true)
+                        .open(&draft)?;
+                    file.write_all(to_hex(&key).as_bytes())?;
+                    file.sync_all()?;
+                    drop(file);
+                    std::fs::hard_link(&draft, &path)
+                })();
+                let _ = std::fs::remove_file(&draft);
+                match written {
+                    Ok(()) => return Ok(key),
                     // Another launch made it first: read theirs.
                     Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
                     Err(e) => return Err(e),
@@ -133,6 +146,12 @@ pub(super) fn key(data_dir: &Path) -> io::Result<Zeroizing<Vec<u8>>> {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+fn new_key() -> io::Result<Zeroizing<Vec<u8>>> {
+    let mut key = Zeroizing::new(vec![0u8; KEY_LEN]);
+    getrandom::fill(&mut key).map_err(|e| io::Error::other(e.to_string()))?;
+    Ok(key)
 }
 
 fn to_hex(bytes: &[u8]) -> String {
@@ -215,11 +234,15 @@ fn serve(name: &str, key: Key) -> io::Result<Listening> {
                 let connected = listener.connect().await;
                 // The next instance before this one is read, so the pipe
                 // never disappears while the app runs.
-                let next = match server(&pipe, false) {
-                    Ok(next) => next,
-                    Err(e) => {
-                        tracing::warn!("the launch pipe stopped: {e}");
-                        return;
+                // Never given up: a pipe that disappeared would make the
+                // next launch a second app, and free the name for a squatter.
+                let next = loop {
+                    match server(&pipe, false) {
+                        Ok(next) => break next,
+                        Err(e) => {
+                            tracing::warn!("the launch pipe cannot take more launches yet: {e}");
+                            tokio::time::sleep(Duration::from_millis(500)).await;
+                        }
                     }
                 };
                 let this = std::mem::replace(&mut listener, next);
@@ -227,11 +250,16 @@ fn serve(name: &str, key: Key) -> io::Result<Listening> {
                     tracing::warn!("the launch pipe failed to accept: {e}");
                     continue;
                 }
-                let Ok(permit) = Arc::clone(&readers).try_acquire_owned() else {
-                    continue; // dropped: too many launches at once
-                };
-                let (sender, key) = (sender.clone(), Arc::clone(&key));
+                let (sender, key, readers) =
+                    (sender.clone(), Arc::clone(&key), Arc::clone(&readers));
                 tokio::spawn(async move {
+                    // A burst of launches waits its turn (within what a
+                    // launch waits) rather than being turned away.
+                    let Ok(Ok(permit)) =
+                        tokio::time::timeout(ANSWER_LIMIT, readers.acquire_owned()).await
+                    else {
+                        return;
+                    };
                     match tokio::time::timeout(READ_LIMIT, answer(this, &key)).await {
                         Ok(Ok(handover)) => {
                             let _ = sender.send(handover);

@@ -8,6 +8,11 @@
 
 #[cfg(unix)]
 mod beneath;
+#[cfg(windows)]
+#[path = "files/beneath_windows.rs"]
+mod beneath;
+#[cfg(any(unix, windows))]
+mod names;
 
 use std::path::{Path, PathBuf};
 
@@ -17,15 +22,15 @@ use crate::ctx::Ctx;
 use crate::error::{AppError, Result};
 use crate::ids::AgentId;
 
-// The limits and helpers below serve the Unix implementation, the only
-// one so far (the file tools refuse elsewhere, saying why).
+// The limits and helpers below serve the Unix and Windows implementations
+// (the file tools refuse on any other system, saying why).
 /// Most bytes `fs_read` returns (and `fs_search` looks into per file).
-#[cfg(unix)]
+#[cfg(any(unix, windows))]
 const MAX_READ: u64 = 256 * 1024;
 /// Largest file the file tools open for reading at all.
-#[cfg(unix)]
+#[cfg(any(unix, windows))]
 const MAX_FILE: u64 = 16 * 1024 * 1024;
-#[cfg(unix)]
+#[cfg(any(unix, windows))]
 const MAX_LISTED: usize = 500;
 
 pub fn workspace(ctx: &Ctx, agent: &AgentId) -> Result<PathBuf> {
@@ -34,19 +39,19 @@ pub fn workspace(ctx: &Ctx, agent: &AgentId) -> Result<PathBuf> {
     Ok(dir.canonicalize()?)
 }
 
-#[cfg(unix)]
+#[cfg(any(unix, windows))]
 fn text(args: &Value, key: &str) -> String {
     args[key].as_str().unwrap_or_default().to_owned()
 }
 
-#[cfg(not(unix))]
+#[cfg(not(any(unix, windows)))]
 pub fn call(_root: &Path, name: &str, _args: &Value) -> Result<String> {
     Err(AppError::precondition(format!(
-        "{name} cannot run here: the file tools need a Unix system to open paths without following links"
+        "{name} cannot run here: the file tools need Unix or Windows to open paths without following links"
     )))
 }
 
-#[cfg(unix)]
+#[cfg(any(unix, windows))]
 pub fn call(root: &Path, name: &str, args: &Value) -> Result<String> {
     use beneath::{Kind, Root, parts};
 
@@ -139,7 +144,7 @@ pub fn call(root: &Path, name: &str, args: &Value) -> Result<String> {
 
 /// A workspace file's bytes for another tool (the data tools), under the
 /// same rules as `fs_read`; refused, before reading, when larger than `cap`.
-#[cfg(unix)]
+#[cfg(any(unix, windows))]
 pub(crate) fn read_bytes(root: &Path, path: &str, cap: u64) -> Result<Vec<u8>> {
     let ws = beneath::Root::open(root)?;
     let (bytes, _) = ws.read(path, &beneath::parts(path, true)?, cap, cap)?;
@@ -148,31 +153,34 @@ pub(crate) fn read_bytes(root: &Path, path: &str, cap: u64) -> Result<Vec<u8>> {
 
 /// Creates or replaces a workspace file for another tool (`data_chart`),
 /// under the same rules as `fs_write`.
-#[cfg(unix)]
+#[cfg(any(unix, windows))]
 pub(crate) fn write_bytes(root: &Path, path: &str, content: &[u8]) -> Result<()> {
     let ws = beneath::Root::open(root)?;
     ws.write(path, &beneath::parts(path, false)?, content)
 }
 
-#[cfg(not(unix))]
+#[cfg(not(any(unix, windows)))]
 pub(crate) fn read_bytes(_root: &Path, path: &str, _cap: u64) -> Result<Vec<u8>> {
     Err(AppError::precondition(format!(
-        "'{path}' cannot be opened: the workspace tools need a Unix system to open paths without following links"
+        "'{path}' cannot be opened: the workspace tools need Unix or Windows to open paths without following links"
     )))
 }
 
-#[cfg(not(unix))]
+#[cfg(not(any(unix, windows)))]
 pub(crate) fn write_bytes(_root: &Path, path: &str, _content: &[u8]) -> Result<()> {
     Err(AppError::precondition(format!(
-        "'{path}' cannot be written: the workspace tools need a Unix system to open paths without following links"
+        "'{path}' cannot be written: the workspace tools need Unix or Windows to open paths without following links"
     )))
 }
 
 /// A path as the model wrote it, tidied for answers.
-#[cfg(unix)]
+#[cfg(any(unix, windows))]
 fn shown(path: &str) -> String {
     path.trim().trim_start_matches("./").to_owned()
 }
 
 #[cfg(test)]
 mod tests;
+#[cfg(all(test, windows))]
+#[path = "files/windows_tests.rs"]
+mod windows_tests;

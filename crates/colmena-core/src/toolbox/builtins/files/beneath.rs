@@ -16,18 +16,13 @@ use std::path::Path;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, openat, statat};
 use rustix::io::Errno;
 
+use super::names::refused;
+pub(super) use super::names::{Entry, Kind, parts};
 use crate::error::{AppError, Result};
-
-/// A relative path split into plain names.
-pub(super) type Parts = Vec<String>;
 
 /// An open workspace folder.
 pub(super) struct Root {
     fd: OwnedFd,
-}
-
-fn refused(path: &str, why: &str) -> AppError {
-    AppError::invalid_field("path", "outside_workspace", format!("'{path}' {why}"))
 }
 
 /// What an `openat` error means for the person who named `path`.
@@ -46,39 +41,6 @@ fn explain(path: &str, e: Errno) -> AppError {
             format!("cannot use '{path}': {other}"),
         ),
     }
-}
-
-/// Splits `path` into plain names, refusing `..`, absolute paths and
-/// (unless `git_ok`) any component named `.git`.
-pub(super) fn parts(path: &str, git_ok: bool) -> Result<Parts> {
-    use std::path::Component;
-    let mut out = Vec::new();
-    for part in Path::new(path.trim()).components() {
-        match part {
-            Component::Normal(p) => {
-                let name = p.to_string_lossy().into_owned();
-                if !git_ok && name.eq_ignore_ascii_case(".git") {
-                    return Err(AppError::invalid_field(
-                        "path",
-                        "git_metadata",
-                        format!(
-                            "'{path}' is inside .git: the file tools never change a repository's metadata; use the git tools"
-                        ),
-                    ));
-                }
-                out.push(name);
-            }
-            Component::CurDir => {}
-            Component::ParentDir => return Err(refused(path, "leaves the workspace (..)")),
-            Component::RootDir | Component::Prefix(_) => {
-                return Err(refused(
-                    path,
-                    "is absolute; paths are relative to the agent's workspace",
-                ));
-            }
-        }
-    }
-    Ok(out)
 }
 
 /// What `fd` (opened for `path`) is, if it is a regular file.
@@ -253,21 +215,6 @@ impl Root {
             .ok()
             .map(|(b, _)| b)
     }
-}
-
-/// One listed entry.
-pub(super) struct Entry {
-    /// Relative to the workspace, `/`-separated.
-    pub path: String,
-    pub kind: Kind,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Kind {
-    File,
-    Dir,
-    Link,
-    Other,
 }
 
 fn walk(
