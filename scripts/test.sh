@@ -5,7 +5,9 @@
 # finally every Rust test.
 #
 # Every step runs even when an earlier one failed (one red step must not
-# hide the others' results), and the output ends with one summary: each
+# hide the others' results); the Windows and macOS steps run in the
+# background beside the others (run_in_background). The output ends with
+# one summary: each
 # step, passed or failed, its time, then the Rust test runner's own summary
 # last. The exit status is non-zero when any step failed.
 #
@@ -71,7 +73,8 @@ ui() {
 clippy() { cd "$REPO" && cargo clippy --workspace --all-targets --locked -- -D warnings; }
 
 # Windows and macOS from Linux (issue 36): the same clippy, for their
-# targets, with their cross C compilers (setup.sh installs them).
+# targets, with their cross C compilers (setup.sh installs them). Run in
+# the background (see run_in_background).
 other_oses() {
   export PATH="$TOOLS/cross-venv/bin:$PATH"
   "$REPO/scripts/check-windows.sh"
@@ -103,7 +106,12 @@ binaries() {
   # The app of this checkout (never one an earlier run left in the shared
   # target dir), without bundling when the installers step did not build it.
   [[ -e $app_built ]] || { tauri_cli build --debug --no-bundle && touch "$app_built"; }
-  cargo build --locked -p colmena-server -p colmena-scripted-llm -p colmena-core --bins
+  # The whole workspace's programs (the app's build is the same one: its
+  # page is embedded by default). Cargo picks a dependency's features from
+  # the packages selected; the workspace's choice is the one the app's
+  # build and the Rust tests make too, so nothing is compiled twice (the
+  # server and the core alone would build ~30 crates' trees again).
+  cargo build --locked --workspace --bins
 }
 
 e2e() {
@@ -176,6 +184,67 @@ pg_core_rules() {
     -E 'not (test(b8_notes_dropped_in_a_roles_folder) | test(the_index_survives_a_reopen))'
 }
 
+# Windows and macOS, beside the Linux steps: their builds are long and
+# mostly wait for a free core, while the Linux steps after the first builds
+# mostly wait for a window, a network or a database. They run one after
+# another in a subshell at the lowest priority, with a target dir of their
+# own (cargo locks the dir it builds in); their output is printed whole, and
+# their results join the summary, once the Linux steps are done.
+background_pid=""
+background_log="$results/background.log"
+background_results="$results/background.tsv"
+run_in_background() { # id name fn [id name fn]...
+  local wanted=()
+  while (($#)); do
+    if [[ -z ${TEST_STEPS:-} || ",$TEST_STEPS," == *",$1,"* ]]; then
+      wanted+=("$1" "$2" "$3")
+    fi
+    shift 3
+  done
+  ((${#wanted[@]})) || return 0
+  step "Started in the background, reported before the summary: ${wanted[1]}${wanted[4]:+; ${wanted[4]}}"
+  (
+    renice -n 19 -p "$BASHPID" >/dev/null
+    ionice -c 3 -p "$BASHPID" 2>/dev/null || true
+    export CARGO_TARGET_DIR="${OTHER_OSES_TARGET_DIR:-$CARGO_TARGET_DIR-other-oses}"
+    set -- "${wanted[@]}"
+    while (($#)); do
+      local name=$2 fn=$3 begun=$SECONDS status
+      shift 3
+      printf '\n\033[1;33m==> %s\033[0m\n' "$name"
+      set +e
+      (
+        set -euo pipefail
+        "$fn"
+      )
+      status=$?
+      set -e
+      printf '%s\t%s\t%s\n' "$status" "$((SECONDS - begun))" "$name" >>"$background_results"
+    done
+  ) >"$background_log" 2>&1 < /dev/null &
+  background_pid=$!
+}
+
+# Waits for the background steps, prints their output and adds their
+# results to the summary's.
+finish_background() {
+  [[ -n $background_pid ]] || return 0
+  step "The steps run in the background (their output, as they wrote it)"
+  wait "$background_pid" || true
+  cat "$background_log"
+  local status seconds name
+  while IFS=$'\t' read -r status seconds name; do
+    step_names+=("$name")
+    step_seconds+=("$seconds")
+    if ((status == 0)); then
+      step_status+=(passed)
+    else
+      step_status+=(failed)
+      printf '\033[1;31m!!! step failed (exit %s): %s\033[0m\n' "$status" "$name"
+    fi
+  done <"$background_results"
+}
+
 rust_log="$results/nextest.log"
 rust_tests() {
   # The rest of the Rust tests need the cluster's URL too (pg_replicas, pg_tls).
@@ -191,9 +260,10 @@ run_step setup "Set-up: system packages, toolchains, npm packages, the MCP SDK v
 run_step fmt "Rust formatting" formatting
 run_step layering "Layering: colmena-core depends on no UI or network framework" layering
 run_step ui "UI: type check, lint, unit tests, build" ui
+run_in_background \
+  other-oses "Other OSes: clippy for Windows (mingw-w64) and macOS, Apple silicon and Intel (Zig)" other_oses \
+  wine "Windows under Wine: the bus, MCP, serve, the launch pipe, Job Objects, an agent run" windows_under_wine
 run_step clippy "Clippy (warnings are errors)" clippy
-run_step other-oses "Other OSes: clippy for Windows (mingw-w64) and macOS, Apple silicon and Intel (Zig)" other_oses
-run_step wine "Windows under Wine: the bus, MCP, serve, the launch pipe, Job Objects, an agent run" windows_under_wine
 run_step installers "App and installers (.deb, .rpm)" installers
 run_step e2e "End-to-end: the real app under Xvfb" e2e
 run_step bench "App against the empty Tauri shell (scripts/bench-app.sh --quick: one round, debug builds)" bench_app
@@ -208,6 +278,7 @@ run_step pg-contract "The bus on PostgreSQL: the REST and MCP contract suites, u
 run_step pg-core "The bus on PostgreSQL: the core's bus rules (drop folders and tantivy's own index are one machine's: SQLite only)" pg_core_rules
 echo "set-up and checks took $((SECONDS - started)) s"
 run_step rust "Rust tests (core, CLI, IPC, MCP, bindings drift, keychain)" rust_tests
+finish_background
 
 # --- One summary: every step, then the Rust runner's own summary last.
 failed=0

@@ -9,8 +9,10 @@
 #     environment, a timeout; toolbox::gate: a person decides every call),
 #     the file tools (files::windows_tests, all but the link test: Wine 8
 #     shows a link as what it points to),
-#     and the supervised-program tree (process_tree: input, output and exit
-#     code through the launcher, a stop and the app's death end the tree);
+#     the supervised-program tree (process_tree: input, output and exit
+#     code through the launcher, a stop and the app's death end the tree),
+#     and a run whose `cli_exec` asks a person every time, saying what is
+#     not confined (permissions: an_unconfined_program…);
 #   - the bus's REST contract suite and MCP over HTTP (http_bus, http_mcp),
 #     `colmena.exe serve` (serve) and the MCP-server commands, among them
 #     `colmena.exe mcp-server test` starting `colmena.exe mcp` as a stdio
@@ -55,23 +57,29 @@ agent_run=1
 if [[ ${1:-} == --no-agent-run ]]; then agent_run=0; shift; fi
 cd "$REPO"
 win=(--locked --target x86_64-pc-windows-gnu)
+# Every build below selects the core and the server together: cargo picks
+# a dependency's features from the packages selected, so the core alone
+# would compile its whole tree a second time with other features.
+both=(-p colmena-core -p colmena-server)
 echo "== the core: the launch pipe, programs agents run, the gate, the supervised-program tree"
 # The sandbox's tests start the launcher, which a library's tests do not
-# build. Not the link test: Wine 8 shows a link as what it points to.
-cargo build "${win[@]}" -p colmena-core --bin colmena-sandbox
-cargo test "${win[@]}" -p colmena-core --lib "$@" -- single_instance sandbox::windows_tests \
-  toolbox::gate toolbox::builtins::files::windows_tests \
+# build; colmena.exe is for the agent run below.
+cargo build "${win[@]}" "${both[@]}" --bin colmena-sandbox --bin colmena
+# Not the link test: Wine 8 shows a link as what it points to.
+cargo test "${win[@]}" "${both[@]}" --lib "$@" -- single_instance sandbox::windows_tests \
+  toolbox::gate toolbox::builtins::files::windows_tests llm::local::memory \
   --skip toolbox::builtins::files::windows_tests::a_link_out_of_the_workspace_is_never_followed
-cargo test "${win[@]}" -p colmena-core --test process_tree "$@"
+cargo test "${win[@]}" "${both[@]}" --test process_tree "$@"
+# A run's approval: what is not confined, and never "allow for this run".
+cargo test "${win[@]}" "${both[@]}" --test permissions "$@" -- an_unconfined_program
 echo "== the server: the bus's REST contract, MCP over HTTP, serve, MCP servers"
-cargo test "${win[@]}" -p colmena-server \
+cargo test "${win[@]}" "${both[@]}" \
   --test http_bus --test http_mcp --test serve --test cli_mcp_server "$@"
 
 ((agent_run)) || exit 0
 echo
 echo "== colmena.exe agent run, on the scripted provider, with a tool call"
 cargo build --locked --quiet -p colmena-scripted-llm
-cargo build --locked --quiet --target x86_64-pc-windows-gnu -p colmena-server --bin colmena
 target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
 exe="$target_dir/x86_64-pc-windows-gnu/debug/colmena.exe"
 work=$(mktemp -d)

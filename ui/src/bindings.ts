@@ -566,6 +566,12 @@ export type Approval_Deserialize = {
 	decidedBy?: string | null,
 	createdAt: string,
 	decidedAt?: string | null,
+	/**
+	 *  Set when the call runs a program that nothing confines on this
+	 *  system (Windows): what the program can reach, for the person
+	 *  deciding. "Allow for this run" is not offered then.
+	 */
+	unconfined?: string | null,
 };
 
 /**  A tool call shown to a person before it runs. */
@@ -584,6 +590,12 @@ export type Approval_Serialize = {
 	decidedBy: string | null,
 	createdAt: string,
 	decidedAt: string | null,
+	/**
+	 *  Set when the call runs a program that nothing confines on this
+	 *  system (Windows): what the program can reach, for the person
+	 *  deciding. "Allow for this run" is not offered then.
+	 */
+	unconfined: string | null,
 };
 
 export type Artifact = Artifact_Serialize | Artifact_Deserialize;

@@ -181,6 +181,7 @@ async fn allowed_for_the_run_a_tool_is_not_asked_about_again_and_deny_never_asks
     let id = writer(&ws.ctx).await;
     let run = go_in_background(&ws.ctx, &id);
     let first = pending(&ws.ctx, 1).await.remove(0);
+    assert_eq!(first.unconfined, None, "writing a file is not a program");
     resume::decide(&ws.ctx, &Caller::ui(&ws.ctx), &first.id, Decision::AllowRun)
         .await
         .unwrap();
@@ -566,6 +567,61 @@ async fn a_program_reaches_this_computer_only_with_the_agents_local_network_gran
         results[1].3
     );
     assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
+
+/// Windows (run under Wine by the test command): a program nothing
+/// confines is a person's call every time. The approval says what is not
+/// confined, "allow for this run" is refused with its reason, and the
+/// second call asks again, even for an agent whose rule is "allow".
+#[cfg(windows)]
+#[tokio::test]
+async fn an_unconfined_program_is_asked_about_every_time_never_for_the_run() {
+    const RUNNER: &str = "You run commands.";
+    let echo = |word: &str| format!(r#"{{"command": "cmd", "args": ["/c", "echo", "{word}"]}}"#);
+    let (ws, _server) = hive(vec![
+        Rule::tool_call("cli_exec", &echo("one"))
+            .when(when(RUNNER, 0))
+            .repeat(),
+        Rule::tool_call("cli_exec", &echo("two"))
+            .when(when(RUNNER, 1))
+            .repeat(),
+        Rule::text("Done.").when(when(RUNNER, 2)).repeat(),
+    ])
+    .await;
+    colmena_core::tools::set_active(&ws.ctx, "cli_exec", true)
+        .await
+        .unwrap();
+    let id = agent(&ws.ctx, "Runner", RUNNER, &["cli_exec"]).await;
+    permissions::set_agent_permissions(&ws.ctx, &id, Permissions::allow_all())
+        .await
+        .unwrap();
+    let person = Caller::ui(&ws.ctx);
+    let run = go_in_background(&ws.ctx, &id);
+    let first = pending(&ws.ctx, 1).await.remove(0);
+    let said = first.unconfined.clone().unwrap_or_default();
+    assert!(said.contains("read and change every file"), "{first:?}");
+    let err = resume::decide(&ws.ctx, &person, &first.id, Decision::AllowRun)
+        .await
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::Validation, "{err:?}");
+    assert!(err.message.contains("allow it once"), "{}", err.message);
+    resume::decide(&ws.ctx, &person, &first.id, Decision::AllowOnce)
+        .await
+        .unwrap();
+    // The second call asks again.
+    let second = pending(&ws.ctx, 1).await.remove(0);
+    assert_ne!(second.id, first.id);
+    resume::decide(&ws.ctx, &person, &second.id, Decision::Deny)
+        .await
+        .unwrap();
+    let run = run.await.unwrap().unwrap();
+    assert_eq!(run.status, RunStatus::Completed, "{:?}", run.error);
+    let results = tool_results(&runs::get(&ws.ctx, &run.id).await.unwrap().steps);
+    assert!(
+        results[0].3.contains("one") && results[0].3.contains("[not confined:"),
+        "{results:?}"
+    );
+    assert!(results[1].2, "denied: {results:?}");
 }
 
 /// A woken role cannot borrow another agent's trust: it delegates to an

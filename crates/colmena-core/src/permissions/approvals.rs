@@ -83,6 +83,22 @@ pub struct Approval {
     pub decided_by: Option<String>,
     pub created_at: DateTime<Utc>,
     pub decided_at: Option<DateTime<Utc>>,
+    /// Set when the call runs a program that nothing confines on this
+    /// system (Windows): what the program can reach, for the person
+    /// deciding. "Allow for this run" is not offered then.
+    #[serde(default)]
+    pub unconfined: Option<String>,
+}
+
+/// The built-in tools that run a program through the sandbox.
+pub(crate) fn runs_a_program(tool: &str) -> bool {
+    tool == "cli_exec" || tool.starts_with("git_")
+}
+
+/// What is not confined when `tool` runs here, if anything.
+fn unconfined(tool: &str) -> Option<String> {
+    (crate::sandbox::programs_unconfined() && runs_a_program(tool))
+        .then(|| crate::sandbox::UNCONFINED.to_owned())
 }
 
 const COLUMNS: &str = "id, run_id, agent_id, call_id, tool, arguments, risk, status, scope,
@@ -102,6 +118,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Approval> {
         decided_by: r.get(9)?,
         created_at: r.get(10)?,
         decided_at: r.get(11)?,
+        unconfined: unconfined(&r.get::<_, String>(4)?),
     })
 }
 
@@ -306,6 +323,14 @@ pub(crate) async fn record_decision(
             "only a person in the app or at the command line decides what an agent may do",
         )
         .with_details(serde_json::json!({ "reason": "not_a_person" })));
+    }
+    if decision == Decision::AllowRun && get(ctx, id).await?.unconfined.is_some() {
+        return Err(AppError::invalid_field(
+            "decision",
+            "unconfined",
+            "this call runs a program nothing confines on this system, so a person decides on \
+             each one: allow it once, or deny it",
+        ));
     }
     let (status, scope) = match decision {
         Decision::AllowOnce => (ApprovalStatus::Allowed, Some("once")),

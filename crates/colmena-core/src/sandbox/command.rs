@@ -53,21 +53,38 @@ fn user_options(user: &ProgramUser, workspace: &Path, tmp: &Path) -> Vec<OsStrin
     ]
 }
 
-/// The app's proxy for a job with network (`proxy/`): the socket the
-/// launcher connects to, and its folder. Only Linux's launcher has a
-/// network namespace to forward from.
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-pub(super) struct Proxy<'a> {
-    pub socket: &'a Path,
-    pub dir: &'a Path,
+/// The app's proxy for a job with network (`proxy/`).
+#[cfg_attr(windows, allow(dead_code))]
+pub(super) enum Proxy<'a> {
+    /// Linux: the Unix socket the launcher hands connections over from its
+    /// network namespace (`--proxy`), and the socket's folder; the program
+    /// finds the proxy on its own loopback at [`p::PROXY_PORT`].
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    Forwarded { socket: &'a Path, dir: &'a Path },
+    /// macOS: the app's listener on the loopback (`proxy/loopback.rs`): the
+    /// one port Seatbelt lets the program reach, and its URL with the key.
+    #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+    Loopback { port: u16, url: &'a str },
 }
 
-/// `--proxy SOCKET` when the job has network and the app serves a proxy;
-/// else `--no-network`: never the host's network as it is.
+impl Proxy<'_> {
+    /// The program's `http_proxy`.
+    fn url(&self) -> String {
+        match self {
+            Proxy::Forwarded { .. } => format!("http://127.0.0.1:{}", p::PROXY_PORT),
+            Proxy::Loopback { url, .. } => (*url).to_owned(),
+        }
+    }
+}
+
+/// `--proxy SOCKET` when the job has network and the app serves a proxy
+/// through the launcher; else `--no-network`: never the host's network as
+/// it is (on macOS, Seatbelt's profile is what holds the program to the
+/// loopback door).
 fn network_options(proxy: Option<&Proxy<'_>>) -> Vec<OsString> {
     match proxy {
-        Some(proxy) => vec![p::PROXY.into(), proxy.socket.into()],
-        None => vec![p::NO_NETWORK.into()],
+        Some(Proxy::Forwarded { socket, .. }) => vec![p::PROXY.into(), socket.into()],
+        Some(Proxy::Loopback { .. }) | None => vec![p::NO_NETWORK.into()],
     }
 }
 
@@ -172,10 +189,10 @@ pub(super) fn build(
             args.extend(bind("--bind", &job.workspace));
             args.extend(bind("--bind", tmp));
             args.extend(bind("--ro-bind", launcher));
-            if let Some(proxy) = &proxy {
+            if let Some(Proxy::Forwarded { dir, .. }) = &proxy {
                 // For the launcher, which connects before confining itself
                 // (a socket on a read-only mount can still be connected to).
-                args.extend(bind("--ro-bind", proxy.dir));
+                args.extend(bind("--ro-bind", dir));
             }
             args.extend(["--chdir".into(), job.workspace.clone().into()]);
             args.extend([p::END.into(), launcher.into()]);
@@ -188,14 +205,20 @@ pub(super) fn build(
         Mechanism::Seatbelt(sandbox_exec) => {
             // Seatbelt matches real paths (`/var` is `/private/var`).
             let real = |path: &Path| path.canonicalize();
+            let port = match &proxy {
+                Some(Proxy::Loopback { port, .. }) => Some(*port),
+                _ => None,
+            };
             args.extend(super::seatbelt::arguments(
                 &real(&job.workspace)?,
                 &real(tmp)?,
                 &real(launcher)?,
+                port,
             ));
             args.push(launcher.into());
-            // The profile allows no network; the launcher is told so too.
-            args.push(p::NO_NETWORK.into());
+            // The launcher has no network to take away on macOS: the
+            // profile allows the loopback door's port alone, or nothing.
+            args.extend(network);
             args.extend(limits(job));
             Command::new(sandbox_exec)
         }
@@ -209,7 +232,8 @@ pub(super) fn build(
             launcher
         }
     };
-    let env = env::allowed(&job.workspace, tmp, &job.env, proxy.is_some());
+    let proxy_url = proxy.as_ref().map(Proxy::url);
+    let env = env::allowed(&job.workspace, tmp, &job.env, proxy_url.as_deref());
     args.push(p::END.into());
     args.push(program(mechanism, job, &env)?);
     args.extend(job.args.iter().map(OsString::from));

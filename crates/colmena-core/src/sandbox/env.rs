@@ -61,20 +61,19 @@ fn extra_allowed(name: &str) -> bool {
 }
 
 /// The whole environment for a program run in `workspace` with `tmp` as its
-/// temporary folder, plus the allowed `extra` variables; with `proxied`,
-/// the variables that send proxy-aware programs (curl, pip, npm, git) to
-/// the app's proxy, the only way out of the sandbox's network.
+/// temporary folder, plus the allowed `extra` variables; with `proxy` (its
+/// URL), the variables that send proxy-aware programs (curl, pip, npm, git)
+/// to the app's proxy, the only way out of the sandbox's network.
 pub(crate) fn allowed(
     workspace: &Path,
     tmp: &Path,
     extra: &[(String, String)],
-    proxied: bool,
+    proxy: Option<&str>,
 ) -> Vec<(String, String)> {
     let mut env = system(workspace, tmp);
-    if proxied {
-        let proxy = format!("http://127.0.0.1:{}", super::protocol::PROXY_PORT);
+    if let Some(proxy) = proxy {
         for name in ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY"] {
-            env.push((name.to_owned(), proxy.clone()));
+            env.push((name.to_owned(), proxy.to_owned()));
         }
     }
     env.extend(

@@ -37,8 +37,10 @@
 //! why this is not done in the app's own process).
 //!
 //! - **an address policy for the network** (`cli_exec`): the program's
-//!   network is a namespace of its own with nothing but its own loopback;
-//!   its one way out is the app's proxy ([`proxy`], `http_proxy`), which
+//!   network is a namespace of its own with nothing but its own loopback
+//!   (on macOS, Seatbelt allows one port of the loopback, a door that
+//!   wants the run's key); its one way out is the app's proxy ([`proxy`],
+//!   `http_proxy`), which
 //!   applies `web_fetch`'s policy — never metadata addresses; loopback and
 //!   private ranges only when the agent may reach the local network. The
 //!   git tools have no network at all.
@@ -63,8 +65,9 @@ mod protocol;
 #[cfg(any(target_os = "macos", test))]
 mod seatbelt;
 // Sandboxed programs reach it from the network namespace Linux's launcher
-// makes; elsewhere they have no network yet, and nothing connects to it.
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+// makes, or on macOS at its loopback door; Windows' programs are not
+// confined (no proxy to hold them to).
+#[cfg_attr(windows, allow(dead_code))]
 mod proxy;
 mod supervise;
 mod user;
@@ -191,11 +194,23 @@ pub(crate) async fn run_with(
     #[cfg(target_os = "linux")]
     let door = job.network.then(proxy::Door::open).transpose()?;
     #[cfg(target_os = "linux")]
-    let proxy = door.as_ref().map(|door| command::Proxy {
+    let proxy = door.as_ref().map(|door| command::Proxy::Forwarded {
         socket: door.socket(),
         dir: door.dir(),
     });
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(target_os = "macos")]
+    let door = job.network.then(proxy::LoopbackDoor::open).transpose()?;
+    #[cfg(target_os = "macos")]
+    let door_url = door.as_ref().map(proxy::LoopbackDoor::url);
+    #[cfg(target_os = "macos")]
+    let proxy =
+        door.as_ref()
+            .zip(door_url.as_deref())
+            .map(|(door, url)| command::Proxy::Loopback {
+                port: door.port(),
+                url,
+            });
+    #[cfg(windows)]
     let proxy = None;
     let mut command = command::build(mechanism, &launcher, job, tmp.path(), proxy)?;
     command
@@ -211,7 +226,7 @@ pub(crate) async fn run_with(
         .map_err(|e| AppError::precondition(format!("cannot start {}: {e}", job.program)))?;
     let group = child.id();
     // Connections end with the run (the guard is dropped on every return).
-    #[cfg(target_os = "linux")]
+    #[cfg(any(target_os = "linux", target_os = "macos"))]
     let _proxy = door.map(|door| door.serve(job.egress.clone()));
     let budget = Arc::new(capture::Budget::new(FLOOD_LIMIT));
     let stop_reading = CancellationToken::new();

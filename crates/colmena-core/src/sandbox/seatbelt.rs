@@ -16,8 +16,13 @@
 //!   folder, and the harmless devices (`/dev/null`, `/dev/urandom`, …);
 //! - starting programs, and signals and process information only among
 //!   the processes of this sandbox (not the user's other programs);
-//! - no network at all: no socket reaches another machine, this computer's
-//!   loopback or a Unix socket (the session's agents, Docker).
+//! - no network, but for one door: with the agent's network on
+//!   (`cli_exec`), outgoing TCP (not UDP) to the app's proxy on this computer's
+//!   loopback, at the one port the app listens on for this run
+//!   (`proxy/loopback.rs`), which applies the agent's address policy and
+//!   wants the run's key. No other socket reaches another machine, the
+//!   loopback or a Unix socket (the session's agents, Docker); the git
+//!   tools get no door at all.
 //!
 //! Paths that come from the workspace (the agent's folder, the temporary
 //! folder, the launcher) are passed as parameters (`-D WORKSPACE=…`), never
@@ -65,8 +70,10 @@ const WORKSPACE: &str = "WORKSPACE";
 const TMP: &str = "TMP";
 const LAUNCHER: &str = "LAUNCHER";
 
-/// The profile's text; the same for every run (what varies is a parameter).
-pub(super) fn profile() -> String {
+/// The profile's text; the same for every run but the proxy's port (a
+/// number the app chose, not text from anywhere else); paths are
+/// parameters.
+pub(super) fn profile(proxy_port: Option<u16>) -> String {
     let mut text = String::from(
         "(version 1)\n\
          ; A program an agent runs, from Colmena (sandbox/seatbelt.rs).\n\
@@ -93,14 +100,25 @@ pub(super) fn profile() -> String {
         text.push_str(&format!("  (literal \"{device}\")\n"));
     }
     text.push_str(")\n");
+    if let Some(port) = proxy_port {
+        text.push_str(&format!(
+            "; The app's proxy for this run, the only way out (proxy/loopback.rs).\n\
+             (allow network-outbound (remote tcp \"localhost:{port}\"))\n"
+        ));
+    }
     text
 }
 
 /// `sandbox-exec`'s arguments before the launcher: the profile and the
 /// values of its parameters. `workspace` and `tmp` must be real paths
 /// (no links on the way: `/tmp` is `/private/tmp` to Seatbelt).
-pub(super) fn arguments(workspace: &Path, tmp: &Path, launcher: &Path) -> Vec<OsString> {
-    let mut args: Vec<OsString> = vec!["-p".into(), profile().into()];
+pub(super) fn arguments(
+    workspace: &Path,
+    tmp: &Path,
+    launcher: &Path,
+    proxy_port: Option<u16>,
+) -> Vec<OsString> {
+    let mut args: Vec<OsString> = vec!["-p".into(), profile(proxy_port).into()];
     for (name, path) in [(WORKSPACE, workspace), (TMP, tmp), (LAUNCHER, launcher)] {
         let mut definition = OsString::from(format!("{name}="));
         definition.push(path.as_os_str());
@@ -117,7 +135,12 @@ mod tests {
     /// or extra parenthesis would make `sandbox-exec` refuse every run.
     #[test]
     fn the_profile_is_balanced_and_closed_by_default() {
-        let text = profile();
+        for text in [profile(None), profile(Some(49152))] {
+            balanced_and_closed(&text);
+        }
+    }
+
+    fn balanced_and_closed(text: &str) {
         let mut depth = 0i32;
         let mut in_string = false;
         for line in text.lines() {
@@ -141,7 +164,7 @@ mod tests {
 
     #[test]
     fn writing_is_allowed_only_beneath_the_workspace_the_tmp_folder_and_devices() {
-        let text = profile();
+        let text = profile(None);
         let writes: Vec<&str> = text
             .split("\n(")
             .filter(|rule| rule.contains("file-write"))
@@ -171,7 +194,7 @@ mod tests {
 
     #[test]
     fn no_network_and_no_other_service_is_allowed() {
-        let text = profile();
+        let text = profile(None);
         assert!(!text.contains("network"), "{text}");
         let lookups: Vec<&str> = text.lines().filter(|l| l.contains("mach-lookup")).collect();
         assert_eq!(
@@ -180,6 +203,28 @@ mod tests {
         );
         assert!(text.contains("(allow signal (target same-sandbox))"));
         assert!(text.contains("(allow process-info* (target same-sandbox))"));
+    }
+
+    /// With network, one rule more: outgoing to the proxy's port on
+    /// loopback, nothing inbound, no other port, no Unix socket, no DNS.
+    #[test]
+    fn with_network_only_the_proxys_port_on_loopback_is_reachable() {
+        let closed = profile(None);
+        let open = profile(Some(49152));
+        let added: Vec<&str> = open
+            .lines()
+            .filter(|line| !closed.lines().any(|l| l == *line) && !line.starts_with(';'))
+            .collect();
+        assert_eq!(
+            added,
+            ["(allow network-outbound (remote tcp \"localhost:49152\"))"]
+        );
+        assert!(!open.contains("network-inbound") && !open.contains("network-bind"));
+        assert!(!open.contains("localhost:*") && !open.contains("unix-socket"));
+        assert!(
+            !open.contains("mDNSResponder"),
+            "no name lookups: the proxy resolves"
+        );
     }
 
     /// A path with quotes, parentheses or a newline stays a value: it is a
@@ -191,10 +236,11 @@ mod tests {
             odd,
             Path::new("/private/tmp/run"),
             Path::new("/Applications/Colmena.app/Contents/MacOS/colmena-sandbox"),
+            None,
         );
         assert_eq!(args[0], "-p");
-        assert_eq!(args[1], OsString::from(profile()));
-        assert!(!profile().contains("allow default"));
+        assert_eq!(args[1], OsString::from(profile(None)));
+        assert!(!profile(None).contains("allow default"));
         let definitions: Vec<String> = args[2..]
             .chunks(2)
             .map(|pair| {
@@ -218,7 +264,7 @@ mod tests {
             Path::new(SANDBOX_EXEC).is_absolute(),
             "never looked up in PATH"
         );
-        let text = profile();
+        let text = profile(None);
         let reads = text
             .split("\n(")
             .find(|rule| rule.starts_with("allow file-read*\n"))

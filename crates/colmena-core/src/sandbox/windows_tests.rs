@@ -48,7 +48,7 @@ async fn a_program_runs_in_the_workspace_with_a_cleared_environment() {
         .map(|(name, _)| name)
         .filter(|name| !name.to_ascii_uppercase().starts_with("WINE"))
         .filter(|name| {
-            !env::allowed(Path::new("w"), Path::new("t"), &[], false)
+            !env::allowed(Path::new("w"), Path::new("t"), &[], None)
                 .iter()
                 .any(|(kept, _)| kept.eq_ignore_ascii_case(name))
         })

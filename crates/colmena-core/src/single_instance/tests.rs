@@ -164,10 +164,12 @@ fn a_launch_without_the_key_is_refused_and_the_app_keeps_serving() {
         pipe.write_all(&[1u8; 32]).await.unwrap();
         let mut reply = [0u8; 64];
         pipe.read_exact(&mut reply).await.unwrap();
-        pipe.write_all(&[2u8; 32]).await.unwrap();
-        pipe.write_all(b"{\"args\":[\"rm -rf /\"],\"cwd\":\"C:\\\\\"}\n")
-            .await
-            .unwrap();
+        // A wrong proof: the app may close the pipe as soon as it has read
+        // it, so these writes may find it closed — only the answer counts.
+        let _ = pipe.write_all(&[2u8; 32]).await;
+        let _ = pipe
+            .write_all(b"{\"args\":[\"rm -rf /\"],\"cwd\":\"C:\\\\\"}\n")
+            .await;
         let mut answer = Vec::new();
         let _ = pipe.read_to_end(&mut answer).await;
         answer

@@ -137,11 +137,6 @@ pub(crate) fn judge_as(
     }
 }
 
-/// The built-in tools that run a program through the sandbox.
-fn runs_a_program(tool: &str) -> bool {
-    tool == "cli_exec" || tool.starts_with("git_")
-}
-
 /// Where the system gives programs no sandbox (Windows), a built-in tool
 /// that runs one is decided by a person every time: no rule, no "allow for
 /// this run" and no unattended grant lets it run by itself, and the
@@ -214,7 +209,7 @@ async fn check(rc: &RunContext, agent: &Agent, call: &ToolCall) -> Result<Verdic
                     (rule, ruled_by) = (theirs, delegator.clone());
                 }
             }
-            if unconfined && runs_a_program(&tool_name) {
+            if unconfined && approvals::runs_a_program(&tool_name) {
                 return Ok(unconfined_verdict(
                     &tool_name, risk, &ruled_by, rule, attended,
                 ));
@@ -417,8 +412,10 @@ mod tests {
             unconfined_verdict("cli_exec", Risk::Run, "eng", Rule::Deny, true),
             Verdict::Deny(why) if why.contains("not allowed")
         ));
-        assert!(runs_a_program("cli_exec") && runs_a_program("git_commit"));
-        assert!(!runs_a_program("fs_read") && !runs_a_program("mcp__git__log"));
+        assert!(approvals::runs_a_program("cli_exec") && approvals::runs_a_program("git_commit"));
+        assert!(
+            !approvals::runs_a_program("fs_read") && !approvals::runs_a_program("mcp__git__log")
+        );
     }
 
     #[test]

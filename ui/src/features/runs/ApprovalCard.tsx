@@ -1,12 +1,14 @@
 // One tool call that waits for the person: what the agent wants to do, with
-// its arguments as the model wrote them, and the three answers. The same
+// its arguments as the model wrote them, and the three answers — two where
+// the program would run unconfined (Windows): the card says what it could
+// reach, and each such call is decided on its own. The same
 // card sits inline in a run panel or a chat, and in the app-wide stack for
 // runs nobody is looking at.
 
 import { Fragment, type ReactNode } from "react";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
-import { Check, CheckCheck, ShieldAlert, X } from "lucide-react";
+import { Check, CheckCheck, ShieldAlert, TriangleAlert, X } from "lucide-react";
 
 import { runtimeApi, type ApiError, type Approval, type Decision } from "../../api";
 import { errorText } from "../../app/errorText";
@@ -46,14 +48,22 @@ export function ApprovalCard({ approval, agentName, origin }: { approval: Approv
       <p className="muted small approval-length" data-testid="approval-length">
         {t("approvals.length", { count: [...approval.arguments].length })}
       </p>
+      {approval.unconfined && (
+        <p className="approval-unconfined" data-testid="approval-unconfined" title={approval.unconfined}>
+          <TriangleAlert size={14} aria-hidden="true" />
+          <span>{t("approvals.unconfined")}</span>
+        </p>
+      )}
       {decide.error && <p className="field-error">{errorText(t, decide.error)}</p>}
       <div className="approval-actions">
         <Button size="sm" variant="primary" icon={<Check size={13} />} busy={decide.isPending && decide.variables === "allow_once"} onClick={() => decide.mutate("allow_once")} data-testid="approval-allow-once">
           {t("approvals.allowOnce")}
         </Button>
-        <Button size="sm" variant="secondary" icon={<CheckCheck size={13} />} busy={decide.isPending && decide.variables === "allow_run"} onClick={() => decide.mutate("allow_run")} data-testid="approval-allow-run">
-          {t("approvals.allowRun")}
-        </Button>
+        {!approval.unconfined && (
+          <Button size="sm" variant="secondary" icon={<CheckCheck size={13} />} busy={decide.isPending && decide.variables === "allow_run"} onClick={() => decide.mutate("allow_run")} data-testid="approval-allow-run">
+            {t("approvals.allowRun")}
+          </Button>
+        )}
         <Button size="sm" variant="danger" icon={<X size={13} />} busy={decide.isPending && decide.variables === "deny"} onClick={() => decide.mutate("deny")} data-testid="approval-deny">
           {t("approvals.deny")}
         </Button>

@@ -54,6 +54,7 @@ describe("a streamed run folded from its events", () => {
       decidedBy: null,
       createdAt: "2026-12-01T10:00:00Z",
       decidedAt: null,
+      unconfined: null,
     } as const;
     const asking = run([
       { type: "started", runId: "r", kind: "agent", targetId: "eng" },

@@ -11,7 +11,7 @@ use tokio::io::Interest;
 use tokio::net::{TcpStream, UnixListener, UnixStream};
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use super::Egress;
+use super::{Egress, MAX_CONNECTIONS};
 use crate::error::{AppError, Result};
 
 /// The socket, before the launcher connects. Dropped unserved (the
@@ -99,12 +99,6 @@ impl Door {
     }
 }
 
-/// Connections one run may have open through its proxy at once; more are
-/// closed as they arrive. Each holds two of the app's descriptors: without
-/// a cap one program could open tens of thousands and leave the app (and
-/// the local server in it) none (found in the attacker's re-review).
-pub(crate) const MAX_CONNECTIONS: usize = 64;
-
 /// One launcher per run: its connection, then each descriptor it sends,
 /// served on a task of its own (all of them end with this one), at most
 /// [`MAX_CONNECTIONS`] at a time.
@@ -124,13 +118,25 @@ async fn hand_over(listener: UnixListener, egress: Egress) {
                         continue;
                     }
                     let egress = egress.clone();
-                    connections.spawn(async move { egress.serve(client).await });
+                    connections.spawn(async move { serve(&egress, client).await });
                 }
                 Received::Nothing => {}
                 Received::Closed => return,
             },
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
         }
+    }
+}
+
+/// How long a program has to send its request head.
+const HEAD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Serves one connection to its end: every connection through this door
+/// comes from the program itself.
+async fn serve(egress: &Egress, mut client: TcpStream) {
+    let read = tokio::time::timeout(HEAD_TIMEOUT, super::read_head(&mut client)).await;
+    if let Ok(Some((head, early))) = read {
+        egress.pass(client, head, early).await;
     }
 }
 

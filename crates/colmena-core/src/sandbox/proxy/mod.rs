@@ -21,6 +21,9 @@
 //! Resolver and dialer are injectable: tests prove refusals happen before
 //! any connection attempt, with traffic on loopback only.
 
+// Used on macOS; compiled everywhere so its tests run on Linux.
+#[cfg_attr(not(target_os = "macos"), allow(dead_code))]
+mod loopback;
 mod request;
 
 use std::fmt;
@@ -36,8 +39,12 @@ use url::Url;
 use crate::net_guard::NetGuard;
 use request::Request;
 
-/// How long a program has to send its request head.
-const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
+/// Connections one run may have open through its proxy at once; more are
+/// closed as they arrive. Each holds two of the app's descriptors: without
+/// a cap one program could open tens of thousands and leave the app (and
+/// the local server in it) none (found in the attacker's re-review).
+pub(crate) const MAX_CONNECTIONS: usize = 64;
+
 /// How long connecting to a checked address may take.
 const DIAL_TIMEOUT: Duration = Duration::from_secs(15);
 
@@ -92,18 +99,31 @@ impl Egress {
         self
     }
 
-    #[cfg(all(test, target_os = "linux"))]
+    #[cfg(test)]
     pub(crate) fn with_dialer(mut self, dialer: Arc<dyn Dialer>) -> Egress {
         self.dialer = dialer;
         self
     }
 
-    /// Serves one connection from the program to its end.
-    pub(crate) async fn serve(&self, mut client: TcpStream) {
-        let read = tokio::time::timeout(HEAD_TIMEOUT, read_head(&mut client)).await;
-        let Ok(Some((head, early))) = read else {
-            return;
-        };
+    /// The first request head of a connection to the loopback door, once
+    /// it carries the run's key as its `Proxy-Authorization` (other
+    /// programs on this computer can reach that door too); without it the
+    /// client gets `407` and nothing is resolved or dialled.
+    pub(crate) async fn proven_head(
+        &self,
+        client: &mut TcpStream,
+        key: &loopback::Key,
+    ) -> Option<(Vec<u8>, Vec<u8>)> {
+        let (head, early) = read_head(client).await?;
+        if !key.opens(request::proxy_authorization(&head)) {
+            answer_407(client).await;
+            return None;
+        }
+        Some((head, early))
+    }
+
+    /// Answers the request in `head` (and passes what followed it).
+    pub(crate) async fn pass(&self, mut client: TcpStream, head: Vec<u8>, early: Vec<u8>) {
         let (url, opening) = match request::parse(&head) {
             Ok(Request::Tunnel { url }) => (url, None),
             Ok(Request::Forward { url, head }) => (url, Some(head)),
@@ -181,9 +201,24 @@ async fn read_head(client: &mut TcpStream) -> Option<(Vec<u8>, Vec<u8>)> {
 
 /// A short answer from the proxy itself, and the connection closed.
 async fn answer(client: &mut TcpStream, status: &str, text: &str) {
+    answer_with(client, status, "", text).await;
+}
+
+/// `407`: the loopback door's key is missing or wrong.
+async fn answer_407(client: &mut TcpStream) {
+    answer_with(
+        client,
+        "407 Proxy Authentication Required",
+        "Proxy-Authenticate: Basic realm=\"colmena\"\r\n",
+        "this proxy serves one program of Colmena's, which knows its key",
+    )
+    .await;
+}
+
+async fn answer_with(client: &mut TcpStream, status: &str, fields: &str, text: &str) {
     let body = format!("{text}\n");
     let reply = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: text/plain; charset=utf-8\r\n\
+        "HTTP/1.1 {status}\r\nContent-Type: text/plain; charset=utf-8\r\n{fields}\
          Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
@@ -191,10 +226,11 @@ async fn answer(client: &mut TcpStream, status: &str, text: &str) {
     let _ = client.shutdown().await;
 }
 
-// Only Linux's launcher forwards connections (from its network namespace).
+// Only Linux's launcher forwards connections (from its network namespace);
+// macOS's programs reach the loopback door, which Seatbelt lets them.
+#[cfg(target_os = "macos")]
+pub(crate) use loopback::LoopbackDoor;
 #[cfg(target_os = "linux")]
 mod door;
 #[cfg(target_os = "linux")]
 pub(crate) use door::Door;
-#[cfg(all(test, target_os = "linux"))]
-pub(crate) use door::MAX_CONNECTIONS;

@@ -16,7 +16,8 @@ pub(super) enum Request {
     /// `http://host:port/`, the form the address check reads.
     Tunnel { url: Url },
     /// A plain HTTP request for `url`; `head` is the same request as the
-    /// server must get it (origin-form target, no `Proxy-*` headers).
+    /// server must get it (origin-form target, no `Proxy-*` fields, and
+    /// `Connection: close`).
     Forward { url: Url, head: Vec<u8> },
 }
 
@@ -64,16 +65,35 @@ pub(super) fn parse(head: &[u8]) -> Result<Request, Refusal> {
     }
     let mut rewritten = format!("{method} {origin_form} {version}\r\n");
     for line in lines.filter(|line| !line.is_empty()) {
-        let name = line.split(':').next().unwrap_or_default();
-        if !name.to_ascii_lowercase().starts_with("proxy-") {
+        let name = line
+            .split(':')
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        if !name.starts_with("proxy-") && name != "connection" && name != "keep-alive" {
             rewritten.push_str(line);
             rewritten.push_str("\r\n");
         }
     }
-    rewritten.push_str("\r\n");
+    // One request per connection: bytes after this head are passed through
+    // as they are, so a second request on a kept-alive connection would
+    // reach this server with its own URL and proxy fields.
+    rewritten.push_str("Connection: close\r\n\r\n");
     Ok(Request::Forward {
         url,
         head: rewritten.into_bytes(),
+    })
+}
+
+/// The value of the head's `Proxy-Authorization` field, when it has one
+/// (the loopback door's key, `loopback.rs`).
+pub(super) fn proxy_authorization(head: &[u8]) -> Option<&[u8]> {
+    head.split(|&b| b == b'\n').skip(1).find_map(|line| {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let colon = line.iter().position(|&b| b == b':')?;
+        let (name, value) = line.split_at(colon);
+        name.eq_ignore_ascii_case(b"proxy-authorization")
+            .then(|| value[1..].trim_ascii())
     })
 }
 
@@ -112,17 +132,27 @@ mod tests {
     }
 
     #[test]
-    fn a_forward_reaches_the_server_in_origin_form_without_proxy_headers() {
+    fn a_forward_reaches_the_server_in_origin_form_without_proxy_fields_for_one_request() {
         let head = b"GET http://example.org:8080/a/b?c=1 HTTP/1.1\r\nHost: example.org:8080\r\n\
-                     Proxy-Authorization: Basic eA==\r\nProxy-Connection: keep-alive\r\nAccept: */*\r\n\r\n";
+                     Proxy-Authorization: Basic eA==\r\nProxy-Connection: keep-alive\r\nAccept: */*\r\n\
+                     connection: Keep-Alive\r\nKeep-Alive: timeout=5\r\n\r\n";
         let Request::Forward { url, head } = parse(head).unwrap() else {
             panic!("not a forward")
         };
         assert_eq!(url.as_str(), "http://example.org:8080/a/b?c=1");
         assert_eq!(
             String::from_utf8(head).unwrap(),
-            "GET /a/b?c=1 HTTP/1.1\r\nHost: example.org:8080\r\nAccept: */*\r\n\r\n"
+            "GET /a/b?c=1 HTTP/1.1\r\nHost: example.org:8080\r\nAccept: */*\r\nConnection: close\r\n\r\n"
         );
+    }
+
+    #[test]
+    fn the_proxy_authorization_is_read_from_the_fields_only() {
+        let head = b"CONNECT a.test:443 HTTP/1.1\r\nHost: a.test\r\n\
+                     proxy-AUTHORIZATION:  Basic Y29sbWVuYTp4  \r\n\r\n";
+        assert_eq!(proxy_authorization(head), Some(&b"Basic Y29sbWVuYTp4"[..]));
+        let none = b"GET http://a.test/Proxy-Authorization:x HTTP/1.1\r\nX: Proxy-Authorization: y\r\n\r\n";
+        assert_eq!(proxy_authorization(none), None);
     }
 
     #[test]
