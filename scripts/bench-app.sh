@@ -56,7 +56,10 @@ elif [[ $profile == release ]]; then
   "$REPO/scripts/repack-deb.sh" "$(ls -t "$bin"/bundle/deb/*.deb | head -1)"
   (cd "$REPO" && cargo build --release --locked -p colmena-empty-shell)
 else
-  (cd "$REPO" && cargo build --locked -p colmena-empty-shell)
+  # Debug: the workspace's programs, as the test command builds them (cargo
+  # picks a dependency's features from the packages selected; the shell
+  # alone would build Tauri's tree again with other features).
+  (cd "$REPO" && cargo build --locked --workspace --bins)
 fi
 app=$bin/colmena-desktop shell=$bin/colmena-empty-shell
 for program in "$app" "$shell" ${before:+"$before"}; do

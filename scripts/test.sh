@@ -164,85 +164,34 @@ with_postgres() { # the steps below run with the cluster's URL and CA
   export COLMENA_BUS_STORE=$COLMENA_TEST_POSTGRES COLMENA_BUS_SCHEMA=@workspace
 }
 
+# The two PostgreSQL steps pick their test binaries with filters over the
+# whole workspace (`--workspace -E binary_id(…)`), not with `-p`: cargo
+# picks a dependency's features from the packages selected, so `-p` would
+# build the server's and the core's test trees once more for each step; the
+# workspace's build is the one the Rust tests step reuses.
+binaries_of() { # package test...
+  local package=$1 expr="" test
+  shift
+  for test in "$@"; do expr+="${expr:+ | }binary_id($package::$test)"; done
+  printf '(%s)' "$expr"
+}
+
 pg_contract() {
   with_postgres
   cd "$REPO"
   # http_abuse's busy store is SQLite's write lock held by another process:
   # one machine's, SQLite only.
-  cargo nextest run --locked -p colmena-server --no-fail-fast \
-    --test http_bus --test http_mcp --test mcp_python --test bus_search_doors \
-    --test http_wake_token --test http_malformed --test http_abuse --test cli \
-    -E 'not test(safe_a_busy_store_is_503_with_retry_after_and_no_internal_detail)'
+  cargo nextest run --locked --workspace --no-fail-fast -E "$(binaries_of colmena-server \
+    http_bus http_mcp mcp_python bus_search_doors http_wake_token http_malformed http_abuse cli) \
+    & not test(safe_a_busy_store_is_503_with_retry_after_and_no_internal_detail)"
 }
 
 pg_core_rules() {
   with_postgres
   cd "$REPO"
-  cargo nextest run --locked -p colmena-core --no-fail-fast \
-    --test bus --test bus_search --test bus_threads --test role_thread --test wake_command \
-    --test permissions --test cron \
-    -E 'not (test(b8_notes_dropped_in_a_roles_folder) | test(the_index_survives_a_reopen))'
-}
-
-# Windows and macOS, beside the Linux steps: their builds are long and
-# mostly wait for a free core, while the Linux steps after the first builds
-# mostly wait for a window, a network or a database. They run one after
-# another in a subshell at the lowest priority, with a target dir of their
-# own (cargo locks the dir it builds in); their output is printed whole, and
-# their results join the summary, once the Linux steps are done.
-background_pid=""
-background_log="$results/background.log"
-background_results="$results/background.tsv"
-run_in_background() { # id name fn [id name fn]...
-  local wanted=()
-  while (($#)); do
-    if [[ -z ${TEST_STEPS:-} || ",$TEST_STEPS," == *",$1,"* ]]; then
-      wanted+=("$1" "$2" "$3")
-    fi
-    shift 3
-  done
-  ((${#wanted[@]})) || return 0
-  step "Started in the background, reported before the summary: ${wanted[1]}${wanted[4]:+; ${wanted[4]}}"
-  (
-    renice -n 19 -p "$BASHPID" >/dev/null
-    ionice -c 3 -p "$BASHPID" 2>/dev/null || true
-    export CARGO_TARGET_DIR="${OTHER_OSES_TARGET_DIR:-$CARGO_TARGET_DIR-other-oses}"
-    set -- "${wanted[@]}"
-    while (($#)); do
-      local name=$2 fn=$3 begun=$SECONDS status
-      shift 3
-      printf '\n\033[1;33m==> %s\033[0m\n' "$name"
-      set +e
-      (
-        set -euo pipefail
-        "$fn"
-      )
-      status=$?
-      set -e
-      printf '%s\t%s\t%s\n' "$status" "$((SECONDS - begun))" "$name" >>"$background_results"
-    done
-  ) >"$background_log" 2>&1 < /dev/null &
-  background_pid=$!
-}
-
-# Waits for the background steps, prints their output and adds their
-# results to the summary's.
-finish_background() {
-  [[ -n $background_pid ]] || return 0
-  step "The steps run in the background (their output, as they wrote it)"
-  wait "$background_pid" || true
-  cat "$background_log"
-  local status seconds name
-  while IFS=$'\t' read -r status seconds name; do
-    step_names+=("$name")
-    step_seconds+=("$seconds")
-    if ((status == 0)); then
-      step_status+=(passed)
-    else
-      step_status+=(failed)
-      printf '\033[1;31m!!! step failed (exit %s): %s\033[0m\n' "$status" "$name"
-    fi
-  done <"$background_results"
+  cargo nextest run --locked --workspace --no-fail-fast -E "$(binaries_of colmena-core \
+    bus bus_search bus_threads role_thread wake_command permissions cron) \
+    & not (test(b8_notes_dropped_in_a_roles_folder) | test(the_index_survives_a_reopen))"
 }
 
 rust_log="$results/nextest.log"
