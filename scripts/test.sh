@@ -194,6 +194,67 @@ pg_core_rules() {
     & not (test(b8_notes_dropped_in_a_roles_folder) | test(the_index_survives_a_reopen))"
 }
 
+# Windows and macOS, beside the Linux steps: their builds are long and
+# mostly wait for a free core, while the Linux steps after the first builds
+# mostly wait for a window, a network or a database. They run one after
+# another in a subshell at the lowest priority, with a target dir of their
+# own (cargo locks the dir it builds in); their output is printed whole, and
+# their results join the summary, once the Linux steps are done.
+background_pid=""
+background_log="$results/background.log"
+background_results="$results/background.tsv"
+run_in_background() { # id name fn [id name fn]...
+  local wanted=()
+  while (($#)); do
+    if [[ -z ${TEST_STEPS:-} || ",$TEST_STEPS," == *",$1,"* ]]; then
+      wanted+=("$1" "$2" "$3")
+    fi
+    shift 3
+  done
+  ((${#wanted[@]})) || return 0
+  step "Started in the background, reported before the summary: ${wanted[1]}${wanted[4]:+; ${wanted[4]}}"
+  (
+    renice -n 19 -p "$BASHPID" >/dev/null
+    ionice -c 3 -p "$BASHPID" 2>/dev/null || true
+    export CARGO_TARGET_DIR="${OTHER_OSES_TARGET_DIR:-$CARGO_TARGET_DIR-other-oses}"
+    set -- "${wanted[@]}"
+    while (($#)); do
+      local name=$2 fn=$3 begun=$SECONDS status
+      shift 3
+      printf '\n\033[1;33m==> %s\033[0m\n' "$name"
+      set +e
+      (
+        set -euo pipefail
+        "$fn"
+      )
+      status=$?
+      set -e
+      printf '%s\t%s\t%s\n' "$status" "$((SECONDS - begun))" "$name" >>"$background_results"
+    done
+  ) >"$background_log" 2>&1 < /dev/null &
+  background_pid=$!
+}
+
+# Waits for the background steps, prints their output and adds their
+# results to the summary's.
+finish_background() {
+  [[ -n $background_pid ]] || return 0
+  step "The steps run in the background (their output, as they wrote it)"
+  wait "$background_pid" || true
+  cat "$background_log"
+  local status seconds name
+  while IFS=$'\t' read -r status seconds name; do
+    step_names+=("$name")
+    step_seconds+=("$seconds")
+    if ((status == 0)); then
+      step_status+=(passed)
+    else
+      step_status+=(failed)
+      printf '\033[1;31m!!! step failed (exit %s): %s\033[0m\n' "$status" "$name"
+    fi
+  done <"$background_results"
+}
+
 rust_log="$results/nextest.log"
 rust_tests() {
   # The rest of the Rust tests need the cluster's URL too (pg_replicas, pg_tls).
