@@ -50,7 +50,7 @@ impl Key {
         getrandom::fill(&mut bytes)
             .map_err(|e| AppError::internal(format!("no random bytes for the proxy's key: {e}")))?;
         Ok(Key {
-            secret: bytes.iter().map(|b| format!("{b:02x}")).collect(),
+            secret: crate::secrets::encode_hex(&bytes),
         })
     }
 
