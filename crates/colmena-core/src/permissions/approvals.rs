@@ -95,8 +95,9 @@ pub(crate) fn runs_a_program(tool: &str) -> bool {
     tool == "cli_exec" || tool.starts_with("git_")
 }
 
-/// What is not confined when `tool` runs here, if anything.
-fn unconfined(tool: &str) -> Option<String> {
+/// What is not confined when `tool` runs here, if anything (the gate
+/// asks a person every time then).
+pub(crate) fn unconfined(tool: &str) -> Option<String> {
     (crate::sandbox::programs_unconfined() && runs_a_program(tool))
         .then(|| crate::sandbox::UNCONFINED.to_owned())
 }

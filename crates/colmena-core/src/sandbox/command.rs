@@ -64,7 +64,7 @@ pub(super) enum Proxy<'a> {
     /// macOS: the app's listener on the loopback (`proxy/loopback.rs`): the
     /// one port Seatbelt lets the program reach, and its URL with the key.
     #[cfg_attr(not(target_os = "macos"), allow(dead_code))]
-    Loopback { port: u16, url: &'a str },
+    Loopback { port: u16, url: String },
 }
 
 impl Proxy<'_> {
@@ -72,7 +72,7 @@ impl Proxy<'_> {
     fn url(&self) -> String {
         match self {
             Proxy::Forwarded { .. } => format!("http://127.0.0.1:{}", p::PROXY_PORT),
-            Proxy::Loopback { url, .. } => (*url).to_owned(),
+            Proxy::Loopback { url, .. } => url.clone(),
         }
     }
 }

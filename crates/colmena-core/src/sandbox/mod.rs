@@ -201,15 +201,10 @@ pub(crate) async fn run_with(
     #[cfg(target_os = "macos")]
     let door = job.network.then(proxy::LoopbackDoor::open).transpose()?;
     #[cfg(target_os = "macos")]
-    let door_url = door.as_ref().map(proxy::LoopbackDoor::url);
-    #[cfg(target_os = "macos")]
-    let proxy =
-        door.as_ref()
-            .zip(door_url.as_deref())
-            .map(|(door, url)| command::Proxy::Loopback {
-                port: door.port(),
-                url,
-            });
+    let proxy = door.as_ref().map(|door| command::Proxy::Loopback {
+        port: door.port(),
+        url: door.url(),
+    });
     #[cfg(windows)]
     let proxy = None;
     let mut command = command::build(mechanism, &launcher, job, tmp.path(), proxy)?;

@@ -180,7 +180,6 @@ async fn check(rc: &RunContext, agent: &Agent, call: &ToolCall) -> Result<Verdic
         rc.delegators.clone(),
     );
     let attended = rc.attended;
-    let unconfined = crate::sandbox::programs_unconfined();
     // A woken role's message: to whom, for a grant that lets it only reply.
     let recipient = match (&rc.author, call.name.as_str()) {
         (Some(_), "send_message") => recipient_of(rc, &call.arguments).await?,
@@ -209,7 +208,7 @@ async fn check(rc: &RunContext, agent: &Agent, call: &ToolCall) -> Result<Verdic
                     (rule, ruled_by) = (theirs, delegator.clone());
                 }
             }
-            if unconfined && approvals::runs_a_program(&tool_name) {
+            if approvals::unconfined(&tool_name).is_some() {
                 return Ok(unconfined_verdict(
                     &tool_name, risk, &ruled_by, rule, attended,
                 ));
