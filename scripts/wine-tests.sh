@@ -13,6 +13,15 @@
 #     code through the launcher, a stop and the app's death end the tree),
 #     and a run whose `cli_exec` asks a person every time, saying what is
 #     not confined (permissions: an_unconfined_program…);
+#   - the Windows calls of colmena-win32: this user's SID, the launch
+#     pipe's owner-only access list read back, private files and folders
+#     that grant nobody else and are only ever new, a job's processes
+#     listed and ended when it closes; and the core's program limits
+#     (limits_tests). Wine cannot check the rest (the release workflow's
+#     Windows runner does): Wine 8 keeps no access list on files (it reads
+#     one back made from the Unix mode bits, and a folder's is not passed
+#     on to what is made in it), reports a job's limits as zeros and
+#     enforces none of them — the tests skipped below by name;
 #   - the bus's REST contract suite and MCP over HTTP (http_bus, http_mcp),
 #     `colmena.exe serve` (serve) and the MCP-server commands, among them
 #     `colmena.exe mcp-server test` starting `colmena.exe mcp` as a stdio
@@ -60,15 +69,18 @@ win=(--locked --target x86_64-pc-windows-gnu)
 # Every build below selects the core and the server together: cargo picks
 # a dependency's features from the packages selected, so the core alone
 # would compile its whole tree a second time with other features.
-both=(-p colmena-core -p colmena-server)
+both=(-p colmena-core -p colmena-server -p colmena-win32)
 echo "== the core: the launch pipe, programs agents run, the gate, the supervised-program tree"
 # The sandbox's tests start the launcher, which a library's tests do not
 # build; colmena.exe is for the agent run below.
 cargo build "${win[@]}" "${both[@]}" --bin colmena-sandbox --bin colmena
 # Not the link test: Wine 8 shows a link as what it points to.
 cargo test "${win[@]}" "${both[@]}" --lib "$@" -- single_instance sandbox::windows_tests \
-  toolbox::gate toolbox::builtins::files::windows_tests llm::local::memory \
-  --skip toolbox::builtins::files::windows_tests::a_link_out_of_the_workspace_is_never_followed
+  sandbox::limits_tests toolbox::gate toolbox::builtins::files::windows_tests llm::local::memory \
+  sddl:: job_limits:: windows::tests:: \
+  --skip toolbox::builtins::files::windows_tests::a_link_out_of_the_workspace_is_never_followed \
+  --skip windows::tests::a_private_ --skip windows::tests::a_job_holds_the_limits \
+  --skip windows::tests::a_job_full_of_processes
 cargo test "${win[@]}" "${both[@]}" --test process_tree "$@"
 # A run's approval: what is not confined, and never "allow for this run".
 cargo test "${win[@]}" "${both[@]}" --test permissions "$@" -- an_unconfined_program

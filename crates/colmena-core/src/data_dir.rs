@@ -68,12 +68,9 @@ fn make_private(dir: &Path) {
 
 fn create(dir: &Path) -> Result<PathBuf> {
     if !dir.exists() {
-        crate::private_files::dir_builder()
-            .recursive(true)
-            .create(dir)
-            .map_err(|e| {
-                AppError::precondition(format!("cannot create the data dir {}: {e}", dir.display()))
-            })?;
+        crate::private_files::create_dir_all(dir).map_err(|e| {
+            AppError::precondition(format!("cannot create the data dir {}: {e}", dir.display()))
+        })?;
     }
     if !dir.is_dir() {
         return Err(AppError::precondition(format!(

@@ -16,11 +16,10 @@ use super::user::{ProgramUser, program_user};
 use super::{Job, env, protocol as p};
 use crate::error::Result;
 
-/// The launcher's options for `job`'s limits (CPU time: its time limit and a
-/// little more — the wall clock stops it first).
+/// The launcher's options for `job`'s limits.
 fn limits(job: &Job) -> Vec<OsString> {
     let l = &job.limits;
-    let cpu = job.timeout.as_secs().saturating_add(5);
+    let cpu = super::cpu_seconds(job);
     [
         ("cpu", cpu),
         ("as", l.memory),

@@ -17,9 +17,11 @@
 //! the job. Only the app holds the job's handle: dropping it — a stop, the
 //! launcher's exit (seen by a watch on the job, whatever the caller does),
 //! or the app dying, when the system closes its handles — ends the whole
-//! tree. A job holds what a program starts the ordinary way; a hostile
-//! program can still ask another process (WMI, the task scheduler) to
-//! start one for it.
+//! tree. A program an agent runs gets a job with limits as well (memory,
+//! CPU time, processes: [`tree_limits`](super::tree_limits)); no job allows
+//! breakaway. A job holds what a program starts the ordinary way; a
+//! hostile program can still ask another process (WMI, the task
+//! scheduler) to start one for it.
 
 /// Sends SIGKILL to every process of group `id`. A group that is already
 /// gone is fine.
@@ -50,7 +52,7 @@ mod windows_job {
     use std::collections::HashMap;
     use std::sync::{Mutex, MutexGuard, OnceLock};
 
-    use win32job::{ExtendedLimitInfo, Job};
+    use colmena_win32::{Job, JobLimits};
 
     /// The jobs of the launchers alive, by the launcher's process id.
     fn jobs() -> MutexGuard<'static, HashMap<u32, Job>> {
@@ -60,17 +62,18 @@ mod windows_job {
             .unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Puts the launcher `child` in a new job that kills its processes when
-    /// closed. Must happen before the launcher is told to start the program.
-    pub(in crate::sandbox) fn adopt(child: &tokio::process::Child) -> std::io::Result<()> {
-        let (Some(id), Some(handle)) = (child.id(), child.raw_handle()) else {
+    /// Puts the launcher `child` in a new job with `limits` that kills its
+    /// processes when closed. Must happen before the launcher is told to
+    /// start the program.
+    pub(in crate::sandbox) fn adopt(
+        child: &tokio::process::Child,
+        limits: &JobLimits,
+    ) -> std::io::Result<()> {
+        let Some(id) = child.id() else {
             return Err(std::io::Error::other("the launcher exited as it started"));
         };
-        let job = Job::create_with_limit_info(ExtendedLimitInfo::new().limit_kill_on_job_close())
-            .map_err(|e| std::io::Error::other(format!("cannot create a job object: {e}")))?;
-        job.assign_process(handle as isize).map_err(|e| {
-            std::io::Error::other(format!("cannot put the launcher in its job object: {e}"))
-        })?;
+        let job = Job::create(limits)?;
+        job.assign_child(child)?;
         jobs().insert(id, job);
         tokio::spawn(close_when_launcher_ends(id));
         Ok(())
@@ -91,9 +94,7 @@ mod windows_job {
             let Some(job) = jobs.get(&id) else {
                 return; // killed or released already
             };
-            let launcher_in_job = job
-                .query_process_id_list()
-                .is_ok_and(|ids| ids.contains(&(id as usize)));
+            let launcher_in_job = job.process_ids().is_ok_and(|ids| ids.contains(&id));
             if !launcher_in_job {
                 let job = jobs.remove(&id);
                 drop(jobs);

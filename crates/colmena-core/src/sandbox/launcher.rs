@@ -122,13 +122,13 @@ pub fn main() -> ExitCode {
 }
 
 /// Windows: only `--supervise` (the person's own MCP servers and wake
-/// commands). The app has put this launcher in a Job Object before writing
-/// [`GO`](crate::protocol::GO) on its standard input; the program, started
-/// only then, is born in the job with everything it starts, and the app
-/// ends them all by closing the job. The launcher reads that one byte
-/// unbuffered, so the rest of its input is the program's; it exits with
-/// the program's exit code. Programs agents run (`cli_exec`) are refused
-/// before they get here: Windows has no sandbox in Colmena yet.
+/// commands, and the programs agents run, which the gate has had a person
+/// approve). The app has put this launcher in a Job Object — with limits,
+/// for an agent's program — before writing [`GO`](crate::protocol::GO) on
+/// its standard input; the program, started only then, is born in the job
+/// with everything it starts, and the app ends them all by closing the
+/// job. The launcher reads that one byte unbuffered, so the rest of its
+/// input is the program's; it exits with the program's exit code.
 #[cfg(windows)]
 pub fn main() -> ExitCode {
     use std::os::windows::process::CommandExt;

@@ -42,10 +42,12 @@ pub(crate) enum Mechanism {
     Seatbelt(PathBuf),
     /// Windows: no confinement of the file system or the network in
     /// Colmena yet. The launcher runs the program in a Job Object (its
-    /// whole tree ends on a stop, a timeout, a flood or the app's death)
-    /// with a cleared environment, the workspace as its folder and output
-    /// caps; the permission gate asks a person before every call and says
-    /// what is not confined ([`UNCONFINED`]).
+    /// whole tree ends on a stop, a timeout, a flood or the app's death;
+    /// the job caps each process's memory and CPU time and the number of
+    /// processes — against a runaway program: a hostile one runs as the
+    /// person and could change its own job) with a cleared environment, the workspace as its folder
+    /// and output caps; the permission gate asks a person before every
+    /// call and says what is not confined ([`UNCONFINED`]).
     #[cfg(windows)]
     Unconfined,
 }
@@ -54,8 +56,19 @@ pub(crate) enum Mechanism {
 /// person deciding on it (and the model) is told.
 pub(crate) const UNCONFINED: &str = "Windows has no sandbox in Colmena yet: the program runs \
      as you, and can read and change every file you can and reach the network; only its \
-     environment is cleared, its folder is the agent's workspace, its output is capped and \
-     what it starts the ordinary way is stopped with it";
+     environment is cleared, its folder is the agent's workspace, its output is capped, and \
+     it and what it starts share a job that limits their memory, CPU time and processes (a \
+     guard against a runaway program, not a hostile one) and is stopped with them";
+
+/// What an exit code says beyond itself: on Windows, 1816
+/// (`ERROR_NOT_ENOUGH_QUOTA`) is how a process ends when its job's limit
+/// stops it (Unix says the same with a signal, "killed by a signal").
+pub(crate) fn exit_note(code: i32) -> Option<&'static str> {
+    (cfg!(windows) && code == 1816).then_some(
+        "the program reached a limit of its job (memory, CPU time or number of processes) \
+         and was stopped",
+    )
+}
 
 impl Mechanism {
     /// For `colmena doctor` and messages.
@@ -67,7 +80,8 @@ impl Mechanism {
             Mechanism::Seatbelt(path) => format!("Seatbelt ({})", path.display()),
             #[cfg(windows)]
             Mechanism::Unconfined => {
-                "none: a Job Object only (the file system and the network are open)".to_owned()
+                "none: a Job Object with limits only (the file system and the network are open)"
+                    .to_owned()
             }
         }
     }

@@ -82,7 +82,9 @@ use tokio_util::sync::CancellationToken;
 use crate::error::{AppError, Result};
 
 pub(crate) use capture::Captured;
-pub(crate) use mechanism::{Mechanism, UNCONFINED, detect, launcher, programs_unconfined};
+pub(crate) use mechanism::{
+    Mechanism, UNCONFINED, detect, exit_note, launcher, programs_unconfined,
+};
 pub(crate) use proxy::Egress;
 pub use supervise::{Input, kill_group, release_group, spawn_supervised, supervised_command};
 pub(crate) use user::program_user;
@@ -116,6 +118,34 @@ impl Default for Limits {
             processes: 4096,
             open_files: 1024,
         }
+    }
+}
+
+/// CPU seconds a program may use: its time limit and a little more (the
+/// wall clock stops it first; this stops a program that hides from it).
+pub(super) fn cpu_seconds(job: &Job) -> u64 {
+    job.timeout.as_secs().saturating_add(5)
+}
+
+/// Processes alive at once in a program's job on Windows. Linux counts
+/// [`Limits::processes`] for the whole user (the desktop's own processes
+/// included); a job counts only the program's tree, where a build tool's
+/// parallel compilers stay far below this and a fork bomb stops.
+const JOB_PROCESSES: u32 = 256;
+
+/// The limits of a program's process tree on Windows, set on its Job
+/// Object (the launcher sets them itself on Unix, see `command.rs`): the
+/// same memory and CPU time per process as Unix, and at most
+/// [`JOB_PROCESSES`] processes at once.
+pub(super) fn tree_limits(job: &Job) -> colmena_win32::JobLimits {
+    colmena_win32::JobLimits {
+        memory: Some(job.limits.memory),
+        cpu_time: Some(Duration::from_secs(cpu_seconds(job))),
+        processes: Some(
+            u32::try_from(job.limits.processes)
+                .unwrap_or(u32::MAX)
+                .min(JOB_PROCESSES),
+        ),
     }
 }
 
@@ -216,7 +246,8 @@ pub(crate) async fn run_with(
     #[cfg(unix)]
     command.process_group(0);
     // No input; on Windows the launcher enters the Job Object first.
-    let mut child = supervise::spawn_supervised(&mut command, supervise::Input::Closed)
+    let limits = tree_limits(job);
+    let mut child = supervise::spawn_limited(&mut command, supervise::Input::Closed, &limits)
         .await
         .map_err(|e| AppError::precondition(format!("cannot start {}: {e}", job.program)))?;
     let group = child.id();
@@ -314,14 +345,12 @@ impl RunTmp {
     fn create() -> Result<RunTmp> {
         let dir =
             std::env::temp_dir().join(format!("colmena-run-{}", uuid::Uuid::now_v7().simple()));
-        crate::private_files::dir_builder()
-            .create(&dir)
-            .map_err(|e| {
-                AppError::precondition(format!(
-                    "cannot create a temporary folder for the program in {}: {e}",
-                    std::env::temp_dir().display()
-                ))
-            })?;
+        crate::private_files::create_dir(&dir).map_err(|e| {
+            AppError::precondition(format!(
+                "cannot create a temporary folder for the program in {}: {e}",
+                std::env::temp_dir().display()
+            ))
+        })?;
         Ok(RunTmp(dir))
     }
 
@@ -338,6 +367,9 @@ impl Drop for RunTmp {
 
 #[cfg(all(test, windows))]
 mod windows_tests;
+
+#[cfg(test)]
+mod limits_tests;
 
 // The attacks run for real against the Linux mechanisms.
 #[cfg(test)]

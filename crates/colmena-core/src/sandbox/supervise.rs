@@ -101,8 +101,19 @@ pub enum Input {
 /// is ever outside the job. Once the launcher has exited, call
 /// [`release_group`].
 pub async fn spawn_supervised(command: &mut Command, input: Input) -> std::io::Result<Child> {
+    spawn_limited(command, input, &colmena_win32::JobLimits::tree_only()).await
+}
+
+/// [`spawn_supervised`] with `limits` on the tree (Windows: its job's; on
+/// Unix the launcher sets its own limits from its arguments).
+pub(super) async fn spawn_limited(
+    command: &mut Command,
+    input: Input,
+    limits: &colmena_win32::JobLimits,
+) -> std::io::Result<Child> {
     #[cfg(not(windows))]
     {
+        let _ = limits;
         if input == Input::Closed {
             command.stdin(Stdio::null());
         }
@@ -115,7 +126,7 @@ pub async fn spawn_supervised(command: &mut Command, input: Input) -> std::io::R
         let mut child = command.spawn()?;
         let id = child.id();
         let told = async {
-            group::adopt(&child)?;
+            group::adopt(&child, limits)?;
             let mut stdin = child
                 .stdin
                 .take()

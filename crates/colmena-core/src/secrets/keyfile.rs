@@ -79,10 +79,7 @@ pub fn path_in(dir: &Path, data_dir: &Path) -> PathBuf {
 /// ours that nobody else may enter (a folder in a shared temporary folder
 /// could have been made by someone else).
 pub fn prepare_dir(dir: &Path) -> Result<(), KeyFileError> {
-    crate::private_files::dir_builder()
-        .recursive(true)
-        .create(dir)
-        .map_err(io(dir))?;
+    crate::private_files::create_dir_all(dir).map_err(io(dir))?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::{MetadataExt, PermissionsExt};

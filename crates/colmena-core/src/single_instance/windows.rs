@@ -14,16 +14,13 @@
 //!    `ok`.
 //!
 //! The pipe's name is derived from the key (never the key itself), so two
-//! workspaces are two apps. Remote clients are refused; the pipe's default
-//! access list lets only this user (and administrators, SYSTEM) write to
-//! it. What arrives is only ever arguments, read within 2 s and at most
-//! 64 KiB, four launches at a time (the others wait their turn).
-//!
-//! Not yet: an access list of the user's own on the pipe and the key (the
-//! default list lets other users open the pipe to read, which can hold a
-//! reader's turn for 2 s; a data dir outside the profile lets them read
-//! the key) — setting one needs system calls the no-`unsafe` rule keeps
-//! out for now.
+//! workspaces are two apps. Remote clients are refused, and the pipe's
+//! access list names this user alone (`colmena_win32::private_pipe`): other
+//! users of the machine cannot open it at all, and no administrator or
+//! SYSTEM entry is granted. The key file gets the same owner-only list
+//! before the key is written into it, also in a data dir outside the
+//! profile. What arrives is only ever arguments, read within 2 s and at
+//! most 64 KiB, four launches at a time (the others wait their turn).
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -106,7 +103,9 @@ pub(super) fn key(data_dir: &Path) -> io::Result<Zeroizing<Vec<u8>>> {
     loop {
         match std::fs::read_to_string(&path) {
             Ok(text) => {
-                if let Some(key) = from_hex(text.trim()).filter(|k| k.len() == KEY_LEN) {
+                if let Some(key) =
+                    crate::secrets::decode_hex(text.trim()).filter(|k| k.len() == KEY_LEN)
+                {
                     return Ok(Zeroizing::new(key));
                 }
                 if Instant::now() > deadline {
@@ -121,15 +120,17 @@ pub(super) fn key(data_dir: &Path) -> io::Result<Zeroizing<Vec<u8>>> {
                 // Written whole under another name, then linked in place
                 // (which never replaces a file): a crash leaves no
                 // half-written key, and a second first launch reads ours.
-                let draft = data_dir.join(format!("{KEY_FILE}.{}", std::process::id()));
+                let draft = data_dir.join(format!(
+                    "{KEY_FILE}.{}",
+                    crate::secrets::encode_hex(&new_key()?[..8])
+                ));
                 let written = (|| {
                     use std::io::Write;
-                    let mut file = crate::private_files::file_options()
-                        .write(true)
-                        .create(true)
-                        .truncate(true)
-                        .open(&draft)?;
-                    file.write_all(to_hex(&key).as_bytes())?;
+                    // Owner-only from the moment it exists, wherever the
+                    // data dir is (a `--data-dir` outside the profile),
+                    // and never a file someone else made first.
+                    let mut file = colmena_win32::create_private_file(&draft)?;
+                    file.write_all(crate::secrets::encode_hex(&key).as_bytes())?;
                     file.sync_all()?;
                     drop(file);
                     std::fs::hard_link(&draft, &path)
@@ -154,26 +155,15 @@ fn new_key() -> io::Result<Zeroizing<Vec<u8>>> {
     Ok(key)
 }
 
-fn to_hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn from_hex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) || !text.is_ascii() {
-        return None;
-    }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).ok())
-        .collect()
-}
-
 /// The pipe of the app running with `key`: a name derived from it.
 pub(super) fn pipe_name(key: &[u8]) -> String {
     let mut hash = Sha256::new();
     hash.update(b"colmena launch pipe\0");
     hash.update(key);
-    format!(r"\\.\pipe\colmena-{}", to_hex(&hash.finalize()[..16]))
+    format!(
+        r"\\.\pipe\colmena-{}",
+        crate::secrets::encode_hex(&hash.finalize()[..16])
+    )
 }
 
 /// HMAC-SHA256 under `key` of `label`, then `first`, then `second`.
@@ -197,11 +187,14 @@ fn runtime() -> io::Result<tokio::runtime::Runtime> {
         .build()
 }
 
+/// An instance of the pipe: local clients of this user only (its access
+/// list names this user alone; other users of the machine cannot open it).
 fn server(name: &str, first: bool) -> io::Result<NamedPipeServer> {
-    ServerOptions::new()
+    let mut options = ServerOptions::new();
+    options
         .first_pipe_instance(first)
-        .reject_remote_clients(true)
-        .create(name)
+        .reject_remote_clients(true);
+    colmena_win32::private_pipe(&options, name.as_ref())
 }
 
 /// Creates the pipe's first instance (an error when it exists) and answers

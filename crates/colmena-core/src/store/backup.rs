@@ -437,9 +437,7 @@ fn open_read_only(path: &Path) -> Result<Connection> {
 /// `<prefix><UTC time><suffix>.db`, which sorts by time within a prefix.
 fn new_backup_path(db_path: &Path, prefix: &str, suffix: &str) -> Result<PathBuf> {
     let dir = backups_dir(db_path);
-    crate::private_files::dir_builder()
-        .recursive(true)
-        .create(&dir)
+    crate::private_files::create_dir_all(&dir)
         .map_err(|e| AppError::internal(format!("cannot create {}: {e}", dir.display())))?;
     let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
     Ok(dir.join(format!("{prefix}{stamp}{suffix}.db")))

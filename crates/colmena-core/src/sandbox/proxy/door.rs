@@ -47,14 +47,12 @@ impl Door {
     pub(crate) fn open() -> Result<Door> {
         let dir =
             std::env::temp_dir().join(format!("colmena-proxy-{}", uuid::Uuid::now_v7().simple()));
-        crate::private_files::dir_builder()
-            .create(&dir)
-            .map_err(|e| {
-                AppError::precondition(format!(
-                    "cannot create a folder for the program's proxy in {}: {e}",
-                    std::env::temp_dir().display()
-                ))
-            })?;
+        crate::private_files::create_dir(&dir).map_err(|e| {
+            AppError::precondition(format!(
+                "cannot create a folder for the program's proxy in {}: {e}",
+                std::env::temp_dir().display()
+            ))
+        })?;
         let socket = dir.join("proxy.sock");
         let listener = UnixListener::bind(&socket).map_err(|e| {
             let _ = std::fs::remove_dir_all(&dir);

@@ -63,6 +63,9 @@ fn report(program: &str, finished: &Finished, timeout: Duration) -> Result<Strin
         finished.stdout.text(),
         finished.stderr.text()
     );
+    if let Some(note) = finished.code.and_then(sandbox::exit_note) {
+        text.push_str(&format!("\n[{note}]"));
+    }
     if finished.stopped == Some(Stop::Flood) {
         text.push_str(&format!(
             "\n[{program} wrote more than {} bytes and was stopped]",
