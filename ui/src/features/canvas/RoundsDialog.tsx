@@ -20,7 +20,9 @@ import { tokenCount, tokenTotal } from "../runs/tokens";
  * model, tokens, latency and client of each round; pick the one shown;
  * compare any two side by side — the text's changes grouped into phrases,
  * and what was different in prompt, style and model — and fork a new
- * variant from a round. Rounds written by hand say so. */
+ * variant from a round. Rounds written by hand say so. A round is never
+ * compared with itself: with one round, or A and B on the same one, the
+ * round is shown alone. */
 export function RoundsDialog({ variant, onClose }: { variant: Variant; onClose(): void }) {
   const { t } = useTranslation();
   const client = useQueryClient();
@@ -31,6 +33,7 @@ export function RoundsDialog({ variant, onClose }: { variant: Variant; onClose()
   const [right, setRight] = useState<number | null>(null);
   const a = list[left ?? Math.max(0, last - 1)];
   const b = list[right ?? last];
+  const comparable = list.length > 1;
   const refresh = () => void client.invalidateQueries({ queryKey: canvasKeys.all });
   const select = useMutation<Variant, ApiError, number>({ mutationFn: (i) => canvasApi.selectRound(variant.id, i), onSettled: refresh });
   const fork = useMutation<Variant, ApiError, Round>({
@@ -67,7 +70,7 @@ export function RoundsDialog({ variant, onClose }: { variant: Variant; onClose()
                 <th>{t("canvas.latency")}</th>
                 <th>{t("canvas.client")}</th>
                 <th>{t("canvas.when")}</th>
-                <th>{t("canvas.compare")}</th>
+                {comparable && <th>{t("canvas.compare")}</th>}
                 <th />
               </tr>
             </thead>
@@ -87,6 +90,7 @@ export function RoundsDialog({ variant, onClose }: { variant: Variant; onClose()
                   <td>{r.model ? `${r.latencyMs} ms` : "—"}</td>
                   <td>{clientName(t, r.client)}</td>
                   <td title={exact(r.generatedAt)}>{when(r.generatedAt)}</td>
+                  {comparable && (
                   <td className="compare-picks">
                     <label>
                       <input type="radio" name="left" checked={a?.index === r.index} onChange={() => setLeft(r.index)} data-testid={`compare-a-${r.index}`} /> A
@@ -95,6 +99,7 @@ export function RoundsDialog({ variant, onClose }: { variant: Variant; onClose()
                       <input type="radio" name="right" checked={b?.index === r.index} onChange={() => setRight(r.index)} data-testid={`compare-b-${r.index}`} /> B
                     </label>
                   </td>
+                  )}
                   <td>
                     <div className="round-actions">
                     {r.index === variant.activeRound ? (
@@ -115,7 +120,16 @@ export function RoundsDialog({ variant, onClose }: { variant: Variant; onClose()
               ))}
             </tbody>
           </table>
-          {a && b && (
+          {b && (!a || a.index === b.index) && (
+            <div className="round-single" data-testid="round-single">
+              <h4>{t("canvas.roundN", { n: b.index + 1 })}</h4>
+              {comparable && <p className="muted small">{t("canvas.pickTwoRounds")}</p>}
+              <div className="round-text">
+                <Markdown source={b.output} />
+              </div>
+            </div>
+          )}
+          {a && b && a.index !== b.index && (
             <div className="compare" data-testid="round-compare">
               <div className="compare-side">
                 <h4>{t("canvas.roundN", { n: a.index + 1 })}</h4>
