@@ -4,6 +4,8 @@
 //! fails this test instead of showing English in a Spanish window (the
 //! UX review found the scheduler doing so).
 
+#![allow(clippy::unwrap_used)]
+
 use std::path::Path;
 
 use colmena_core::setup::PERSONAS;
@@ -33,7 +35,9 @@ fn every_persona_is_named_and_described_in_every_language() {
     for (lang, catalog) in &catalogs {
         for persona in PERSONAS.iter() {
             for field in ["name", "description"] {
-                let words = catalog["personas"][persona.id][field].as_str().unwrap_or("");
+                let words = catalog["personas"][persona.id][field]
+                    .as_str()
+                    .unwrap_or("");
                 if words.trim().is_empty() {
                     missing.push(format!("{lang}: personas.{}.{field}", persona.id));
                 }
