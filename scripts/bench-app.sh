@@ -187,7 +187,7 @@ view_paints() {
   until [[ -s $paint ]]; do sleep 0.05; kill -0 "$pid" 2>/dev/null || { cat "$work/log" >&2; exit 1; }; done
   sleep 2
   local view
-  for view in catalog swarms chat inbox cron memory console settings canvas; do
+  for view in catalog swarms chat inbox cron memory activity settings canvas; do
     local before sent
     before=$(grep -c "^$view " "$paint" || true)
     sent=$(now_ms)

@@ -13,8 +13,8 @@ use crate::commands::endpoints;
 use crate::commands::local_models;
 use crate::commands::web_search;
 use crate::commands::{
-    backups, canvas, catalog, conversations, desktop, inbox, mcp_servers, memory, providers, runs,
-    shell, swarms, team_bus, workspace,
+    activity, backups, canvas, catalog, conversations, desktop, inbox, mcp_servers, memory,
+    providers, runs, shell, swarms, team_bus, workspace,
 };
 
 /// Sent after a change is committed, so that open views refresh.
@@ -189,6 +189,8 @@ pub fn builder<R: Runtime>() -> Builder<R> {
             swarms::run_swarm,
             runs::run_agent,
             runs::list_runs,
+            activity::activity_timeline,
+            activity::mark_activity_seen,
             runs::get_run,
             runs::resumable_runs,
             runs::resume_run,

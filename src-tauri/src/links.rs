@@ -14,7 +14,7 @@ pub const SCHEME: &str = "colmena";
 
 /// The views a link may open (the UI's `VIEWS`).
 const VIEWS: [&str; 9] = [
-    "canvas", "catalog", "swarms", "chat", "inbox", "cron", "memory", "console", "settings",
+    "activity", "canvas", "catalog", "swarms", "chat", "inbox", "cron", "memory", "settings",
 ];
 
 /// The view the window opens on when it has no place to go back to (the

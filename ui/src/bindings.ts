@@ -219,6 +219,8 @@ export const commands = {
 	runSwarm: (id: string, input: string, options: SwarmRunOptions_Deserialize, onEvent: Channel<RunEvent_Deserialize>) => __TAURI_INVOKE<Run_Serialize>("run_swarm", { id, input, options, onEvent }),
 	runAgent: (id: AgentId, input: string, options: AgentRunOptions_Deserialize, onEvent: Channel<RunEvent_Deserialize>) => __TAURI_INVOKE<Run_Serialize>("run_agent", { id, input, options, onEvent }),
 	listRuns: (filter: RunFilter_Deserialize) => __TAURI_INVOKE<Run_Serialize[]>("list_runs", { filter }),
+	activityTimeline: (filter: ActivityFilter_Deserialize) => __TAURI_INVOKE<ActivityPage_Serialize>("activity_timeline", { filter }),
+	markActivitySeen: () => __TAURI_INVOKE<null>("mark_activity_seen"),
 	getRun: (id: string) => __TAURI_INVOKE<RunDetail_Serialize>("get_run", { id }),
 	resumableRuns: () => __TAURI_INVOKE<Run_Serialize[]>("resumable_runs"),
 	resumeRun: (id: string, onEvent: Channel<RunEvent_Deserialize>) => __TAURI_INVOKE<Run_Serialize>("resume_run", { id, onEvent }),
@@ -340,6 +342,201 @@ export type ActivationPlan = {
 };
 
 export type Activity = Activity_Serialize | Activity_Deserialize;
+
+export type ActivityEntry = ActivityEntry_Serialize | ActivityEntry_Deserialize;
+
+export type ActivityEntry_Deserialize = {
+	/**
+	 *  Unique in the timeline: `run:…`, `round:…`, `job:…`, `wake:…`,
+	 *  `approval:…`.
+	 */
+	key: string,
+	kind: ActivityKind,
+	status: ActivityStatus,
+	/**
+	 *  The name of what ran: the agent, swarm, canvas, job or role (`None`
+	 *  for an untitled canvas).
+	 */
+	title?: string | null,
+	/**  The first line of what it was asked. */
+	detail?: string | null,
+	/**
+	 *  A generation: the variant's preset (`x-thread`, `custom`, …), the
+	 *  round (from 1) and the model that wrote it.
+	 */
+	preset?: string | null,
+	round?: number | null,
+	model?: string | null,
+	/**  An approval: the tool waiting. */
+	tool?: string | null,
+	startedBy: Starter_Deserialize,
+	/**
+	 *  Its place in the timeline: when it started (a round: when it was
+	 *  written; an approval: when it was asked).
+	 */
+	at: string,
+	finishedAt?: string | null,
+	durationMs?: number | null,
+	usage: Usage_Deserialize,
+	/**  The first lines of what it produced, or why it failed. */
+	preview?: string | null,
+	/**  Waiting for the person: an approval, or a cut-off run to resume. */
+	needsYou: boolean,
+	link: ActivityLink_Deserialize,
+};
+
+export type ActivityEntry_Serialize = {
+	/**
+	 *  Unique in the timeline: `run:…`, `round:…`, `job:…`, `wake:…`,
+	 *  `approval:…`.
+	 */
+	key: string,
+	kind: ActivityKind,
+	status: ActivityStatus,
+	/**
+	 *  The name of what ran: the agent, swarm, canvas, job or role (`None`
+	 *  for an untitled canvas).
+	 */
+	title: string | null,
+	/**  The first line of what it was asked. */
+	detail: string | null,
+	/**
+	 *  A generation: the variant's preset (`x-thread`, `custom`, …), the
+	 *  round (from 1) and the model that wrote it.
+	 */
+	preset: string | null,
+	round: number | null,
+	model: string | null,
+	/**  An approval: the tool waiting. */
+	tool: string | null,
+	startedBy: Starter_Serialize,
+	/**
+	 *  Its place in the timeline: when it started (a round: when it was
+	 *  written; an approval: when it was asked).
+	 */
+	at: string,
+	finishedAt: string | null,
+	durationMs: number | null,
+	usage: Usage_Serialize,
+	/**  The first lines of what it produced, or why it failed. */
+	preview: string | null,
+	/**  Waiting for the person: an approval, or a cut-off run to resume. */
+	needsYou: boolean,
+	link: ActivityLink_Serialize,
+};
+
+/**  Counts over a period. */
+export type ActivityFigures = {
+	/**  Runs, rounds, fires and wake-ups that started in the period. */
+	runs: number,
+	failures: number,
+	/**  Tokens in and out the providers reported. */
+	tokens: number,
+};
+
+export type ActivityFilter = ActivityFilter_Serialize | ActivityFilter_Deserialize;
+
+export type ActivityFilter_Deserialize = {
+	/**  Only these kinds (none: every kind). */
+	kinds?: ActivityKind[],
+	/**  Only what waits for the person. */
+	needsYou?: boolean,
+	/**  Entries before this time (the `at` of the last entry of a page). */
+	before?: string | null,
+	/**  Most entries (default 50, at most 200). */
+	limit?: number | null,
+};
+
+export type ActivityFilter_Serialize = {
+	/**  Only these kinds (none: every kind). */
+	kinds: ActivityKind[],
+	/**  Only what waits for the person. */
+	needsYou: boolean,
+	/**  Entries before this time (the `at` of the last entry of a page). */
+	before: string | null,
+	/**  Most entries (default 50, at most 200). */
+	limit: number | null,
+};
+
+/**  What an entry is. */
+export type ActivityKind = 
+/**  A round a model wrote on a canvas. */
+"generation" | 
+/**  A turn of a conversation. */
+"chat" | 
+/**  An agent run outside a conversation. */
+"agent" | "swarm" | 
+/**  A scheduled job's fire. */
+"job" | 
+/**  A role woken to read its mail. */
+"wake_up" | 
+/**  A tool call waiting for the person's decision. */
+"approval";
+
+/**  Where an entry leads: what the window opens on a click. */
+export type ActivityLink = ActivityLink_Serialize | ActivityLink_Deserialize;
+
+/**  Where an entry leads: what the window opens on a click. */
+export type ActivityLink_Deserialize = {
+	runId?: string | null,
+	canvasId?: string | null,
+	variantId?: string | null,
+	threadId?: string | null,
+	jobId?: string | null,
+	roleId?: string | null,
+	approvalId?: string | null,
+};
+
+/**  Where an entry leads: what the window opens on a click. */
+export type ActivityLink_Serialize = {
+	runId: string | null,
+	canvasId: string | null,
+	variantId: string | null,
+	threadId: string | null,
+	jobId: string | null,
+	roleId: string | null,
+	approvalId: string | null,
+};
+
+export type ActivityPage = ActivityPage_Serialize | ActivityPage_Deserialize;
+
+export type ActivityPage_Deserialize = {
+	/**  Newest first. */
+	entries: ActivityEntry_Deserialize[],
+	/**  More entries lie before the last one (ask with `before` = its `at`). */
+	more: boolean,
+	/**  Since local midnight. */
+	today: ActivityFigures,
+	/**  The last seven days. */
+	week: ActivityFigures,
+	/**  Approvals waiting now. */
+	waiting: number,
+	/**  `None` until the person has looked once. */
+	sinceSeen?: SinceSeen | null,
+};
+
+export type ActivityPage_Serialize = {
+	/**  Newest first. */
+	entries: ActivityEntry_Serialize[],
+	/**  More entries lie before the last one (ask with `before` = its `at`). */
+	more: boolean,
+	/**  Since local midnight. */
+	today: ActivityFigures,
+	/**  The last seven days. */
+	week: ActivityFigures,
+	/**  Approvals waiting now. */
+	waiting: number,
+	/**  `None` until the person has looked once. */
+	sinceSeen: SinceSeen | null,
+};
+
+export type ActivityStatus = "running" | "completed" | "failed" | "cancelled" | 
+/**  Its process went away; resumable when it saved a checkpoint. */
+"interrupted" | 
+/**  A job's fire that did not run (its reason is the preview). */
+"skipped" | 
+/**  An approval: the person decides. */
+"waiting";
 
 export type Activity_Deserialize = {
 	seq: number,
@@ -3612,6 +3809,12 @@ export type ShownHeader = {
 	secret: boolean,
 };
 
+/**  What ran since the person last looked. */
+export type SinceSeen = {
+	seenAt: string,
+	figures: ActivityFigures,
+};
+
 export type Skill = Skill_Serialize | Skill_Deserialize;
 
 /**  A skill as written by a person or declared with an agent. */
@@ -3769,6 +3972,27 @@ export type Source_Serialize = {
 	lastRefreshedAt: string | null,
 	createdAt: string,
 };
+
+/**  Who or what started an entry, by name. */
+export type Starter = Starter_Serialize | Starter_Deserialize;
+
+/**  Who or what started an entry, by name. */
+export type Starter_Deserialize = 
+/**  A person, through a door (`None` where the door was not recorded). */
+{ by: "person"; id: string; name: string; client?: Client | null } | 
+/**  A scheduled job. */
+{ by: "job"; id: string; name: string } | 
+/**  A role, woken by its schedule or its mail. */
+{ by: "role"; id: string; name: string };
+
+/**  Who or what started an entry, by name. */
+export type Starter_Serialize = 
+/**  A person, through a door (`None` where the door was not recorded). */
+{ by: "person"; id: string; name: string; client: Client | null } | 
+/**  A scheduled job. */
+{ by: "job"; id: string; name: string } | 
+/**  A role, woken by its schedule or its mail. */
+{ by: "role"; id: string; name: string };
 
 export type Strategy = 
 /**  Each member's output is the next member's input. */

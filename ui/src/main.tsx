@@ -13,6 +13,7 @@ import "./styles/swarms.css";
 import "./styles/forms.css";
 import "./styles/onboarding.css";
 import "./styles/names.css";
+import "./styles/activity.css";
 import "./styles/mcp.css";
 import "./styles/endpoints.css";
 import "./styles/cron.css";

@@ -4,6 +4,7 @@
 //! shell (Tauri IPC), the CLI, and later HTTP and MCP are one-line adapters
 //! over these functions. Nothing here depends on Tauri, axum or rmcp.
 
+pub mod activity;
 pub mod agents;
 pub mod caller;
 pub mod canvas;

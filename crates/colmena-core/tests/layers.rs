@@ -72,6 +72,7 @@ const FLOORS: &[(&str, &[&str])] = &[
             "runs",
             "inbox",
             "cron",
+            "activity",
         ],
     ),
     (

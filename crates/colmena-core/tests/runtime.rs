@@ -181,7 +181,7 @@ async fn h9_per_run_credentials_override_the_stored_key() {
             api_key: Some("sk-tenant-key-999".into()),
             base_url: None,
         }),
-        user_id: None,
+        ..AgentRunOptions::default()
     };
     run_agent(&ws.ctx, &id, "hi", options, support::no_events())
         .await

@@ -1,6 +1,7 @@
 //! The IPC commands: one line each over a core function. Errors reach the UI
 //! as the core's `AppError` (`{code, message, details}`).
 
+pub mod activity;
 pub mod backups;
 pub mod canvas;
 pub mod catalog;

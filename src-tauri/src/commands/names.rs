@@ -132,6 +132,8 @@ pub const COMMANDS: &[&str] = &[
     "run_swarm",
     "run_agent",
     "list_runs",
+    "activity_timeline",
+    "mark_activity_seen",
     "get_run",
     "resumable_runs",
     "resume_run",

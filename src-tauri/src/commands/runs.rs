@@ -1,6 +1,7 @@
 //! Runs: running one agent, the run history, resuming an interrupted run,
 //! cancelling. Events stream to the window through a `Channel`.
 
+use colmena_core::caller::Client;
 use colmena_core::ids::AgentId;
 use colmena_core::permissions::approvals::{self, Approval, Decision};
 use colmena_core::runs::context::{EventSink, RunEvent};
@@ -29,7 +30,14 @@ pub async fn run_agent(
     options: AgentRunOptions,
     on_event: Channel<RunEvent>,
 ) -> Result<Run, AppError> {
-    agent::run_agent(&ctx, &id, &input, options, sink(on_event)).await
+    agent::run_agent(
+        &ctx,
+        &id,
+        &input,
+        options.through(Client::Ui),
+        sink(on_event),
+    )
+    .await
 }
 
 #[tauri::command]

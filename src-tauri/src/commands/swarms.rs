@@ -1,6 +1,7 @@
 //! Swarms: CRUD, what their members still need, and runs streamed to the
 //! window through a `Channel` — one line each over `colmena-core`.
 
+use colmena_core::caller::Client;
 use colmena_core::ids::AgentId;
 use colmena_core::runs::Run;
 use colmena_core::runs::context::RunEvent;
@@ -75,5 +76,12 @@ pub async fn run_swarm(
     options: SwarmRunOptions,
     on_event: Channel<RunEvent>,
 ) -> Result<Run, AppError> {
-    swarm_run::run(&ctx, &id, &input, options, sink(on_event)).await
+    swarm_run::run(
+        &ctx,
+        &id,
+        &input,
+        options.through(Client::Ui),
+        sink(on_event),
+    )
+    .await
 }

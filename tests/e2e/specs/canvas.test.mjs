@@ -265,8 +265,8 @@ test("a second round, the older one picked in the Rounds view, the diff, and an 
   assert.match(written, /- \[https:\/\/example\.org\/hives-2026\]\(https:\/\/example\.org\/hives-2026\)/);
 });
 
-test("the Console shows what the canvas did and the export count", async () => {
-  await click("nav-console");
+test("Activity shows what the canvas did and the export count", async () => {
+  await click("nav-activity");
   const feed = await el("now-feed");
   await feed.waitForDisplayed({ timeout: 10_000 });
   // The feed reads as sentences; each line keeps its operation in `data-tool`.
@@ -275,5 +275,5 @@ test("the Console shows what the canvas did and the export count", async () => {
     assert.ok(tools.includes(tool), `${tool} missing from the feed: ${tools}`);
   }
   assert.equal(await (await el("kpi-exports-value")).getText(), "1");
-  await shot(browser, "console");
+  await shot(browser, "activity-canvas-log");
 });

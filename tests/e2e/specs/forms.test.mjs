@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 
-import { byTestId, clickTestId, colmenaCli, completeFirstRun, fillField, launchApp, shot, startDriver, waitGone } from "./harness.mjs";
+import { byTestId, clickTestId, colmenaCli, completeFirstRun, fillField, languageShown, launchApp, shot, startDriver, waitGone } from "./harness.mjs";
 
 let driver;
 let browser;
@@ -135,15 +135,17 @@ test("the palette opens with Ctrl+K, goes to a view and opens an agent by name",
   });
   assert.equal(await el("nav-catalog").then((e) => e.getAttribute("aria-current")), "page");
 
-  // Ctrl+3 is the third view.
-  await press("Control", "3");
+  // Ctrl+4 is the fourth view (Activity, Canvas, Catalog, Swarms…).
+  await press("Control", "4");
   await browser.waitUntil(async () => (await el("nav-swarms").then((e) => e.getAttribute("aria-current"))) === "page");
-  await press("Control", "2");
+  await press("Control", "3");
   await browser.waitUntil(async () => (await el("nav-catalog").then((e) => e.getAttribute("aria-current"))) === "page");
 });
 
 test("in Spanish and dark: the palette switches theme, the editor's chips, toggles and badges read right", async () => {
   await click("quick-lang-es");
+  await languageShown(browser, "es");
+  await browser.waitUntil(async () => (await text("save-bar-status")) === "Todo guardado", { timeout: 30_000 });
   await press("Control", "k");
   await el("palette-input").then((e) => e.setValue("oscuro"));
   await el("palette-theme").then((e) => e.waitForDisplayed());

@@ -313,7 +313,18 @@ export async function shot(browser, name) {
     await browser.takeScreenshot();
   }
   await waitForRepaint(browser);
-  await browser.saveScreenshot(path);
+  // WebKitWebDriver can still hand back a frame older than the page (seen:
+  // "Resuming" after the test had read "Resumed"): take frames until two in
+  // a row agree, at most five (a spinner never settles), and keep the last.
+  let frame = await browser.takeScreenshot();
+  for (let tries = 1; tries < 5; tries += 1) {
+    await waitForRepaint(browser);
+    const next = await browser.takeScreenshot();
+    const settled = next === frame;
+    frame = next;
+    if (settled) break;
+  }
+  writeFileSync(path, Buffer.from(frame, "base64"));
   return path;
 }
 

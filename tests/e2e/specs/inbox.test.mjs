@@ -181,6 +181,8 @@ test("a message sent over the REST API appears live, urgent and unread", async (
 test("a role registered in the view shows its token once, and the token opens its inbox", async () => {
   await click("new-role");
   await fillField(browser, "#role-name", "Ambrosio");
+  // A session outside Colmena: it reads its inbox with the token.
+  await click("wake-mode-poll");
   await click("role-save");
   const token = await el("author-token");
   await token.waitForDisplayed({ timeout: 10_000 });

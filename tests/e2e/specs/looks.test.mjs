@@ -160,7 +160,7 @@ const VIEWS = [
   ["inbox", null],
   ["cron", null],
   ["memory", null],
-  ["console", null],
+  ["activity", null],
   ["settings", "providers"],
   ["settings", "server"],
   ["settings", "connect"],

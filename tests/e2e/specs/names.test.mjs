@@ -74,7 +74,7 @@ test("a waiting tool call names its agent and its run, with the run's id behind 
   });
   const ended = new Promise((resolve) => run.on("exit", resolve));
 
-  await click("nav-console");
+  await click("nav-activity");
   const stack = await el("pending-approvals");
   await stack.waitForDisplayed({ timeout: 20_000 });
   const card = await stack.$(byTestId("approval-card"));
@@ -103,14 +103,14 @@ test("a waiting tool call names its agent and its run, with the run's id behind 
   assert.equal(await ended, 0);
 });
 
-test("the Console tells what happened in sentences grouped by day, and counts one export", async () => {
+test("Activity's canvas log tells what happened in sentences grouped by day, and counts one export", async () => {
   const canvas = JSON.parse(colmena("--json", "canvas", "create", "Morning brief"));
   const variant = JSON.parse(colmena("--json", "canvas", "add-variant", canvas.id, "--preset", "tldr-brief", "--prompt", "Sobre abejas"));
   colmena("canvas", "generate", variant.id);
   colmena("canvas", "export", canvas.id, variant.id);
 
   await click("nav-canvas");
-  await click("nav-console");
+  await click("nav-activity");
   const feed = await el("now-feed");
   await feed.waitForDisplayed({ timeout: 10_000 });
   await browser.waitUntil(async () => /You generated round 1 of «TL;DR brief» in «Morning brief»/.test(await feed.getText()), {

@@ -5,6 +5,13 @@ import {
   commands,
   events,
   type ActivationPlan,
+  type ActivityEntry_Serialize,
+  type ActivityFilter_Deserialize,
+  type ActivityFigures,
+  type ActivityKind,
+  type ActivityPage_Serialize,
+  type ActivityStatus,
+  type Starter_Serialize,
   type AgentUpdate_Deserialize,
   type Agent_Serialize,
   type CatalogPersona,
@@ -207,6 +214,11 @@ export type NewSwarm = NewSwarm_Deserialize;
 export type SwarmUpdate = SwarmUpdate_Deserialize;
 export type MemberInput = MemberInput_Deserialize;
 export type Run = Run_Serialize;
+export type ActivityEntry = ActivityEntry_Serialize;
+export type ActivityFilter = ActivityFilter_Deserialize;
+export type ActivityPage = ActivityPage_Serialize;
+export type Starter = Starter_Serialize;
+export type { ActivityFigures, ActivityKind, ActivityStatus };
 export type RunDetail = RunDetail_Serialize;
 export type RunStep = RunStep_Serialize;
 export type RunEvent = RunEvent_Serialize;
@@ -465,6 +477,12 @@ function canvasChannel(onEvent: (event: CanvasEvent) => void): Channel<CanvasEve
 }
 
 /** The canvas (SPEC C1–C10), acting as the owner with client `ui`. */
+/** The Activity home: the timeline of everything that ran. */
+export const activityApi = {
+  timeline: (filter: ActivityFilter) => call(commands.activityTimeline(filter)),
+  markSeen: () => call(commands.markActivitySeen()),
+};
+
 export const canvasApi = {
   list: () => call(commands.listCanvases()),
   create: (name: string | null) => call(commands.createCanvas(name)),

@@ -8,6 +8,7 @@ import { Logo } from "../components/Logo";
 import { Spinner } from "../components/Spinner";
 import { ViewBoundary } from "../components/ViewBoundary";
 import { useHandedFilesOpenTheCanvas } from "../features/canvas/handedFiles";
+import { invalidateActivityFor } from "../features/activity/queries";
 import { invalidateCanvasFor } from "../features/canvas/queries";
 import { invalidateCronFor } from "../features/cron/queries";
 import { authorsQuery, invalidateInboxFor } from "../features/inbox/queries";
@@ -52,6 +53,7 @@ export function App() {
       invalidateRuntimeFor(client, change);
       invalidateInboxFor(client, change);
       invalidateCanvasFor(client, change);
+      invalidateActivityFor(client, change);
       invalidateCronFor(client, change);
       invalidateTeamFor(client, change);
     })

@@ -101,7 +101,7 @@ describe("the app-wide keys", () => {
     renderPalette(<NewAgentHook onNew={onNew} />);
     ctrl("n");
     expect(onNew).toHaveBeenCalledTimes(1);
-    ctrl("3");
+    ctrl("4");
     expect(window.location.hash).toBe("#/swarms");
   });
 
@@ -123,6 +123,6 @@ describe("the app-wide keys", () => {
   it("shows each view's shortcut in the palette", () => {
     renderPalette();
     ctrl("k");
-    expect(screen.getByTestId("palette-go-catalog")).toHaveTextContent("Ctrl+2");
+    expect(screen.getByTestId("palette-go-catalog")).toHaveTextContent("Ctrl+3");
   });
 });

@@ -14,10 +14,10 @@ describe("views on screen", () => {
   });
 
   it("keep the lazy component a view first rendered with, once its code is here", async () => {
-    const first = viewElement("console").type;
+    const first = viewElement("activity").type;
     expect(isLazy(first)).toBe(true);
-    await loadView("#/console");
-    expect(viewElement("console").type).toBe(first);
+    await loadView("#/activity");
+    expect(viewElement("activity").type).toBe(first);
   });
 
   it("load the default view for a hash that names none", async () => {

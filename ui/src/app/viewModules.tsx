@@ -25,7 +25,7 @@ const LOADERS: Record<ViewId, () => ViewModule> = {
   inbox: () => import("../features/inbox/InboxView").then((m) => ({ default: m.InboxView })),
   cron: () => import("../features/cron/CronView").then((m) => ({ default: m.CronView })),
   memory: () => import("../features/memory/MemoryView").then((m) => ({ default: m.MemoryView })),
-  console: () => import("../features/console/ConsoleView").then((m) => ({ default: m.ConsoleView })),
+  activity: () => import("../features/activity/ActivityView").then((m) => ({ default: m.ActivityView })),
   settings: () => import("../features/settings/SettingsView").then((m) => ({ default: m.SettingsView })),
 };
 

@@ -4,7 +4,7 @@
 import type { LucideIcon } from "lucide-react";
 import { Activity, Boxes, Brain, CalendarClock, Inbox, LayoutPanelLeft, MessageSquare, Network, Settings } from "lucide-react";
 
-export type ViewId = "canvas" | "catalog" | "swarms" | "chat" | "inbox" | "cron" | "memory" | "console" | "settings";
+export type ViewId = "activity" | "canvas" | "catalog" | "swarms" | "chat" | "inbox" | "cron" | "memory" | "settings";
 
 export interface ViewDef {
   id: ViewId;
@@ -13,6 +13,7 @@ export interface ViewDef {
 }
 
 export const VIEWS: readonly ViewDef[] = [
+  { id: "activity", labelKey: "nav.activity", icon: Activity },
   { id: "canvas", labelKey: "nav.canvas", icon: LayoutPanelLeft },
   { id: "catalog", labelKey: "nav.catalog", icon: Boxes },
   { id: "swarms", labelKey: "nav.swarms", icon: Network },
@@ -20,7 +21,6 @@ export const VIEWS: readonly ViewDef[] = [
   { id: "inbox", labelKey: "nav.inbox", icon: Inbox },
   { id: "cron", labelKey: "nav.cron", icon: CalendarClock },
   { id: "memory", labelKey: "nav.memory", icon: Brain },
-  { id: "console", labelKey: "nav.console", icon: Activity },
   { id: "settings", labelKey: "nav.settings", icon: Settings },
 ];
 

@@ -162,6 +162,7 @@ pub async fn run_agent(
 ) -> Result<Run> {
     let options = AgentRunOptions {
         user_id: Some(caller.person()?.to_owned()),
+        client: Some(caller.client),
         ..AgentRunOptions::default()
     };
     // What its tools do passes the permission gate like any run: a call
@@ -183,6 +184,7 @@ pub async fn run_swarm(
 ) -> Result<Run> {
     let options = SwarmRunOptions {
         user_id: Some(caller.person()?.to_owned()),
+        client: Some(caller.client),
         ..SwarmRunOptions::default()
     };
     let (sink, running) = reporter(ctx, progress, cancel);

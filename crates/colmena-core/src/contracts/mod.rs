@@ -16,6 +16,7 @@
 //! and does nothing but call the operation in its domain module: the logic
 //! stays there.
 
+pub mod activity;
 pub mod bus;
 pub mod canvas;
 pub mod cron;

@@ -23,6 +23,7 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::caller::Client;
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
 use crate::llm::Usage;
@@ -147,6 +148,9 @@ pub(crate) struct NewRun {
     pub parent_run_id: Option<String>,
     pub user_id: String,
     pub input: String,
+    /// The door it was started through; `None` for what Colmena starts
+    /// itself (a job, a wake-up, a delegation).
+    pub client: Option<Client>,
 }
 
 const SELECT: &str =
@@ -287,8 +291,8 @@ pub(crate) async fn start(ctx: &Ctx, new: NewRun) -> Result<Run> {
             let now = Utc::now();
             tx.execute(
                 "INSERT INTO runs (id, kind, target_id, thread_id, parent_run_id, user_id, input, status,
-                                   lease_owner, lease_expires_at, started_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8, ?9, ?10)",
+                                   lease_owner, lease_expires_at, started_at, client)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8, ?9, ?10, ?11)",
                 params![
                     id,
                     new.kind.as_str(),
@@ -299,7 +303,8 @@ pub(crate) async fn start(ctx: &Ctx, new: NewRun) -> Result<Run> {
                     new.input,
                     owner,
                     lease_expiry(),
-                    now
+                    now,
+                    new.client.map(Client::as_str)
                 ],
             )?;
             require(tx, &id)

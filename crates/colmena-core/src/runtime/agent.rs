@@ -289,6 +289,19 @@ pub struct AgentRunOptions {
     /// The user the run acts for (memories, notices); default: the owner.
     #[serde(default)]
     pub user_id: Option<String>,
+    /// The door that started it, set by that door (never read from input).
+    #[serde(skip)]
+    pub client: Option<crate::caller::Client>,
+}
+
+impl AgentRunOptions {
+    /// The same options, started through `client`.
+    pub fn through(self, client: crate::caller::Client) -> Self {
+        AgentRunOptions {
+            client: Some(client),
+            ..self
+        }
+    }
 }
 
 /// Runs one agent on an input, outside any conversation.
@@ -385,6 +398,7 @@ async fn start_agent_run(
             parent_run_id: None,
             user_id: user,
             input: input.to_owned(),
+            client: options.client,
         },
     )
     .await?;
@@ -435,6 +449,7 @@ pub(crate) async fn delegate(
             parent_run_id: Some(parent.run_id.clone()),
             user_id: parent.user_id.clone(),
             input: task.to_owned(),
+            client: None,
         },
     )
     .await?;

@@ -180,6 +180,7 @@ pub async fn send_with_images(
             parent_run_id: None,
             user_id: thread.user_id.clone(),
             input: text.to_owned(),
+            client: None,
         },
     )
     .await?;

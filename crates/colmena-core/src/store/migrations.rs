@@ -38,6 +38,7 @@ const BUS_CLIENT_IDS: &str = include_str!("migrations/0017_bus_client_ids.sql");
 const TEAM_BUS: &str = include_str!("migrations/0018_team_bus.sql");
 const ACT_AND_REPLY: &str = include_str!("migrations/0019_act_and_reply.sql");
 const LOCAL_PROVIDER: &str = include_str!("migrations/0020_local_provider.sql");
+const ACTIVITY: &str = include_str!("migrations/0021_activity.sql");
 
 /// Every migration script, in order; version N is "the first N applied".
 /// Append new ones at the end.
@@ -62,6 +63,7 @@ const SCRIPTS: &[&str] = &[
     TEAM_BUS,
     ACT_AND_REPLY,
     LOCAL_PROVIDER,
+    ACTIVITY,
 ];
 
 /// How long a process starting on a store being migrated (and backed up) by

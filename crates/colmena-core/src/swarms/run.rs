@@ -29,6 +29,19 @@ pub struct SwarmRunOptions {
     pub credentials: Option<RunCredentials>,
     #[serde(default)]
     pub user_id: Option<String>,
+    /// The door that started it, set by that door (never read from input).
+    #[serde(skip)]
+    pub client: Option<crate::caller::Client>,
+}
+
+impl SwarmRunOptions {
+    /// The same options, started through `client`.
+    pub fn through(self, client: crate::caller::Client) -> Self {
+        SwarmRunOptions {
+            client: Some(client),
+            ..self
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -107,6 +120,7 @@ async fn start(
             parent_run_id: None,
             user_id: user,
             input: input.to_owned(),
+            client: options.client,
         },
     )
     .await?;

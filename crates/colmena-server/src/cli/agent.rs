@@ -195,6 +195,7 @@ pub async fn run(ctx: &Ctx, out: &Output, command: AgentCommand) -> Result<()> {
             let options = AgentRunOptions {
                 credentials: super::swarm::credentials_from_env(api_key_env.as_deref())?,
                 user_id: user,
+                client: Some(colmena_core::caller::Client::Cli),
             };
             let printer = RunPrinter::new(out.json);
             let agent = AgentId(id);

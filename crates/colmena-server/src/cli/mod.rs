@@ -39,6 +39,7 @@ macro_rules! eprintln {
     };
 }
 
+mod activity;
 mod agent;
 mod approval;
 mod author;
@@ -155,6 +156,8 @@ pub enum Command {
     /// Runs of agents and swarms: history, resume, cancel.
     #[command(subcommand)]
     Runs(runs::RunsCommand),
+    /// Everything that ran for you, newest first, with today's figures.
+    Activity(activity::ActivityArgs),
     /// Tool calls waiting for a person: list, allow, deny.
     #[command(subcommand)]
     Approval(approval::ApprovalCommand),
@@ -284,6 +287,7 @@ async fn dispatch(ctx: &Ctx, out: &output::Output, command: Command) -> Result<(
         Command::Chat(args) => chat::run(&ctx, &out, args).await,
         Command::Conversation(command) => conversation::run(&ctx, &out, command).await,
         Command::Runs(command) => runs::run(&ctx, &out, command).await,
+        Command::Activity(args) => activity::run(&ctx, &out, args).await,
         Command::Approval(command) => approval::run(&ctx, &out, command).await,
         Command::Author(command) => author::run(&ctx, &out, command).await,
         Command::Message(command) => message::run(&ctx, &out, command).await,

@@ -200,6 +200,7 @@ pub async fn run(ctx: &Ctx, out: &Output, command: SwarmCommand) -> Result<()> {
             let options = SwarmRunOptions {
                 credentials: credentials_from_env(api_key_env.as_deref())?,
                 user_id: user,
+                client: Some(colmena_core::caller::Client::Cli),
             };
             let printer = RunPrinter::new(out.json);
             let run = watch(

@@ -5,6 +5,8 @@
 
 use std::sync::Arc;
 
+use colmena_core::activity::ActivityFilter;
+use colmena_core::contracts::activity;
 use colmena_core::contracts::canvas::{
     self as canvas, NoArguments, SessionAddItem, SessionAddVariant, SessionCreate,
     SessionExportVariant, SessionRef, SessionRemoveItem, SessionSavePreset, SessionSelectRound,
@@ -440,6 +442,22 @@ impl ColmenaMcp {
     }
 
     // -- the hive ----------------------------------------------------------------
+
+    #[tool(
+        description = "What ran for you, newest first: canvas generations, chats, agent and swarm runs, scheduled jobs, role wake-ups, and tool calls waiting for your decision — each with its status, who started it, tokens and the first lines of its result; with counts for today and the last seven days. Filter by kinds, by needsYou, and page with before.",
+        input_schema = schema::<ActivityFilter>()
+    )]
+    async fn activity(
+        &self,
+        Parameters(a): Parameters<JsonObject>,
+        rc: RequestContext<RoleServer>,
+    ) -> Answer {
+        Ok(self
+            .call(&rc, a, |c, me, i| async move {
+                activity::timeline(&c, &me, i).await
+            })
+            .await)
+    }
 
     #[tool(
         description = "List the hive's agents: id, name, what each is good at, its model and tools.",

@@ -13,6 +13,7 @@ import { cronApi, type ApiError, type CronJob, type CronRun } from "../../api";
 import { useDates } from "../../app/dates";
 import { errorText } from "../../app/errorText";
 import { useNames } from "../../app/names";
+import { useRoute } from "../../app/route";
 import { Banner } from "../../components/Banner";
 import { Button } from "../../components/Button";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
@@ -34,7 +35,9 @@ export function CronView() {
   const [filter, setFilter] = useState("");
   const [dialog, setDialog] = useState<"new" | "edit" | null>(null);
   const list = jobs.data ?? [];
-  const current = list.find((j) => j.id === selected) ?? list[0];
+  // A link (Activity, a notice) names the job in the route.
+  const [route] = useRoute();
+  const current = list.find((j) => j.id === (selected ?? route.section)) ?? list[0];
   const shown = filterList(list, filter, (j) => [j.name, j.id, j.targetName, j.target.id]);
 
   return (

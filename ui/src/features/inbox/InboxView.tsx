@@ -16,6 +16,7 @@ import { Tabs } from "../../components/Tabs";
 import { useDates } from "../../app/dates";
 import { errorText } from "../../app/errorText";
 import { authorName, useNames } from "../../app/names";
+import { useRoute } from "../../app/route";
 import { CopyId } from "../../components/CopyId";
 import { ComposeDialog } from "./ComposeDialog";
 import { InboxSearchBox, InboxSearchResults } from "./InboxSearch";
@@ -60,7 +61,9 @@ export function InboxView() {
   const [searchFailure, setSearchFailure] = useState<ApiError | null>(null);
   const list = authors.data ?? [];
   const me = list.find((a) => a.isOwner);
-  const current = list.find((a) => a.id === selected) ?? me ?? list[0];
+  // A link (Activity) names the role in the route.
+  const [route] = useRoute();
+  const current = list.find((a) => a.id === (selected ?? route.section)) ?? me ?? list[0];
   const shownAuthors = filterList(list, filter, (a) => [authorName(t, a), a.name, a.id, a.agentId]);
 
   return (

@@ -63,12 +63,15 @@ export function RoleDialog({ role, onClose, onCreated }: { role?: Author; onClos
   const [skills, setSkills] = useState<string[]>(role?.skills ?? []);
   const allSkills = useQuery(skillsQuery);
   const activeSkills = (allSkills.data ?? []).filter((s) => s.active);
-  const minutes = (wake.mode === "agent" && agentId) || wake.mode === "command" ? Number.parseInt(every, 10) : null;
+  // "Woken by an agent" starts at the first agent that can run, never at none.
+  const enabled = (agents.data ?? []).filter((a) => a.enabled || a.id === role?.agentId);
+  const chosenAgent = agentId || enabled[0]?.id || "";
+  const minutes = (wake.mode === "agent" && chosenAgent) || wake.mode === "command" ? Number.parseInt(every, 10) : null;
   const save = useMutation<Author | AuthorWithToken, ApiError>({
     mutationFn: () =>
       role
-        ? inboxApi.updateAuthor(role.id, { wakeIntervalMinutes: minutes, unattended, instructions, skills, ...wakePayload(wake, agentId) })
-        : inboxApi.createAuthor({ name, wakeIntervalMinutes: minutes, unattended, instructions, skills, ...wakePayload(wake, agentId) }),
+        ? inboxApi.updateAuthor(role.id, { wakeIntervalMinutes: minutes, unattended, instructions, skills, ...wakePayload(wake, chosenAgent) })
+        : inboxApi.createAuthor({ name, wakeIntervalMinutes: minutes, unattended, instructions, skills, ...wakePayload(wake, chosenAgent) }),
     onSuccess: (saved) => {
       if ("token" in saved) {
         setCreated(saved);
@@ -107,9 +110,13 @@ export function RoleDialog({ role, onClose, onCreated }: { role?: Author; onClos
           />
           {wake.mode === "agent" && (
             <Field id="role-agent" label={t("inbox.role.agent")} hint={t("inbox.role.agentHint")} error={fieldErrorText(t, problems.agentId, save.error)}>
-              <select id="role-agent" className="input" value={agentId} onChange={(e) => setAgentId(e.target.value)} data-testid="role-agent">
-                <option value="">{t("inbox.role.noAgent")}</option>
-                {(agents.data ?? []).map((a) => (
+              <select id="role-agent" className="input" value={chosenAgent} onChange={(e) => setAgentId(e.target.value)} data-testid="role-agent">
+                {enabled.length === 0 && (
+                  <option value="" disabled>
+                    {t("inbox.role.noAgent")}
+                  </option>
+                )}
+                {enabled.map((a) => (
                   <option key={a.id} value={a.id}>
                     {agentName(a)}
                   </option>
@@ -135,7 +142,7 @@ export function RoleDialog({ role, onClose, onCreated }: { role?: Author; onClos
               data-testid="role-every"
             />
           </Field>
-          {wake.mode === "agent" && agentId && (
+          {wake.mode === "agent" && chosenAgent && (
             <GrantFields
               classes={UNATTENDED}
               value={unattended}
@@ -145,7 +152,7 @@ export function RoleDialog({ role, onClose, onCreated }: { role?: Author; onClos
               boxTestId="unattended"
             />
           )}
-          {wake.mode === "agent" && agentId && (
+          {wake.mode === "agent" && chosenAgent && (
             <>
               <Field id="role-instructions" label={t("roleScope.instructions")} hint={t("roleScope.instructionsHint")} error={fieldErrorText(t, problems.instructions, save.error)}>
                 <textarea

@@ -183,14 +183,14 @@ const EDGE_TYPES = { swarm: SwarmEdgeView };
 
 /** Re-frames the graph when members come or go, the strategy changes, or
  * its pane changes size (the Run tab's column narrows as the run panel fills). */
-function FitWhen({ signature, padding }: { signature: string; padding: number }) {
+function FitWhen({ signature, padding, minZoom }: { signature: string; padding: number; minZoom?: number }) {
   const flow = useReactFlow();
   const width = useStore((s) => s.width);
   const height = useStore((s) => s.height);
   useEffect(() => {
-    const timer = window.setTimeout(() => void flow.fitView({ padding, maxZoom: 1.1, duration: 180 }), 30);
+    const timer = window.setTimeout(() => void flow.fitView({ padding, maxZoom: 1.1, minZoom, duration: 180 }), 30);
     return () => window.clearTimeout(timer);
-  }, [flow, signature, padding, width, height]);
+  }, [flow, signature, padding, minZoom, width, height]);
   return null;
 }
 
@@ -331,6 +331,8 @@ export function SwarmGraph({ draft, names, descriptions = NO_DESCRIPTIONS, live 
     }
   };
 
+  // A running graph keeps its text readable and pans rather than shrinking it.
+  const liveZoom = live ? 1 : undefined;
   return (
     <ReactFlow
       nodes={nodes}
@@ -342,13 +344,13 @@ export function SwarmGraph({ draft, names, descriptions = NO_DESCRIPTIONS, live 
       nodesDraggable={editable}
       edgesFocusable={false}
       fitView
-      fitViewOptions={{ padding, maxZoom: 1.1 }}
+      fitViewOptions={{ padding, maxZoom: 1.1, minZoom: liveZoom }}
       minZoom={0.3}
       maxZoom={1.6}
       proOptions={{ hideAttribution: true }}
       deleteKeyCode={null}
     >
-      <FitWhen signature={`${draft.strategy}:${draft.members.map((m) => m.agentId).join(",")}`} padding={padding} />
+      <FitWhen signature={`${draft.strategy}:${draft.members.map((m) => m.agentId).join(",")}`} padding={padding} minZoom={liveZoom} />
       <Background gap={20} size={1} />
       <Controls showInteractive={false} />
     </ReactFlow>

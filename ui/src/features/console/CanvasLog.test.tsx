@@ -5,7 +5,7 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 
 import type { CanvasActivity } from "../../api";
 import i18n from "../../i18n";
-import { ConsoleView } from "./ConsoleView";
+import { CanvasLog } from "./CanvasLog";
 
 const backend = { exports: 1, activity: [] as CanvasActivity[] };
 
@@ -51,12 +51,12 @@ function show() {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   render(
     <QueryClientProvider client={client}>
-      <ConsoleView />
+      <CanvasLog />
     </QueryClientProvider>,
   );
 }
 
-describe("the Console", () => {
+describe("the canvases' log", () => {
   beforeEach(async () => {
     await i18n.changeLanguage("en");
     backend.exports = 1;
@@ -64,14 +64,6 @@ describe("the Console", () => {
       line(3, { client: "claude-code", tool: "session.generate_variant", presetId: "tldr-brief", round: 1, model: "m", createdAt: hoursAgo(0) }),
       line(2, { client: "cli", tool: "session.add_item", detail: "Bees", createdAt: yesterdayNoon() }),
     ];
-  });
-
-  it("says '1 export', not '1 exports'", async () => {
-    show();
-    const kpi = await screen.findByTestId("kpi-exports");
-    expect(await within(kpi).findByText("1")).toBeInTheDocument();
-    expect(kpi).toHaveTextContent("1export in the last 7 days");
-    expect(kpi).not.toHaveTextContent("exports");
   });
 
   it("groups sentences by day, with the operation's name only in the tooltip", async () => {
@@ -104,7 +96,6 @@ describe("the Console", () => {
     backend.exports = 2;
     show();
     expect(await screen.findByRole("region", { name: "Hoy" })).toHaveTextContent("Claude Code generó la ronda 1 de");
-    expect(screen.getByTestId("kpi-exports")).toHaveTextContent("exportaciones en los últimos 7 días");
     await i18n.changeLanguage("en");
   });
 });
