@@ -3,7 +3,9 @@
 //! answers only while the app runs.
 //!
 //! The tray's menu says what waits for the person (unread mail to them,
-//! tool calls waiting for approval), opens the window and quits. Closing the
+//! tool calls waiting for approval) and what ran while they were away (the
+//! Activity view's "since you last looked": hiding the window is looking
+//! away), opens the window and quits. Closing the
 //! window hides it while "keep running in the tray" is on (the default) and
 //! a tray icon could be made; the first time, a desktop notification says
 //! so. Without a tray (no status-notifier library on this desktop) closing
@@ -11,7 +13,8 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use colmena_core::Ctx;
+use colmena_core::activity::{self, ActivityFigures, ActivityFilter};
+use colmena_core::{Caller, Ctx};
 use tauri::menu::{Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::{MouseButton, MouseButtonState, TrayIconBuilder, TrayIconEvent};
 use tauri::{AppHandle, Manager, Runtime, Window, WindowEvent};
@@ -22,6 +25,8 @@ use crate::{notice_text, ui_prefs};
 #[derive(Default)]
 pub struct TrayState {
     available: AtomicBool,
+    /// Rung when the person looked away (the window hid): the digest starts again.
+    looked: tokio::sync::Notify,
 }
 
 impl TrayState {
@@ -54,6 +59,53 @@ pub fn status_text(waiting: Waiting, lang: &str) -> String {
         return notice_text::say(lang, "tray.nothing", &[]);
     }
     parts.join(" · ")
+}
+
+/// What ran since the person last looked, in `lang`: "While you were away:
+/// 3 runs, 1 failed" (`None`: they have never looked).
+pub fn away_text(since: Option<ActivityFigures>, lang: &str) -> String {
+    let Some(since) = since.filter(|f| f.runs > 0) else {
+        return notice_text::say(lang, "tray.awayNothing", &[]);
+    };
+    let runs = notice_text::say(
+        lang,
+        if since.runs == 1 {
+            "tray.awayRuns_one"
+        } else {
+            "tray.awayRuns_other"
+        },
+        &[("count", &since.runs.to_string())],
+    );
+    let failed = notice_text::say(
+        lang,
+        match since.failures {
+            0 => "tray.awayFailed_zero",
+            1 => "tray.awayFailed_one",
+            _ => "tray.awayFailed_other",
+        },
+        &[("count", &since.failures.to_string())],
+    );
+    notice_text::say(lang, "tray.away", &[("runs", &runs), ("failed", &failed)])
+}
+
+/// What ran since the person last looked (`None` before they first did).
+async fn since_seen(ctx: &Ctx) -> Option<ActivityFigures> {
+    let page = activity::timeline(
+        ctx,
+        &Caller::ui(ctx),
+        ActivityFilter {
+            limit: Some(1),
+            ..ActivityFilter::default()
+        },
+    )
+    .await;
+    match page {
+        Ok(page) => page.since_seen.map(|s| s.figures),
+        Err(e) => {
+            tracing::warn!("the tray's digest: {}", e.message);
+            None
+        }
+    }
 }
 
 fn plural(key: &str, n: u32) -> &'static str {
@@ -102,11 +154,18 @@ fn build<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<()> {
         MenuItem::with_id(app, id, text, enabled, None::<&str>)
     };
     let status = item("status", status_text(Waiting::default(), lang), false)?;
+    let away = item("away", away_text(None, lang), false)?;
     let open = item("open", notice_text::say(lang, "tray.open", &[]), true)?;
     let quit = item("quit", notice_text::say(lang, "tray.quit", &[]), true)?;
     let menu = Menu::with_items(
         app,
-        &[&status, &PredefinedMenuItem::separator(app)?, &open, &quit],
+        &[
+            &status,
+            &away,
+            &PredefinedMenuItem::separator(app)?,
+            &open,
+            &quit,
+        ],
     )?;
     let mut tray = TrayIconBuilder::with_id("main")
         .tooltip("Colmena")
@@ -142,15 +201,30 @@ fn build<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<()> {
             let now = waiting(&ctx).await;
             let text = status_text(now, lang);
             let _ = status.set_text(&text);
+            let _ = away.set_text(away_text(since_seen(&ctx).await, lang));
             let _ = open.set_text(notice_text::say(lang, "tray.open", &[]));
             let _ = quit.set_text(notice_text::say(lang, "tray.quit", &[]));
             let count = now.unread + now.approvals;
             let _ = icon.set_title((count > 0).then(|| count.to_string()));
             let _ = icon.set_tooltip(Some(format!("Colmena — {text}")));
-            // Wait for a change that moves the counts.
+            // Wait for a change that moves the counts or the digest (a
+            // run, a round, a job's fire, a wake-up, the person looking).
+            let tray = app.state::<TrayState>();
             loop {
-                match changes.recv().await {
-                    Ok(colmena_core::Change::Messages | colmena_core::Change::Approvals)
+                use colmena_core::Change;
+                let change = tokio::select! {
+                    change = changes.recv() => change,
+                    () = tray.looked.notified() => break,
+                };
+                match change {
+                    Ok(
+                        Change::Messages
+                        | Change::Approvals
+                        | Change::Runs
+                        | Change::Canvases
+                        | Change::CronJobs
+                        | Change::Authors,
+                    )
                     | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => break,
                     Ok(_) => {}
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
@@ -183,6 +257,18 @@ pub fn on_window_event<R: Runtime>(window: &Window<R>, event: &WindowEvent) {
     }
     api.prevent_close();
     let _ = window.hide();
+    // Hidden is looking away: what runs from now is "while you were away".
+    let ctx = app.state::<Ctx>().inner().clone();
+    let handle = app.clone();
+    tauri::async_runtime::spawn(async move {
+        match activity::mark_seen(&ctx, &Caller::ui(&ctx)).await {
+            Ok(_) => handle.state::<TrayState>().looked.notify_one(),
+            Err(e) => tracing::warn!(
+                "could not remember when the window was hidden: {}",
+                e.message
+            ),
+        }
+    });
     if !ui_prefs::flag(&data_dir, ui_prefs::TRAY_HINT_SHOWN) {
         let lang = notice_text::language(&data_dir);
         crate::show_desktop_notice(
@@ -212,5 +298,33 @@ mod tests {
         assert_eq!(status_text(w(0, 1), "es"), "1 aprobación pendiente");
         assert_eq!(status_text(w(2, 0), "es"), "2 mensajes sin leer");
         assert_eq!(status_text(w(0, 0), "es"), "Nada te espera");
+    }
+
+    #[test]
+    fn the_digest_says_what_ran_while_away_in_both_languages() {
+        let f = |runs, failures| {
+            Some(ActivityFigures {
+                runs,
+                failures,
+                tokens: 0,
+            })
+        };
+        assert_eq!(away_text(None, "en"), "Nothing new since you last looked");
+        assert_eq!(
+            away_text(f(0, 0), "en"),
+            "Nothing new since you last looked"
+        );
+        assert_eq!(
+            away_text(f(1, 0), "en"),
+            "While you were away: 1 run, none failed"
+        );
+        assert_eq!(
+            away_text(f(5, 2), "en"),
+            "While you were away: 5 runs, 2 failed"
+        );
+        assert_eq!(
+            away_text(f(3, 1), "es"),
+            "Mientras no estabas: 3 ejecuciones, 1 falló"
+        );
     }
 }

@@ -1454,6 +1454,13 @@ export type CronRun_Deserialize = {
 	error?: string | null,
 	/**  What a skipped or catch-up entry stands for, in words. */
 	note?: string | null,
+	/**  The first lines of what its run produced. */
+	outputPreview?: string | null,
+	/**
+	 *  Its run's error as the run kept it (code, reason, details): what
+	 *  the window turns into a one-click fix.
+	 */
+	failure?: AppError_Deserialize | null,
 };
 
 /**  One entry of a job's history. */
@@ -1473,6 +1480,13 @@ export type CronRun_Serialize = {
 	error: string | null,
 	/**  What a skipped or catch-up entry stands for, in words. */
 	note: string | null,
+	/**  The first lines of what its run produced. */
+	outputPreview: string | null,
+	/**
+	 *  Its run's error as the run kept it (code, reason, details): what
+	 *  the window turns into a one-click fix.
+	 */
+	failure: AppError_Serialize | null,
 };
 
 /**  Sent after a change is committed, so that open views refresh. */
@@ -1775,6 +1789,13 @@ export type ErrorDetails_Deserialize = {
 	fields?: FieldError[] | null,
 	/**  Agents that block the operation (a model in use). */
 	agents?: string[] | null,
+	/**
+	 *  The provider a refusal came from (`auth_refused`, `provider_disabled`…):
+	 *  the remedy opens or switches on that one.
+	 */
+	providerId?: string | null,
+	/**  The model an error is about (`model_without_images`, `model_disabled`…). */
+	modelId?: string | null,
 };
 
 /**
@@ -1790,6 +1811,13 @@ export type ErrorDetails_Serialize = {
 	fields?: FieldError[] | null,
 	/**  Agents that block the operation (a model in use). */
 	agents?: string[] | null,
+	/**
+	 *  The provider a refusal came from (`auth_refused`, `provider_disabled`…):
+	 *  the remedy opens or switches on that one.
+	 */
+	providerId?: string | null,
+	/**  The model an error is about (`model_without_images`, `model_disabled`…). */
+	modelId?: string | null,
 };
 
 export type EthicsDraft = {

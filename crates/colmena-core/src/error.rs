@@ -99,6 +99,13 @@ pub struct ErrorDetails {
     /// Agents that block the operation (a model in use).
     #[specta(optional)]
     pub agents: Option<Vec<String>>,
+    /// The provider a refusal came from (`auth_refused`, `provider_disabled`…):
+    /// the remedy opens or switches on that one.
+    #[specta(optional)]
+    pub provider_id: Option<String>,
+    /// The model an error is about (`model_without_images`, `model_disabled`…).
+    #[specta(optional)]
+    pub model_id: Option<String>,
 }
 
 /// One entry of `details.fields`.

@@ -283,6 +283,12 @@ async fn h25_trigger_without_a_scheduler_is_an_error_and_with_one_elsewhere_it_i
     assert_eq!(history[0].trigger, TriggerKind::Manual);
     assert_eq!(history[0].status, HistoryStatus::Succeeded);
     assert!(history[0].run_id.is_some());
+    assert_eq!(
+        history[0].output_preview.as_deref(),
+        Some("Done."),
+        "the row says what the job produced"
+    );
+    assert!(history[0].failure.is_none());
     assert_eq!(tick(&scheduler).await, (0, 0), "a request runs once");
 }
 
@@ -567,6 +573,11 @@ async fn h25_a_failing_job_leaves_its_error_in_the_history_and_a_notice_in_every
     assert_eq!(history[0].status, HistoryStatus::Failed);
     let error = history[0].error.as_deref().unwrap();
     assert!(error.contains("the model refuses this prompt"), "{error}");
+    // The run's own error, kept whole: the window turns it into a fix.
+    let failure = history[0].failure.as_ref().unwrap();
+    let details = failure.details.as_ref().unwrap();
+    assert_eq!(details["reason"], "provider_error");
+    assert_eq!(details["providerId"], "scripted");
     let run = runs::get(ctx, history[0].run_id.as_deref().unwrap())
         .await
         .unwrap()

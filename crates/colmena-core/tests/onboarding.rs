@@ -359,6 +359,14 @@ async fn test_connection_errors_have_stable_codes_and_reasons() {
         .unwrap_err();
     assert_eq!(refused.code, ErrorCode::Upstream);
     assert_eq!(reason(&refused), "auth_refused");
+    // The refusal names its provider and model: the window's remedy opens
+    // that provider's key.
+    let details = refused.details.as_ref().unwrap();
+    assert_eq!(
+        details["providerId"],
+        id.as_str().split('/').next().unwrap()
+    );
+    assert_eq!(details["modelId"], id.as_str());
 
     let empty = check::test_connection(&ws.ctx, &id, collecting().0)
         .await

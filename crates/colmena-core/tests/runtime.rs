@@ -214,7 +214,7 @@ async fn an_agent_without_a_model_fails_clearly() {
     .await
     .unwrap();
     assert_eq!(run.status, RunStatus::Failed);
-    assert_eq!(run.error.unwrap().details.unwrap()["reason"], "no_model");
+    assert_eq!(run.error.unwrap().details.unwrap()["reason"], "no_default");
 }
 
 fn members(ids: &[(&AgentId, MemberRole)]) -> Vec<MemberInput> {

@@ -377,6 +377,11 @@ fn a_provider_that_refuses_the_key_fails_the_run_clearly_and_is_recorded() {
     let runs = ok_json(colmena(dir.path()).args(["runs", "list"]));
     assert_eq!(runs[0]["status"], "failed");
     assert_eq!(runs[0]["error"]["details"]["reason"], "auth_refused");
+    assert!(
+        runs[0]["error"]["details"]["providerId"].is_string(),
+        "the refusal names its provider: {}",
+        runs[0]["error"]
+    );
     // Nothing else broke: the swarm and its agents are as they were.
     assert_eq!(
         ok_json(colmena(dir.path()).args(["swarm", "show", "prensa"]))["enabled"],

@@ -226,4 +226,12 @@ test("a model switched off for images gets a clear error naming it, and nothing 
   // (put back once the refusal has come: wait for it).
   await shown(`${byTestId("chat-attachments")} ${byTestId("chat-thumb")}`, 10_000, "the refused message's image is not back in the composer");
   await shot(browser, "chat-images-refused");
+  // The error carries its fix: one click sends images to that model.
+  const fix = await error.$(byTestId("remedy-model-images"));
+  assert.match(await fix.getText(), /local\/llava:7b/);
+  await fix.click();
+  await browser.waitUntil(() => JSON.parse(colmena("--json", "model", "list"))[0].acceptsImages === true, {
+    timeout: 10_000,
+    timeoutMsg: "the remedy did not switch images on",
+  });
 });

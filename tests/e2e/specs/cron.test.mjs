@@ -139,7 +139,10 @@ test("a failing job is loud: its error in the history and a notice in the app", 
     timeout: 30_000,
     timeoutMsg: "the failure is not in the history",
   });
-  assert.match((await entries())[0].text, /Incorrect API key provided/);
+  assert.match((await entries())[0].text, /refused the API key/);
+  // The failed row carries its fix: the provider's key.
+  const fix = await browser.$(`${byTestId("cron-run-error")} ${byTestId("remedy-provider-key")}`);
+  await fix.waitForDisplayed({ timeout: 10_000, timeoutMsg: "the failed row has no fix" });
   const notice = await el("notice");
   await notice.waitForDisplayed({ timeout: 15_000 });
   assert.match(await notice.getText(), /Scheduled job failed: Fragile/);

@@ -101,6 +101,7 @@ test("closing the window keeps Colmena running in the tray, and a role still wak
   assert.equal(before.length, 1, `one app runs: ${before}`);
   const windows = visibleWindows();
   assert.ok(windows.length >= 1, "the window is shown");
+  const closedAt = Date.now();
   for (const id of windows) execFileSync("python3", [join(repo, "tests/e2e/tools/close-window.py"), id]);
   await browser.waitUntil(async () => visibleWindows().length === 0, {
     timeout: 10_000,
@@ -109,6 +110,13 @@ test("closing the window keeps Colmena running in the tray, and a role still wak
   assert.deepEqual(appPids(), before, "the app still runs, hidden");
   const prefs = JSON.parse(readFileSync(join(driver.dataDir, "ui-prefs.json"), "utf8"));
   assert.equal(prefs.trayHintShown, true, "the first close says once that Colmena stays in the tray");
+
+  // Hiding the window is looking away: Colmena notes when.
+  const seenAt = () => Date.parse(JSON.parse(colmena("--json", "activity")).sinceSeen?.seenAt ?? "1970-01-01T00:00:00Z");
+  await browser.waitUntil(async () => seenAt() >= closedAt, {
+    timeout: 30_000,
+    timeoutMsg: "hiding the window did not mark the timeline seen",
+  });
 
   // Urgent mail from another program wakes the role at once.
   colmena("message", "send", "vigia", "¿Todo en orden esta noche?", "--priority", "urgent");
@@ -119,6 +127,12 @@ test("closing the window keeps Colmena running in the tray, and a role still wak
   const [wake] = wakes();
   assert.equal(wake.error ?? null, null, JSON.stringify(wake));
   assert.deepEqual(appPids(), before);
+  // Hiding the window was looking away: the wake-up is what ran "while you
+  // were away", which the tray's menu and Activity's banner say.
+  await browser.waitUntil(async () => (JSON.parse(colmena("--json", "activity")).sinceSeen?.figures.runs ?? 0) >= 1, {
+    timeout: 30_000,
+    timeoutMsg: "the wake-up is not counted as what ran while the window was hidden",
+  });
 });
 
 test("a second launch brings the window back and opens its colmena:// link", async () => {

@@ -298,6 +298,7 @@ export async function waitForRepaint(browser) {
     );
   });
   if (how === "no frames") console.warn("the window ran no animation frames for 15 s: screenshot taken without waiting for a repaint");
+  return how;
 }
 
 /** Saves a screenshot of the window as `name`.png, once the state the spec
@@ -312,12 +313,13 @@ export async function shot(browser, name) {
     await waitForRepaint(browser);
     await browser.takeScreenshot();
   }
-  await waitForRepaint(browser);
+  const painted = (await waitForRepaint(browser)) === "painted";
   // WebKitWebDriver can still hand back a frame older than the page (seen:
   // "Resuming" after the test had read "Resumed"): take frames until two in
   // a row agree, at most five (a spinner never settles), and keep the last.
+  // A window that paints no frames (hidden) is taken as it is.
   let frame = await browser.takeScreenshot();
-  for (let tries = 1; tries < 5; tries += 1) {
+  for (let tries = 1; painted && tries < 5; tries += 1) {
     await waitForRepaint(browser);
     const next = await browser.takeScreenshot();
     const settled = next === frame;

@@ -174,7 +174,7 @@ test("first run: a local server is found, its test streams, specialists in words
   await shot(browser, "onboarding-5-settings-default");
 });
 
-test("without a default model the banner says so once, and its button fixes it", async () => {
+test("without a default model the banner says so once, and offers to choose one", async () => {
   colmenaCli(driver.dataDir, "model", "default", "--clear");
   await click("nav-canvas");
   const banner = await browser.$(byTestId("needs-model-banner"));
@@ -182,18 +182,12 @@ test("without a default model the banner says so once, and its button fixes it",
   assert.equal((await browser.$$(byTestId("needs-model-banner"))).length, 1, "said once");
   await everyLook("6-needs-model-banner", SIDEBAR);
 
-  await click("needs-model-fix");
-  await browser.$(byTestId("connect-dialog")).waitForDisplayed();
-  await browser.$(byTestId("local-server-lm_studio")).waitForDisplayed({ timeout: 15_000 });
-  assert.match(await text("local-server-lm_studio"), /Already connected/);
-  await shot(browser, "onboarding-7-fix-dialog");
-  await click("connect-local-lm_studio");
-  await click("connect-test");
-  await browser.$(byTestId("connect-works")).waitForDisplayed({ timeout: 15_000 });
-  assert.match(await text("connect-works"), /default model/);
-  await shot(browser, "onboarding-7-fix-dialog-works");
-  await browser.keys("Escape");
-  await waitGone(browser, byTestId("connect-dialog"));
+  // Models exist: the fix is choosing the default, not connecting another.
+  const select = await browser.$(byTestId("remedy-default-model"));
+  await select.waitForDisplayed({ timeout: 10_000 });
+  assert.equal(await select.getValue(), `lm_studio/${MODEL}`);
+  await shot(browser, "onboarding-7-choose-default");
+  await click("remedy-use-default");
   await waitGone(browser, byTestId("needs-model-banner"));
   assert.equal(colmenaCli(driver.dataDir, "model", "default").trim().includes(`lm_studio/${MODEL}`), true);
 });

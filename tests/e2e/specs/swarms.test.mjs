@@ -330,6 +330,19 @@ test("bad input: tool arguments that break the schema, a provider that refuses t
   await error.waitForDisplayed({ timeout: 20_000 });
   assert.match(await error.getText(), /refused the API key/);
   await shot(browser, "chat-key-refused");
+  // The error carries its fix: the provider's key field, in one click.
+  const keyFix = await error.$(byTestId("remedy-provider-key"));
+  await keyFix.waitForDisplayed({ timeout: 10_000 });
+  assert.match(await keyFix.getText(), /^Update the .+ key$/);
+  await keyFix.click();
+  await browser.$("#apiKey").waitForDisplayed({ timeout: 10_000 });
+  await browser.waitUntil(async () => (await browser.execute(() => document.activeElement?.id)) === "apiKey", {
+    timeout: 10_000,
+    timeoutMsg: "the key field does not have the focus",
+  });
+  await shot(browser, "chat-key-refused-fix");
+  await browser.keys("Escape");
+  await waitGone(browser, "#apiKey");
   const refused = JSON.parse(colmena(driver.dataDir, "--json", "runs", "list", "--target", "rechazada"));
   assert.equal(refused[0].status, "failed");
   assert.equal(refused[0].error.details.reason, "auth_refused");

@@ -42,7 +42,7 @@ export class ApiError extends Error {
   }
 }
 
-const CODES: readonly ErrorCode[] = [
+export const ERROR_CODES: readonly ErrorCode[] = [
   "not_found",
   "validation",
   "conflict",
@@ -59,7 +59,7 @@ const CODES: readonly ErrorCode[] = [
 function isAppError(value: unknown): value is AppError {
   if (typeof value !== "object" || value === null) return false;
   const v = value as Record<string, unknown>;
-  return typeof v.message === "string" && CODES.includes(v.code as ErrorCode);
+  return typeof v.message === "string" && ERROR_CODES.includes(v.code as ErrorCode);
 }
 
 /** Normalises anything a command rejected with into an `ApiError`. */

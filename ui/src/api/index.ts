@@ -165,7 +165,7 @@ import type {
   WebSearchSettings_Deserialize,
   WebSearchTest,
 } from "../bindings";
-export { ApiError, toApiError, type FieldProblem, type ErrorCode } from "./errors";
+export { ApiError, ERROR_CODES, toApiError, type FieldProblem, type ErrorCode } from "./errors";
 
 export type Provider = Provider_Serialize;
 /** An MCP server Colmena uses as a client (not `McpTransport`: that is how

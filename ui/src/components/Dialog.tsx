@@ -15,13 +15,15 @@ interface DialogProps {
 }
 
 /** A modal dialog: Escape or the close button dismiss it; focus starts on
- * its first field and stays inside while it is open. */
+ * the field marked `data-autofocus` (the one it was opened to fix), else
+ * its first field, and stays inside while it is open. */
 export function Dialog({ title, onClose, children, footer, testId, closeLabel, width = 520 }: DialogProps) {
   const panel = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
     const previous = document.activeElement as HTMLElement | null;
     const first =
+      panel.current?.querySelector<HTMLElement>("[data-autofocus]:not([disabled])") ??
       panel.current?.querySelector<HTMLElement>("input:not([disabled]), select, textarea") ??
       panel.current?.querySelector<HTMLElement>("button:not(.dialog-close)");
     first?.focus();

@@ -292,6 +292,12 @@ pub async fn mark_seen(ctx: &Ctx, caller: &Caller) -> Result<DateTime<Utc>> {
     Ok(now)
 }
 
+/// The first lines of a text, bounded: what a row shows of a result (the
+/// timeline's, a job's history).
+pub(crate) fn preview(text: &str) -> Option<String> {
+    sources::preview(text)
+}
+
 fn seen_key(person: &str) -> String {
     format!("activity.seen_at.{person}")
 }

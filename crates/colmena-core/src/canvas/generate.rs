@@ -369,7 +369,8 @@ async fn attempt(ctx: &Ctx, actor: &Caller, variant: &str, sink: &CanvasSink) ->
         &options,
         &mut on_event,
     )
-    .await?;
+    .await
+    .map_err(|e| prepared.resolved.name_in(e))?;
     let latency = started.elapsed().as_millis().min(u128::from(u32::MAX)) as u32;
     if response.text.trim().is_empty() {
         return Err(

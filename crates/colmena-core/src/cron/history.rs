@@ -19,7 +19,9 @@ use crate::error::Result;
 use crate::runs::RunKind;
 
 const COLUMNS: &str = "id, job_id, trigger_kind, scheduled_for, started_at, finished_at, status, \
-     duration_ms, run_id, run_kind, error, note";
+     duration_ms, run_id, run_kind, error, note, \
+     (SELECT output FROM runs WHERE runs.id = cron_history.run_id), \
+     (SELECT error FROM runs WHERE runs.id = cron_history.run_id)";
 
 fn row(r: &Row<'_>) -> rusqlite::Result<CronRun> {
     let trigger = match r.get::<_, String>(2)?.as_str() {
@@ -51,6 +53,13 @@ fn row(r: &Row<'_>) -> rusqlite::Result<CronRun> {
         run_kind,
         error: r.get(10)?,
         note: r.get(11)?,
+        output_preview: r
+            .get::<_, Option<String>>(12)?
+            .as_deref()
+            .and_then(crate::activity::preview),
+        failure: r
+            .get::<_, Option<String>>(13)?
+            .and_then(|e| serde_json::from_str(&e).ok()),
     })
 }
 

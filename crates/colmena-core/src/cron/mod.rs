@@ -223,6 +223,11 @@ pub struct CronRun {
     pub error: Option<String>,
     /// What a skipped or catch-up entry stands for, in words.
     pub note: Option<String>,
+    /// The first lines of what its run produced.
+    pub output_preview: Option<String>,
+    /// Its run's error as the run kept it (code, reason, details): what
+    /// the window turns into a one-click fix.
+    pub failure: Option<crate::error::AppError>,
 }
 
 /// A new job (`cron_create`).

@@ -40,6 +40,19 @@ pub(crate) struct ResolvedModel {
 }
 
 impl ResolvedModel {
+    /// A provider's refusal (a key refused, rate limiting, an error) names
+    /// the provider and the model, so the window can open that provider's
+    /// key field or that model's settings: the remedy needs to know which.
+    pub(crate) fn name_in(&self, mut error: AppError) -> AppError {
+        if let Some(serde_json::Value::Object(details)) = error.details.as_mut() {
+            details
+                .entry("providerId")
+                .or_insert_with(|| json!(self.provider));
+            details.entry("modelId").or_insert_with(|| json!(self.id));
+        }
+        error
+    }
+
     /// Refuses `images` images for a model that does not accept them,
     /// before anything is sent (`models::images_refused`).
     pub(crate) fn check_images(&self, images: usize) -> Result<()> {
@@ -93,27 +106,40 @@ pub(crate) fn resolve_model_for(
     };
     let id: ModelId = match model {
         Some(id) => id.clone(),
+        // Models may exist, but none is the default: the remedy is to
+        // choose one (`no_default`), not to connect another.
         None => super::default_model_in(conn)?.ok_or_else(|| {
             AppError::precondition(format!(
                 "{whose} has no model and no default model is set: choose one in Settings → Providers & models"
             ))
-            .with_details(with("no_model"))
+            .with_details(with("no_default"))
         })?,
     };
     let model = super::find(conn, &id)?.ok_or_else(|| {
+        let mut details = with("no_model");
+        details["modelId"] = json!(id);
         AppError::precondition(format!("the model '{id}' of {whose} no longer exists"))
-            .with_details(with("no_model"))
+            .with_details(details)
     })?;
     if !model.provider_enabled {
         return Err(AppError::precondition(format!(
             "provider '{}' is disabled",
             model.provider_id
         ))
-        .with_details(json!({ "reason": "provider_disabled" })));
+        .with_details(json!({
+            "reason": "provider_disabled",
+            "providerId": model.provider_id,
+            "modelId": id,
+        })));
     }
     if !model.enabled {
-        return Err(AppError::precondition(format!("model '{id}' is disabled"))
-            .with_details(json!({ "reason": "model_disabled" })));
+        return Err(
+            AppError::precondition(format!("model '{id}' is disabled")).with_details(json!({
+                "reason": "model_disabled",
+                "providerId": model.provider_id,
+                "modelId": id,
+            })),
+        );
     }
     let mut endpoint = providers::endpoint(conn, ctx.vault(), &model.provider_id)?;
     if endpoint.kind == crate::llm::ProviderKind::Local {

@@ -110,7 +110,7 @@ pub async fn test_connection_within(
         })
         .await?;
     let request = ChatRequest {
-        model: resolved.model,
+        model: resolved.model.clone(),
         system: Some(SYSTEM.to_owned()),
         messages: vec![Message::user(PROMPT)],
         tools: Vec::new(),
@@ -179,7 +179,7 @@ pub async fn test_connection_within(
             return Err(crate::llm::http::cancelled());
         }
         Ok(Err(error)) if error.code == ErrorCode::Cancelled && capped => so_far,
-        Ok(Err(error)) => return Err(error),
+        Ok(Err(error)) => return Err(resolved.name_in(error)),
         Ok(Ok(_)) if capped => so_far,
         Ok(Ok(response)) => response.text.chars().take(MAX_TEXT_CHARS).collect(),
     };

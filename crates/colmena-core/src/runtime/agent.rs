@@ -170,7 +170,8 @@ pub(crate) async fn run_loop(
                 });
             }
         })
-        .await?;
+        .await
+        .map_err(|e| setup.model.name_in(e))?;
         distinct_call_ids(&mut response.tool_calls);
         state.usage.add(response.usage);
         runs::record_step(

@@ -12,6 +12,7 @@ import { useTranslation } from "react-i18next";
 import { Archive, ImagePlus, Pencil, RotateCcw, Send, Square, Trash2, X } from "lucide-react";
 
 import { runtimeApi, toApiError, type ApiError, type Conversation } from "../../api";
+import { RemedyAction } from "../../app/RemedyAction";
 import { errorText } from "../../app/errorText";
 import { Banner } from "../../components/Banner";
 import { Button, IconButton } from "../../components/Button";
@@ -232,7 +233,7 @@ export function ChatThread({ conversation, names, onGone }: ChatThreadProps) {
           </div>
         )}
         {(run.refusal ?? (run.view.phase === "failed" ? run.view.error : null)) && (
-          <Banner tone="danger" testId="chat-error">
+          <Banner tone="danger" testId="chat-error" action={<RemedyAction error={run.refusal ?? toApiError(run.view.error)} />}>
             {errorText(t, run.refusal ?? toApiError(run.view.error))}
           </Banner>
         )}

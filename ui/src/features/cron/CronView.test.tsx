@@ -44,6 +44,8 @@ const failed: CronRun = {
   runKind: "agent",
   error: "the model refuses this prompt",
   note: null,
+  outputPreview: null,
+  failure: null,
 };
 
 const skipped: CronRun = {

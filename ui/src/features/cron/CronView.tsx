@@ -9,9 +9,10 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { AlarmClock, CalendarClock, Pause, Pencil, Play, Plus, Trash2, Zap } from "lucide-react";
 
-import { cronApi, type ApiError, type CronJob, type CronRun } from "../../api";
+import { cronApi, toApiError, type ApiError, type CronJob, type CronRun } from "../../api";
 import { useDates } from "../../app/dates";
 import { errorText } from "../../app/errorText";
+import { RemedyAction } from "../../app/RemedyAction";
 import { useNames } from "../../app/names";
 import { useRoute } from "../../app/route";
 import { Banner } from "../../components/Banner";
@@ -297,10 +298,16 @@ function History({ job }: { job: CronJob }) {
                   </Button>
                 )}
               </div>
-              {entry.error && (
-                <p className="cron-run-error" data-testid="cron-run-error">
-                  {entry.error}
+              {entry.outputPreview && entry.status === "succeeded" && (
+                <p className="cron-run-output small" data-testid="cron-run-output">
+                  {entry.outputPreview}
                 </p>
+              )}
+              {entry.error && (
+                <div className="cron-run-error" data-testid="cron-run-error">
+                  <span title={entry.error}>{entry.failure ? errorText(t, toApiError(entry.failure)) : entry.error}</span>
+                  {entry.failure && <RemedyAction error={toApiError(entry.failure)} />}
+                </div>
               )}
               {entry.note && (
                 <p className="muted small cron-run-note" title={entry.note} data-testid="cron-run-note">

@@ -12,7 +12,8 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { Plug, X } from "lucide-react";
 
-import type { ApiError } from "../../api";
+import { ApiError } from "../../api";
+import { RemedyAction } from "../../app/RemedyAction";
 import { Button, IconButton } from "../../components/Button";
 import { Dialog } from "../../components/Dialog";
 import { errorText } from "../../app/errorText";
@@ -20,6 +21,9 @@ import { enabledModelsQuery } from "../catalog/queries";
 import { defaultModelQuery } from "../runs/queries";
 import { ConnectModelPanel } from "./ConnectModelPanel";
 import { missingModel, modelProblemOf, onModelProblem } from "./needsModel";
+
+/** Models exist, none is the default: the fix is choosing one. */
+const NO_DEFAULT = new ApiError("precondition", "no default model", { reason: "no_default" });
 
 export function NeedsModelBanner() {
   const { t } = useTranslation();
@@ -51,9 +55,15 @@ export function NeedsModelBanner() {
             <strong>{missing ? t(`onboarding.needsModel.${missing}`) : t("onboarding.needsModel.failed")}</strong>
             <span className="muted small">{failure ? errorText(t, failure) : t("onboarding.needsModel.body")}</span>
           </div>
-          <Button variant="primary" size="sm" onClick={() => setOpen(true)} data-testid="needs-model-fix">
-            {t("onboarding.needsModel.fix")}
-          </Button>
+          {failure ? (
+            <RemedyAction error={failure} onConnect={() => setOpen(true)} />
+          ) : missing === "no_default" ? (
+            <RemedyAction error={NO_DEFAULT} />
+          ) : (
+            <Button variant="primary" size="sm" onClick={() => setOpen(true)} data-testid="needs-model-fix">
+              {t("onboarding.needsModel.fix")}
+            </Button>
+          )}
           {failure && !missing && (
             <IconButton label={t("common.close")} onClick={() => setFailure(null)} data-testid="needs-model-dismiss">
               <X size={15} />

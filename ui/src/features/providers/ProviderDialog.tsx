@@ -17,12 +17,14 @@ import { kindsQuery, providerKeys } from "./queries";
 interface ProviderDialogProps {
   /** The provider to edit; absent to add a new one. */
   provider?: Provider;
+  /** Opened to fix a refused key: the key field has the focus. */
+  focusKey?: boolean;
   onClose(): void;
 }
 
 const FIELDS = ["kind", "name", "baseUrl", "apiKey"] as const;
 
-export function ProviderDialog({ provider, onClose }: ProviderDialogProps) {
+export function ProviderDialog({ provider, focusKey = false, onClose }: ProviderDialogProps) {
   const { t } = useTranslation();
   const client = useQueryClient();
   const kinds = useQuery(kindsQuery).data ?? [];
@@ -144,6 +146,7 @@ export function ProviderDialog({ provider, onClose }: ProviderDialogProps) {
               autoComplete="off"
               spellCheck={false}
               disabled={removeKey}
+              data-autofocus={focusKey || undefined}
               placeholder={
                 provider?.apiKeyMasked
                   ? t("providers.placeholders.apiKeyKeep", { masked: provider.apiKeyMasked })

@@ -4,7 +4,7 @@
 import { toApiError, type ApiError, type Model } from "../../api";
 
 /** Error reasons whose fix is "connect a model" (or give its key again). */
-export const MODEL_PROBLEMS: ReadonlySet<string> = new Set(["no_model", "model_disabled", "provider_disabled", "auth_refused"]);
+export const MODEL_PROBLEMS: ReadonlySet<string> = new Set(["no_model", "no_default", "model_disabled", "provider_disabled", "auth_refused"]);
 
 export type MissingModel = "no_models" | "no_default";
 
