@@ -82,7 +82,8 @@ pub fn run() {
     let launch_route = links::route_in_args(&args);
     let first_route = launch_route
         .clone()
-        .or_else(|| ui_prefs::last_route(ctx.data_dir()));
+        .or_else(|| ui_prefs::last_route(ctx.data_dir()))
+        .or_else(|| home_route(&ctx));
     let view = first_route
         .as_deref()
         .and_then(links::view_of)
@@ -371,5 +372,18 @@ fn start_at_login<R: Runtime>(app: &tauri::AppHandle<R>) -> commands::shell::Sta
                 )
             })
         }),
+    }
+}
+
+/// Where a window with no place to go back to opens: Activity once anything
+/// has run, else the canvas (`links::DEFAULT_VIEW`).
+fn home_route(ctx: &Ctx) -> Option<String> {
+    match tauri::async_runtime::block_on(colmena_core::activity::has_history(ctx)) {
+        Ok(true) => Some("#/activity".to_owned()),
+        Ok(false) => None,
+        Err(e) => {
+            tracing::warn!("could not tell whether anything ran here: {}", e.message);
+            None
+        }
     }
 }

@@ -19,7 +19,7 @@ const VIEWS: [&str; 9] = [
 
 /// The view the window opens on when it has no place to go back to (the
 /// UI's `DEFAULT_VIEW`).
-pub const DEFAULT_VIEW: &str = "catalog";
+pub const DEFAULT_VIEW: &str = "canvas";
 
 /// Longest section (an id, a role, a settings page) a link may carry.
 const MAX_SECTION: usize = 128;

@@ -1131,6 +1131,12 @@ export type CatalogPersona = {
 	 *  commands without choosing to.
 	 */
 	runsPrograms: boolean,
+	/**
+	 *  Its tool patterns that name no tool here yet (`mcp__playwright__*`
+	 *  before the Playwright server is added): it cannot do its job until
+	 *  they are installed, so the first run does not offer it checked.
+	 */
+	missing: string[],
 };
 
 /**  A search over the catalog, as the model and the UI ask it. */

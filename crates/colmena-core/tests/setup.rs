@@ -193,6 +193,21 @@ async fn the_browser_operator_keeps_the_playwright_pattern_before_the_server_exi
         analyst.tools,
         ["data_chart", "data_describe", "data_query_csv", "fs_read"]
     );
+    // What the browser operator still needs is said, so the first run does
+    // not offer it checked; every other specialist has all it names.
+    let browser = personas
+        .iter()
+        .find(|p| p.id == "browser_operator")
+        .unwrap();
+    assert_eq!(browser.missing, ["mcp__playwright__*"]);
+    for persona in personas.iter().filter(|p| p.id != "browser_operator") {
+        assert!(
+            persona.missing.is_empty(),
+            "{}: {:?}",
+            persona.id,
+            persona.missing
+        );
+    }
 }
 
 /// A store written when the catalog had `browser_*` tools, then by the build

@@ -197,9 +197,10 @@ test("the rules are the person's: Run set to Allow in the catalog runs without a
   await click("agent-ingeniera");
   const rules = await el("agent-permissions");
   await rules.scrollIntoView({ block: "center" });
-  assert.equal(await el("permission-run").then((e) => e.getValue()), "ask", "running programs asks by default");
-  assert.equal(await el("permission-read").then((e) => e.getValue()), "allow");
-  await chooseOption(browser, "permission-run", "allow");
+  assert.equal(await el("permission-run").then((e) => e.getAttribute("data-value")), "ask", "running programs asks by default");
+  assert.equal(await el("permission-read").then((e) => e.getAttribute("data-value")), "allow");
+  await click("permission-run-allow");
+  await browser.waitUntil(async () => (await el("permission-run").then((e) => e.getAttribute("data-value"))) === "allow");
   await shot(browser, "agent-permissions");
   await click("save-agent");
   await browser.waitUntil(

@@ -362,6 +362,17 @@ export async function completeFirstRun(browser, keep = null) {
   });
   if (await shown("sample-skip")) await clickTestId(browser, "sample-skip");
   await waitGone(browser, byTestId("first-run"), 15_000);
+  // A new workspace opens on the canvas, never on a form (issue 37); the
+  // specs then start from the catalog, where they set things up.
+  await browser.waitUntil(async () => (await browser.$(byTestId("nav-canvas")).getAttribute("aria-current")) === "page", {
+    timeout: 15_000,
+    timeoutMsg: "the first run did not land on the canvas",
+  });
+  await clickTestId(browser, "nav-catalog");
+  await browser.waitUntil(async () => (await browser.$(byTestId("nav-catalog")).getAttribute("aria-current")) === "page", {
+    timeout: 15_000,
+    timeoutMsg: "the catalog did not open",
+  });
 }
 
 /** Waits until the window shows `lang`: the app sets `<html lang>` in the

@@ -151,9 +151,8 @@ test("first run with no server and no key: download a model, watch it come, and 
   await click("sample-open");
   await waitGone(browser, byTestId("first-run"), 20_000);
 
-  // The sample canvas generates on the local model.
+  // The sample canvas generates on the local model as it opens (no click).
   await browser.$(byTestId("canvas-board")).waitForDisplayed({ timeout: 15_000 });
-  await click("generate-all");
   await browser.waitUntil(
     async () => {
       const cards = await browser.$$("article.variant-card");

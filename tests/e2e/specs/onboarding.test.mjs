@@ -132,6 +132,9 @@ test("first run: a local server is found, its test streams, specialists in words
   const checked = async (id) => (await browser.$(byTestId(`persona-${id}`)).getAttribute("aria-checked")) === "true";
   assert.equal(await checked("web_researcher"), true);
   assert.equal(await checked("software_engineer"), false, "runs programs: not pre-selected");
+  // The browser operator's add-on is not installed: said, and not pre-selected.
+  assert.equal(await checked("browser_operator"), false, "its tools are missing: not pre-selected");
+  assert.match(await text("specialist-needs-browser_operator"), /Needs the Playwright add-on/);
   assert.doesNotMatch(await text("persona-web_researcher"), /web_\*/, "the card speaks in words");
   assert.match(await text("persona-web_researcher"), /sources/);
   await click("specialist-details-web_researcher");
@@ -142,7 +145,7 @@ test("first run: a local server is found, its test streams, specialists in words
 
   // Step 3 — the sample canvas, with the connected model.
   await browser.$(byTestId("step-sample")).waitForDisplayed();
-  assert.match(await text("sample-summary"), /Generate all/);
+  assert.match(await text("sample-summary"), /starts writing both drafts/);
   await everyLook("3-sample", FIRST_RUN);
   await click("sample-open");
   await waitGone(browser, byTestId("first-run"), 20_000);
@@ -152,7 +155,7 @@ test("first run: a local server is found, its test streams, specialists in words
   await board.waitForDisplayed({ timeout: 15_000 });
   assert.equal(await browser.$(byTestId("variants")).getAttribute("data-count"), "2");
   assert.equal(await shown("needs-model-banner"), false, "a model is connected and is the default");
-  await click("generate-all");
+  // The drafts start as the canvas opens: no click.
   await browser.waitUntil(
     async () => {
       const texts = [];
@@ -161,7 +164,12 @@ test("first run: a local server is found, its test streams, specialists in words
     },
     { timeout: 30_000, timeoutMsg: "the two sample variants did not both get text" },
   );
+  // Then one line on what to do next, once.
+  await browser.$(byTestId("canvas-next-step")).waitForDisplayed({ timeout: 15_000 });
+  assert.match(await text("canvas-next-step"), /round 2/);
   await everyLook("4-canvas-generated", SIDEBAR);
+  await click("canvas-next-step-ok");
+  await waitGone(browser, byTestId("canvas-next-step"));
 
   // Settings shows the connected model as the default — set by the onboarding.
   await click("nav-settings");

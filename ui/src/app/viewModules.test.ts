@@ -22,6 +22,6 @@ describe("views on screen", () => {
 
   it("load the default view for a hash that names none", async () => {
     await loadView("#/no-such-view");
-    expect(isLazy(viewElement("catalog").type)).toBe(false);
+    expect(isLazy(viewElement("canvas").type)).toBe(false);
   });
 });

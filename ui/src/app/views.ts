@@ -24,4 +24,7 @@ export const VIEWS: readonly ViewDef[] = [
   { id: "settings", labelKey: "nav.settings", icon: Settings },
 ];
 
-export const DEFAULT_VIEW: ViewId = "catalog";
+// A new workspace opens on the canvas (the sample, or presets to start
+// from), never on a form; once anything has run, on Activity (the backend
+// hands the window that route: src-tauri `home_route`).
+export const DEFAULT_VIEW: ViewId = "canvas";

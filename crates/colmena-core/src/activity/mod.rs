@@ -280,6 +280,20 @@ pub async fn timeline(ctx: &Ctx, caller: &Caller, filter: ActivityFilter) -> Res
         .await
 }
 
+/// Whether anything ever ran here (a run or a generated round): the window
+/// then opens on Activity rather than on the canvas (issue 37, item 2).
+pub async fn has_history(ctx: &Ctx) -> Result<bool> {
+    ctx.store()
+        .read(|conn| {
+            Ok(conn.query_row(
+                "SELECT EXISTS (SELECT 1 FROM runs) OR EXISTS (SELECT 1 FROM variant_rounds WHERE by_hand = 0)",
+                [],
+                |r| r.get(0),
+            )?)
+        })
+        .await
+}
+
 /// Remembers that the person looked now: "since you last looked" starts
 /// here (the window calls it when it is hidden or closed).
 pub async fn mark_seen(ctx: &Ctx, caller: &Caller) -> Result<DateTime<Utc>> {

@@ -83,6 +83,10 @@ pub struct CatalogPersona {
     /// run does not offer it checked, so nobody installs an agent that runs
     /// commands without choosing to.
     pub runs_programs: bool,
+    /// Its tool patterns that name no tool here yet (`mcp__playwright__*`
+    /// before the Playwright server is added): it cannot do its job until
+    /// they are installed, so the first run does not offer it checked.
+    pub missing: Vec<String>,
 }
 
 /// What seeding a set of specialists installs (a dry run, H35).
@@ -481,6 +485,10 @@ pub async fn list_catalog_personas(ctx: &Ctx) -> Result<Vec<CatalogPersona>> {
 }
 
 fn personas_in(conn: &Connection) -> Result<Vec<CatalogPersona>> {
+    let known: Vec<String> = conn
+        .prepare("SELECT id FROM tools")?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
     let mut out = Vec::new();
     for persona in &PERSONAS {
         let agent = agents::find(conn, &AgentId::from(persona.id))?;
@@ -493,6 +501,12 @@ fn personas_in(conn: &Connection) -> Result<Vec<CatalogPersona>> {
             name: persona.name.to_owned(),
             description: persona.description.to_owned(),
             tool_patterns: persona.tools.iter().map(|t| (*t).to_owned()).collect(),
+            missing: persona
+                .tools
+                .iter()
+                .filter(|pattern| !known.iter().any(|t| crate::glob::matches(pattern, t)))
+                .map(|t| (*t).to_owned())
+                .collect(),
             tools,
             skills: persona.skills.iter().map(|s| (*s).to_owned()).collect(),
             enabled: agent.is_some_and(|a| a.enabled),

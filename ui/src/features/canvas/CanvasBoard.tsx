@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { PanelLeftOpen, Plus, Sparkles, Trash2 } from "lucide-react";
@@ -16,6 +16,7 @@ import { ItemsColumn } from "./ItemsColumn";
 import { VariantCard, type Live } from "./VariantCard";
 import { nextLive, shownLive } from "./live";
 import { canvasKeys, canvasQuery } from "./queries";
+import { NEXT_STEP_SEEN, takeGenerateOnOpen, willGenerateOnOpen } from "./firstDraft";
 import { ITEMS_HIDDEN, useStoredFlag } from "./storedFlag";
 
 /** How many variants fold the items column away, until the person chooses. */
@@ -69,6 +70,14 @@ export function CanvasBoard({
   });
 
   useShortcutAction("run", () => !generateAll.isPending && detail.data?.variants.some((v) => !undo.isHidden(`variant:${v.id}`)) && generateAll.mutate());
+  // The first run's sample starts generating as it opens (issue 37).
+  const hasVariants = (detail.data?.variants.length ?? 0) > 0;
+  const { mutate: startAll } = generateAll;
+  const [firstDraft] = useState(() => willGenerateOnOpen(id));
+  useEffect(() => {
+    if (hasVariants && takeGenerateOnOpen(id)) startAll();
+  }, [hasVariants, id, startAll]);
+  const [nextStepSeen, setNextStepSeen] = useStoredFlag(NEXT_STEP_SEEN);
   if (detail.isPending) return <Spinner />;
   if (detail.isError || !detail.data) return <Banner tone="danger">{t("canvas.loadFailed")}</Banner>;
   const canvas = detail.data;
@@ -126,6 +135,19 @@ export function CanvasBoard({
         />
       </header>
       {generateAll.error && <Banner tone="danger">{errorText(t, generateAll.error)}</Banner>}
+      {firstDraft && generateAll.isSuccess && failedAll === 0 && !nextStepSeen && (
+        <Banner
+          tone="success"
+          testId="canvas-next-step"
+          action={
+            <Button size="sm" onClick={() => setNextStepSeen(true)} data-testid="canvas-next-step-ok">
+              {t("canvas.nextStep.ok")}
+            </Button>
+          }
+        >
+          {t("canvas.nextStep.text")}
+        </Banner>
+      )}
       {failedAll > 0 && <Banner tone="warning">{t("canvas.someFailed", { count: failedAll })}</Banner>}
       <div className={itemsHidden ? "canvas-body items-hidden" : "canvas-body"}>
         {itemsHidden ? (

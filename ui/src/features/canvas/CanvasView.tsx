@@ -43,8 +43,7 @@ function CanvasPage() {
   const canvases = useQuery(canvasesQuery);
   const [filter, setFilter] = useState("");
   const [listChoice, setListHidden] = useStoredFlag(LIST_HIDDEN);
-  // One canvas needs no list: its room goes to the drafts until the person opens it.
-  const listHidden = listChoice ?? (canvases.data?.length ?? 0) <= 1;
+  const listHidden = listChoice ?? false;
   const all = (canvases.data ?? []).filter((c) => !undo.isHidden(`canvas:${c.id}`));
   const shown = filterList(all, filter, (c) => [c.name ?? t("canvas.untitled")]);
   const current = all.find((c) => c.id === route.section) ?? all[0];

@@ -22,6 +22,7 @@ import { useAgentName } from "./agentName";
 import { PermissionsFields } from "./PermissionsFields";
 import { PromptPreviewDialog } from "./PromptPreviewDialog";
 import { McpServerToggles } from "./McpServerToggles";
+import { defaultModelQuery } from "../runs/queries";
 import { agentsQuery, catalogKeys, enabledModelsQuery, mcpServersQuery, skillsQuery, toolsQuery } from "./queries";
 import { DelegatePicker } from "./DelegatePicker";
 import { OffBadge, SkillToggles } from "./SkillToggles";
@@ -43,6 +44,12 @@ export function AgentEditor({ agent, onSaved, onDeleted, onRestored }: AgentEdit
   const { t } = useTranslation();
   const client = useQueryClient();
   const models = useQuery(enabledModelsQuery).data ?? [];
+  const defaultId = useQuery(defaultModelQuery).data ?? null;
+  const defaultLabel = defaultId ? (models.find((m) => m.id === defaultId)?.label ?? defaultId) : null;
+  const turnOn = useMutation<unknown, ApiError, string>({
+    mutationFn: (id) => api.setSkillActive(id, true),
+    onSettled: () => void client.invalidateQueries({ queryKey: catalogKeys.skills }),
+  });
   const skills = useQuery(skillsQuery).data ?? [];
   const tools = useQuery(toolsQuery).data ?? [];
   const mcpServers = useQuery(mcpServersQuery).data ?? [];
@@ -141,7 +148,7 @@ export function AgentEditor({ agent, onSaved, onDeleted, onRestored }: AgentEdit
         </Field>
         <Field id="agent-model" label={t("agents.fields.model")} error={fieldErrorText(t, problems.modelId)}>
           <select id="agent-model" className="input" value={modelId} onChange={(e) => set("modelId")(e.target.value)}>
-            <option value="">{t("agents.noModel")}</option>
+            <option value="">{defaultLabel ? t("agents.defaultModel", { model: defaultLabel }) : t("agents.noModel")}</option>
             {agent?.modelId && !models.some((m) => m.id === agent.modelId) && (
               <option value={agent.modelId}>{agent.modelId}</option>
             )}
@@ -167,7 +174,7 @@ export function AgentEditor({ agent, onSaved, onDeleted, onRestored }: AgentEdit
         {skills.length === 0 ? (
           <p className="field-hint">{t("agents.noSkills")}</p>
         ) : (
-          <SkillToggles skills={skills} chosen={draft.skills} onChange={set("skills")} />
+          <SkillToggles skills={skills} chosen={draft.skills} onChange={set("skills")} onTurnOn={(id) => turnOn.mutate(id)} />
         )}
         {problems.skills && (
           <p className="field-error" role="alert" data-testid="error-skills">

@@ -69,6 +69,7 @@ vi.mock("../../api", async () => {
         return { ...was, ...input, toolPatterns: input.tools, updatedAt: "2026-01-02T00:00:00Z" };
       },
     },
+    runtimeApi: { defaultModel: async () => null },
     mcpApi: {
       list: async () => [
         {
@@ -268,7 +269,7 @@ describe("the agent editor", () => {
     renderPanel();
     const minutes = await screen.findByTestId("skill-toggle-meeting-minutes");
     expect(minutes).toHaveTextContent("Meeting minutes");
-    expect(within(minutes).getByTestId("off-badge")).toHaveTextContent("desactivada");
+    expect(within(minutes).getByTestId("off-badge")).toHaveTextContent("desactivada en el catálogo");
     expect(minutes.textContent).not.toMatch(/\(No\)/);
     expect(screen.getByTestId("skill-toggle-web-research").textContent).not.toMatch(/desactivada/);
   });

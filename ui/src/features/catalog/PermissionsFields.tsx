@@ -1,11 +1,12 @@
-// The permission gate's rules for one agent: for each class of tool
-// (reads, writes files, runs programs, reaches the network, sends
-// messages, changes other systems) allow, ask or deny; and whether network tools may reach this
-// computer and its local network.
+// The permission gate's rules for one agent, as a table: for each class of
+// tool (reads, writes files, runs programs, reaches the network, sends
+// messages, changes other systems) Allow · Ask me · Deny; and whether
+// network tools may reach this computer and its local network.
 
 import { useTranslation } from "react-i18next";
 
 import type { Permissions, Risk, Rule } from "../../api";
+import { Segmented } from "../../components/Segmented";
 
 /** The classes tools have (`reply` is a grant only, see GrantFields). */
 export const RISKS: Exclude<Risk, "reply">[] = ["read", "write", "run", "network", "send", "act"];
@@ -27,26 +28,23 @@ export function PermissionsFields({ value, onChange }: { value: Permissions; onC
     <fieldset className="field rules-box" data-testid="agent-permissions">
       <legend className="field-label">{t("permissions.title")}</legend>
       <p className="field-hint">{t("permissions.hint")}</p>
-      <div className="permissions-grid">
-        {RISKS.map((risk) => (
-          <label key={risk} className="contents">
-            <span>{t(`permissions.risk.${risk}`)}</span>
-            <select
-              className="input"
-              value={value[risk]}
-              aria-label={t(`permissions.risk.${risk}`)}
-              onChange={(e) => onChange({ ...value, [risk]: e.target.value as Rule })}
-              data-testid={`permission-${risk}`}
-            >
-              {RULES.map((rule) => (
-                <option key={rule} value={rule}>
-                  {t(`permissions.rule.${rule}`)}
-                </option>
-              ))}
-            </select>
-          </label>
-        ))}
-      </div>
+      <table className="permissions-table">
+        <tbody>
+          {RISKS.map((risk) => (
+            <tr key={risk} data-testid={`permission-${risk}`} data-value={value[risk] ?? "ask"}>
+              <th scope="row">{t(`permissions.risk.${risk}`)}</th>
+              <td>
+                <Segmented<Rule>
+                  label={t(`permissions.risk.${risk}`)}
+                  value={value[risk] ?? "ask"}
+                  options={RULES.map((rule) => ({ value: rule, label: t(`permissions.rule.${rule}`), testId: `permission-${risk}-${rule}` }))}
+                  onChange={(rule) => onChange({ ...value, [risk]: rule })}
+                />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
       <label className="check">
         <input
           type="checkbox"

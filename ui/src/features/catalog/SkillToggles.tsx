@@ -25,9 +25,11 @@ interface SkillTogglesProps {
   skills: readonly Skill[];
   chosen: string[];
   onChange(next: string[]): void;
+  /** Switches a skill on in the catalog (the "Turn on" by its pill). */
+  onTurnOn?(id: string): void;
 }
 
-export function SkillToggles({ skills, chosen, onChange }: SkillTogglesProps) {
+export function SkillToggles({ skills, chosen, onChange, onTurnOn }: SkillTogglesProps) {
   const { t } = useTranslation();
   const [filter, setFilter] = useState("");
   const shown = filterList(skills, filter, (s) => [skillTitle(s), s.id, s.description]);
@@ -41,7 +43,7 @@ export function SkillToggles({ skills, chosen, onChange }: SkillTogglesProps) {
         {shown.map((skill) => {
           const on = chosen.includes(skill.id);
           return (
-            <li key={skill.id}>
+            <li key={skill.id} className={!skill.active && onTurnOn ? "with-turn-on" : undefined}>
               <button
                 type="button"
                 role="switch"
@@ -62,6 +64,11 @@ export function SkillToggles({ skills, chosen, onChange }: SkillTogglesProps) {
                   {skill.description && <span className="skill-toggle-sub">{oneLine(skill.description)}</span>}
                 </span>
               </button>
+              {!skill.active && onTurnOn && (
+                <button type="button" className="link skill-turn-on" onClick={() => onTurnOn(skill.id)} data-testid={`skill-turn-on-${skill.id}`}>
+                  {t("forms.skills.turnOn")}
+                </button>
+              )}
             </li>
           );
         })}

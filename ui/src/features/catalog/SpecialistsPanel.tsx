@@ -4,6 +4,7 @@ import { useTranslation } from "react-i18next";
 import { api, type ApiError, type SetupStatus } from "../../api";
 import { Banner } from "../../components/Banner";
 import { errorText } from "../../app/errorText";
+import { useRoute } from "../../app/route";
 import { PersonaCard } from "../setup/PersonaCard";
 import { catalogKeys, setupQuery } from "./queries";
 
@@ -12,6 +13,7 @@ export function SpecialistsPanel() {
   const { t } = useTranslation();
   const client = useQueryClient();
   const status = useQuery(setupQuery);
+  const [, navigate] = useRoute();
   const change = useMutation<SetupStatus, ApiError, { id: string; enable: boolean }>({
     mutationFn: ({ id, enable }) => (enable ? api.enableCatalogAgent(id) : api.disableCatalogAgent(id)),
     onSettled: () => {
@@ -28,7 +30,13 @@ export function SpecialistsPanel() {
         <>
           <div className="persona-grid">
             {status.data.personas.map((persona) => (
-              <PersonaCard key={persona.id} persona={persona} selected={persona.enabled} onToggle={() => change.mutate({ id: persona.id, enable: !persona.enabled })} />
+              <PersonaCard
+                key={persona.id}
+                persona={persona}
+                selected={persona.enabled}
+                onToggle={() => change.mutate({ id: persona.id, enable: !persona.enabled })}
+                onInstall={() => navigate("catalog", "mcp")}
+              />
             ))}
           </div>
           <p className="muted small">{t("setup.activeCounts", { tools: status.data.activeTools, skills: status.data.activeSkills })}</p>

@@ -18,6 +18,7 @@ const persona = (id: string, runsPrograms = false): CatalogPersona => ({
   skills: [],
   enabled: false,
   runsPrograms,
+  missing: [],
 });
 const status: SetupStatus = {
   completed: false,

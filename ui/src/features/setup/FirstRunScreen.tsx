@@ -7,6 +7,7 @@ import { api, onboardingApi, type ApiError, type ConnectionCheck, type SetupStat
 import { Button } from "../../components/Button";
 import { Logo } from "../../components/Logo";
 import { usePreferences } from "../../app/preferences";
+import { generateOnOpen } from "../canvas/firstDraft";
 import { canvasKeys } from "../canvas/queries";
 import { catalogKeys } from "../catalog/queries";
 import { ConnectModelPanel } from "../providers/ConnectModelPanel";
@@ -28,14 +29,17 @@ export function FirstRunScreen({ status }: { status: SetupStatus }) {
   const [chosen, setChosen] = useState<string[]>(() => defaultChoice(status.personas));
   const [install, setInstall] = useState<string[]>(chosen);
   const hasDefault = Boolean(useQuery(defaultModelQuery).data);
+  const hasModel = Boolean(working) || hasDefault;
   // Made once: trying again after a failed install does not make a second.
   const sampleMade = useRef(false);
 
   const finish = useMutation<SetupStatus, ApiError, boolean>({
     mutationFn: async (withSample) => {
       if (withSample && !sampleMade.current) {
-        await onboardingApi.openSampleCanvas(i18n.language);
+        const sample = await onboardingApi.openSampleCanvas(i18n.language);
         sampleMade.current = true;
+        // With a model to write with, the drafts start as the canvas opens.
+        if (hasModel) generateOnOpen(sample.id);
       }
       // The shell opens on this view once setup reads as completed.
       if (withSample) window.location.hash = "#/canvas";
@@ -109,7 +113,7 @@ export function FirstRunScreen({ status }: { status: SetupStatus }) {
 
         {step === "sample" && (
           <SampleStep
-            hasModel={Boolean(working) || hasDefault}
+            hasModel={hasModel}
             specialists={install.length}
             busy={finish.isPending ? (finish.variables ? "sample" : "skip") : null}
             error={finish.error}

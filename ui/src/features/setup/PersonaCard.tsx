@@ -1,12 +1,13 @@
 import { useTranslation } from "react-i18next";
-import { Check, TerminalSquare } from "lucide-react";
+import { Check, PackagePlus, TerminalSquare } from "lucide-react";
 
 import type { CatalogPersona } from "../../api";
+import { addOnOf } from "./steps";
 
 /** One catalog specialist, said in words: who it is and what it does for
  * you. The tool patterns and skills behind it sit under "Details" for
  * whoever wants them. Clicking the card selects it. */
-export function PersonaCard({ persona, selected, onToggle }: { persona: CatalogPersona; selected: boolean; onToggle(): void }) {
+export function PersonaCard({ persona, selected, onToggle, onInstall }: { persona: CatalogPersona; selected: boolean; onToggle(): void; onInstall?(): void }) {
   const { t } = useTranslation();
   return (
     <div className={selected ? "persona persona-on" : "persona"}>
@@ -22,7 +23,18 @@ export function PersonaCard({ persona, selected, onToggle }: { persona: CatalogP
             {t("onboarding.specialists.runsPrograms")}
           </span>
         )}
+        {persona.missing.length > 0 && (
+          <span className="persona-runs persona-needs" data-testid={`specialist-needs-${persona.id}`}>
+            <PackagePlus size={13} aria-hidden="true" />
+            {persona.missing.map((p) => t("onboarding.specialists.needs", { what: addOnOf(p) })).join(" · ")}
+          </span>
+        )}
       </button>
+      {persona.missing.length > 0 && onInstall && (
+        <button type="button" className="link persona-install" onClick={onInstall} data-testid={`specialist-install-${persona.id}`}>
+          {t("onboarding.specialists.install")}
+        </button>
+      )}
       <details className="persona-details">
         <summary data-testid={`specialist-details-${persona.id}`}>{t("onboarding.specialists.details")}</summary>
         <dl>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 
 import type { CatalogPersona } from "../../api";
-import { STEPS, defaultChoice, stepIndex, toggleChoice } from "./steps";
+import { STEPS, addOnOf, defaultChoice, stepIndex, toggleChoice } from "./steps";
 
 const persona = (id: string, runsPrograms = false): CatalogPersona => ({
   id,
@@ -12,9 +12,10 @@ const persona = (id: string, runsPrograms = false): CatalogPersona => ({
   skills: [],
   enabled: false,
   runsPrograms,
+  missing: [],
 });
 
-const catalog = [persona("web_researcher"), persona("software_engineer", true), persona("shell_runner", true), persona("content_writer")];
+const catalog = [persona("web_researcher"), persona("software_engineer", true), persona("shell_runner", true), persona("content_writer"), { ...persona("browser_operator"), missing: ["mcp__playwright__*"] }];
 
 describe("first run steps", () => {
   it("goes connect → specialists → sample", () => {
@@ -22,8 +23,14 @@ describe("first run steps", () => {
     expect(stepIndex("sample")).toBe(2);
   });
 
-  it("pre-selects no specialist that runs programs", () => {
+  it("pre-selects no specialist that runs programs, nor one whose tools are not installed", () => {
     expect(defaultChoice(catalog)).toEqual(["web_researcher", "content_writer"]);
+  });
+
+  it("names what a missing pattern needs", () => {
+    expect(addOnOf("mcp__playwright__*")).toBe("Playwright");
+    expect(addOnOf("mcp__my_server__*")).toBe("My_server");
+    expect(addOnOf("web_fetch")).toBe("web_fetch");
   });
 
   it("toggles a specialist in and out, in catalog order", () => {

@@ -11,9 +11,18 @@ export function stepIndex(step: Step): number {
 }
 
 /** The specialists offered checked: every one except those that run
- * programs on this computer, which are chosen only on purpose. */
+ * programs on this computer, which are chosen only on purpose, and those
+ * whose tools are not installed yet (they could not do their job). */
 export function defaultChoice(personas: readonly CatalogPersona[]): string[] {
-  return personas.filter((p) => !p.runsPrograms).map((p) => p.id);
+  return personas.filter((p) => !p.runsPrograms && p.missing.length === 0).map((p) => p.id);
+}
+
+/** What a missing tool pattern needs, by name: `mcp__playwright__*` is the
+ * Playwright add-on (an MCP server); anything else is named as it is. */
+export function addOnOf(pattern: string): string {
+  const server = /^mcp__([^_]+(?:_[^_]+)*)__/.exec(pattern)?.[1];
+  if (!server) return pattern;
+  return server.charAt(0).toUpperCase() + server.slice(1);
 }
 
 /** Flips `id` in the choice, keeping the catalog's order. */
