@@ -169,6 +169,12 @@ test("a canvas: items (one dropped), two variants generated with the text stream
   await thumb.scrollIntoView({ block: "center" });
   await shot(browser, "canvas-image-item");
 
+  // An empty canvas offers its formats as tiles (review item 9).
+  const tiles = await el("preset-tiles");
+  await tiles.waitForDisplayed({ timeout: 10_000 });
+  assert.match(await tiles.getText(), /X thread/);
+  assert.match(await tiles.getText(), /The gist in a few lines/);
+  await shot(browser, "canvas-preset-tiles");
   for (const [preset, prompt] of [
     ["x-thread", "Serious, for a general audience"],
     ["tldr-brief", ""],

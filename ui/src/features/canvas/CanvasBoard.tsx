@@ -17,6 +17,7 @@ import { VariantCard, type Live } from "./VariantCard";
 import { nextLive, shownLive } from "./live";
 import { canvasKeys, canvasQuery } from "./queries";
 import { NEXT_STEP_SEEN, takeGenerateOnOpen, willGenerateOnOpen } from "./firstDraft";
+import { PresetTiles } from "./PresetTiles";
 import { ITEMS_HIDDEN, useStoredFlag } from "./storedFlag";
 
 /** How many variants fold the items column away, until the person chooses. */
@@ -167,7 +168,7 @@ export function CanvasBoard({
         )}
         <div className="variants-grid" data-testid="variants" data-count={variants.length}>
           {variants.length === 0 ? (
-            <div className="variants-empty muted">{t("canvas.noVariants")}</div>
+            <PresetTiles canvasId={id} />
           ) : (
             variants.map((v) => (
               <VariantCard key={v.id} variant={v} canvas={canvas} live={shownLive(live[v.id], v)} onEvent={onEvent} onRemove={() => removeVariant(v)} />
