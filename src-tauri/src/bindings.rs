@@ -190,6 +190,8 @@ pub fn builder<R: Runtime>() -> Builder<R> {
             runs::run_agent,
             runs::list_runs,
             activity::activity_timeline,
+            runs::continue_run_in_chat,
+            desktop::export_run_to_file,
             activity::mark_activity_seen,
             runs::get_run,
             runs::resumable_runs,

@@ -220,6 +220,13 @@ export const commands = {
 	runAgent: (id: AgentId, input: string, options: AgentRunOptions_Deserialize, onEvent: Channel<RunEvent_Deserialize>) => __TAURI_INVOKE<Run_Serialize>("run_agent", { id, input, options, onEvent }),
 	listRuns: (filter: RunFilter_Deserialize) => __TAURI_INVOKE<Run_Serialize[]>("list_runs", { filter }),
 	activityTimeline: (filter: ActivityFilter_Deserialize) => __TAURI_INVOKE<ActivityPage_Serialize>("activity_timeline", { filter }),
+	/**  A finished run's result goes on in a new conversation (issue 37). */
+	continueRunInChat: (runId: string) => __TAURI_INVOKE<Conversation_Serialize>("continue_run_in_chat", { runId }),
+	/**
+	 *  Opens the save dialog, then writes a finished run's result as markdown
+	 *  where the person chose; `false` when they cancelled.
+	 */
+	exportRunToFile: (runId: string, title: string) => __TAURI_INVOKE<boolean>("export_run_to_file", { runId, title }),
 	markActivitySeen: () => __TAURI_INVOKE<null>("mark_activity_seen"),
 	getRun: (id: string) => __TAURI_INVOKE<RunDetail_Serialize>("get_run", { id }),
 	resumableRuns: () => __TAURI_INVOKE<Run_Serialize[]>("resumable_runs"),

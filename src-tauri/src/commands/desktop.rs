@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use colmena_core::canvas::exports::{self, ExportRequest, ExportTarget, Exported};
+use colmena_core::runtime::follow_up;
 use colmena_core::skills::{self, Skill};
 use colmena_core::{AppError, Ctx};
 use serde::{Deserialize, Serialize};
@@ -190,6 +191,25 @@ pub async fn export_variant_to_file(
     exports::export_variant(&ctx, &me(&ctx), export)
         .await
         .map(Some)
+}
+
+/// Opens the save dialog, then writes a finished run's result as markdown
+/// where the person chose; `false` when they cancelled.
+#[tauri::command]
+#[specta::specta]
+pub async fn export_run_to_file(
+    dialogs: State<'_, Dialogs>,
+    ctx: State<'_, Ctx>,
+    run_id: String,
+    title: String,
+) -> Result<bool, AppError> {
+    let document = follow_up::as_markdown(&ctx, &me(&ctx), &run_id).await?;
+    let Some(path) = dialogs.save_markdown(title, document.file_name).await else {
+        return Ok(false);
+    };
+    follow_up::export_markdown(&ctx, &me(&ctx), &run_id, &path)
+        .await
+        .map(|()| true)
 }
 
 /// Opens the folder picker, then imports the skill in the chosen folder;

@@ -133,6 +133,8 @@ pub const COMMANDS: &[&str] = &[
     "run_agent",
     "list_runs",
     "activity_timeline",
+    "continue_run_in_chat",
+    "export_run_to_file",
     "mark_activity_seen",
     "get_run",
     "resumable_runs",

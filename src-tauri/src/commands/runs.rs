@@ -2,12 +2,13 @@
 //! cancelling. Events stream to the window through a `Channel`.
 
 use colmena_core::caller::Client;
+use colmena_core::conversations::Conversation;
 use colmena_core::ids::AgentId;
 use colmena_core::permissions::approvals::{self, Approval, Decision};
 use colmena_core::runs::context::{EventSink, RunEvent};
 use colmena_core::runs::{self, Run, RunDetail, RunFilter};
 use colmena_core::runtime::agent::{self, AgentRunOptions};
-use colmena_core::runtime::resume;
+use colmena_core::runtime::{follow_up, resume};
 use colmena_core::{AppError, Caller, Ctx};
 use tauri::State;
 use tauri::ipc::Channel;
@@ -38,6 +39,16 @@ pub async fn run_agent(
         sink(on_event),
     )
     .await
+}
+
+/// A finished run's result goes on in a new conversation (issue 37).
+#[tauri::command]
+#[specta::specta]
+pub async fn continue_run_in_chat(
+    ctx: State<'_, Ctx>,
+    run_id: String,
+) -> Result<Conversation, AppError> {
+    follow_up::continue_in_chat(&ctx, &Caller::ui(&ctx), &run_id).await
 }
 
 #[tauri::command]

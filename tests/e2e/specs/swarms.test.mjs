@@ -406,3 +406,46 @@ test("saving a swarm of switched-off specialists reports what they need, and act
   const installed = status.personas.filter((p) => p.enabled).map((p) => p.id);
   assert.deepEqual(installed.sort(), ["software_engineer", "web_researcher"]);
 });
+
+test("a swarm's result leads somewhere: on in a chat, and into a canvas as an item", async () => {
+  // From Activity, the latest swarm run opens with its result.
+  const openLatestSwarmRun = async () => {
+    await click("nav-activity");
+    const row = await browser.$(`${byTestId("activity-entry")}[data-kind="swarm"] ${byTestId("activity-open")}`);
+    await row.waitForDisplayed({ timeout: 15_000 });
+    await row.click();
+    const actions = await el("result-actions");
+    await actions.waitForDisplayed({ timeout: 15_000 });
+    return actions;
+  };
+  const actions = await openLatestSwarmRun();
+  assert.match(await actions.getText(), /Copy.*Export.*Send to canvas.*Continue in chat/s);
+  await shot(browser, "result-actions");
+
+  // Continue in chat: the question and the swarm's answer open a conversation.
+  await click("result-to-chat");
+  await browser.waitUntil(async () => (await browser.execute(() => window.location.hash)).startsWith("#/chat/"), {
+    timeout: 15_000,
+    timeoutMsg: "Continue in chat did not open a conversation",
+  });
+  const answer = await browser.$(byTestId("message-assistant"));
+  await answer.waitForDisplayed({ timeout: 15_000 });
+  assert.match(await answer.getText(), /Bees dance/);
+  await shot(browser, "result-continued-in-chat");
+
+  // Send to canvas: a new canvas holds the result as an item.
+  await openLatestSwarmRun();
+  await click("result-to-canvas");
+  await el("send-to-canvas").then((d) => d.waitForDisplayed({ timeout: 10_000 }));
+  await (await el("send-canvas")).selectByAttribute("value", "");
+  await click("send-canvas-go");
+  await browser.waitUntil(async () => (await browser.execute(() => window.location.hash)).startsWith("#/canvas/"), {
+    timeout: 15_000,
+    timeoutMsg: "Send to canvas did not open the canvas",
+  });
+  const canvasId = (await browser.execute(() => window.location.hash)).split("/")[2];
+  const shown = JSON.parse(colmena(driver.dataDir, "--json", "canvas", "show", canvasId));
+  assert.equal(shown.items.length, 1);
+  assert.match(shown.items[0].snippet, /Bees dance/);
+  await shot(browser, "result-sent-to-canvas");
+});

@@ -408,6 +408,8 @@ export const runtimeApi = {
   runAgent: (id: string, input: string, onEvent: OnRunEvent) =>
     call(commands.runAgent(id, input, {}, runChannel(onEvent))),
   listRuns: (filter: RunFilter) => call(commands.listRuns(filter)),
+  /** A finished run's question and answer, as a new conversation. */
+  continueRunInChat: (runId: string) => call(commands.continueRunInChat(runId)),
   getRun: (id: string) => call(commands.getRun(id)),
   resumableRuns: () => call(commands.resumableRuns()),
   resumeRun: (id: string, onEvent: OnRunEvent) => call(commands.resumeRun(id, runChannel(onEvent))),
@@ -578,6 +580,8 @@ export async function onUserNotice(onNotice: (notice: Notice) => void): Promise<
  */
 export const desktopApi = {
   exportVariantToFile: (request: ExportToFile) => call(commands.exportVariantToFile(request)),
+  /** A finished run's result, as markdown, where the person chooses. */
+  exportRunToFile: (runId: string, title: string) => call(commands.exportRunToFile(runId, title)),
   importSkillFolder: (title: string) => call(commands.importSkillFolder(title)),
   /** Opens an http(s) link in the system browser; the window never leaves the app. */
   openLink: (url: string) => call(commands.openLink(url)),

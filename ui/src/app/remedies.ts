@@ -160,6 +160,7 @@ const NONE = [
   "not_listed",
   "local_only",
   "immutable",
+  "no_result",
 ];
 
 const BY_CODE: Record<ErrorCode, Remedy> = {

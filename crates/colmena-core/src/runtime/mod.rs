@@ -13,6 +13,7 @@
 
 pub mod agent;
 pub mod chat;
+pub mod follow_up;
 pub mod resume;
 
 use std::future::Future;

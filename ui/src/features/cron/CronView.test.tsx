@@ -75,6 +75,8 @@ vi.mock("../../api", async () => {
     api: { listAgents: async () => [] },
     runtimeApi: { listSwarms: async () => [], getRun: async () => ({ run: null, steps: [], children: [] }) },
     inboxApi: { listAuthors: async () => [] },
+    canvasApi: { list: async () => [] },
+    desktopApi: {},
     cronApi: {
       list: async () => backend.jobs,
       history: async () => backend.history,

@@ -38,6 +38,8 @@ vi.mock("../../api", async () => {
   return {
     ...errors,
     api: { listAgents: () => Promise.resolve([{ id: "redactora", name: "Redactora", persona: null }]) },
+    canvasApi: { list: async () => [] },
+    desktopApi: {},
     runtimeApi: {
       // The list a stale backend still answers: the test decides when it changes.
       resumableRuns: () => Promise.resolve(backend.resumable),

@@ -12,6 +12,7 @@ import { Banner } from "../../components/Banner";
 import { CopyId } from "../../components/CopyId";
 import { Dialog } from "../../components/Dialog";
 import { Markdown } from "../../components/Markdown";
+import { ResultActions } from "./ResultActions";
 import { Spinner } from "../../components/Spinner";
 import { runDetailQuery } from "./queries";
 import { PhaseBadge } from "./RunPanel";
@@ -67,6 +68,9 @@ export function RunDetailDialog({ id, names, onClose }: { id: string; names: Rec
             <div className="run-output">
               <h4>{t("runs.result")}</h4>
               <Markdown source={run.output} />
+              {run.status === "completed" && (
+                <ResultActions runId={run.id} output={run.output} title={run.kind === "swarm" ? known.swarm(run.targetId) : agent(run.targetId)} />
+              )}
             </div>
           )}
         </div>

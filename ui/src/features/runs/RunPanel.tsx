@@ -11,6 +11,7 @@ import { Banner } from "../../components/Banner";
 import { Button } from "../../components/Button";
 import { Markdown } from "../../components/Markdown";
 import { Spinner } from "../../components/Spinner";
+import { ResultActions } from "./ResultActions";
 import { ToolEntryView } from "./ToolEntry";
 import { notReported, usageText } from "./tokens";
 import type { Entry, MemberProgress, RunPhase, RunView } from "./runState";
@@ -88,6 +89,13 @@ export function RunPanel({ view, refusal, expected = [], names = {}, onCancel, c
         <div className="run-output" data-testid="run-output">
           <h4>{t("runs.result")}</h4>
           <Markdown source={view.output} />
+          {view.runId && (
+            <ResultActions
+              runId={view.runId}
+              output={view.output}
+              title={view.targetId ? (view.kind === "swarm" ? known.swarm(view.targetId) : nameOf(view.targetId)) : t("runs.result")}
+            />
+          )}
         </div>
       )}
     </section>
