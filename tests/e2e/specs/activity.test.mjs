@@ -115,7 +115,7 @@ test("one timeline holds a generation, a chat, a swarm run, a job's fire, a wake
   assert.match(text, /The Newsroom swarm ran/);
   assert.match(text, /Scheduled job «Digest»/);
   assert.match(text, /Ambrosio woke up to read its mail/);
-  assert.match(text, /Ingeniera asks to use/);
+  assert.match(text, /Ingeniera asks to use Run a command/);
   assert.match(text, /Done: the news in three lines\./, "a result's first lines are shown");
   assert.match(text, /You, from the command line/, "who started it");
   // Each run once: the job's run and the wake-up's run are not also agent

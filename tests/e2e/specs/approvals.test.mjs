@@ -181,7 +181,7 @@ test("a run no view shows asks through the app-wide stack; the window's answer r
   await click("nav-catalog");
   const stack = await el("pending-approvals");
   await stack.waitForDisplayed({ timeout: 20_000 });
-  assert.match(await stack.getText(), /cli_exec/);
+  assert.match(await stack.getText(), /Run a command/);
   await shot(browser, "approval-background");
   await stack.$(byTestId("approval-deny")).click();
 

@@ -397,7 +397,7 @@ test("saving a swarm of switched-off specialists reports what they need, and act
   const pending = await el("pending-activation");
   await pending.waitForDisplayed({ timeout: 10_000 });
   assert.match(await pending.getText(), /Specialists: .*Web researcher/);
-  assert.match(await pending.getText(), /cli_exec/);
+  assert.match(await pending.getText(), /Run a command/);
   await pending.scrollIntoView({ block: "center" });
   await shot(browser, "swarm-pending-activation");
   await click("activate-members");

@@ -5,6 +5,7 @@ import type { TFunction } from "i18next";
 
 import type { ActivityEntry } from "../../api";
 import { clientName } from "../../app/names";
+import { toolTitle } from "../../app/toolTitle";
 
 /** "Worker ran", "Chat with Heraldo", "Round 2 of X thread in «Morning brief»". */
 export function entrySentence(t: TFunction, e: ActivityEntry): string {
@@ -17,7 +18,7 @@ export function entrySentence(t: TFunction, e: ActivityEntry): string {
         canvas: name,
       });
     case "approval":
-      return t("activity.sentence.approval", { agent: name, tool: e.tool ?? "" });
+      return t("activity.sentence.approval", { agent: name, tool: toolTitle(t, e.tool ?? "") });
     default:
       return t(`activity.sentence.${e.kind}`, { name });
   }

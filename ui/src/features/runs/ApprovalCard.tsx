@@ -16,6 +16,7 @@ import { useNames } from "../../app/names";
 import { Button } from "../../components/Button";
 import { runtimeKeys } from "./queries";
 import { shownArguments } from "./shownArguments";
+import { toolTitle } from "../../app/toolTitle";
 
 export function ApprovalCard({ approval, agentName, origin }: { approval: Approval; agentName?: string; origin?: ReactNode }) {
   const { t } = useTranslation();
@@ -27,10 +28,10 @@ export function ApprovalCard({ approval, agentName, origin }: { approval: Approv
   });
   const who = agentName ?? names.agent(approval.agentId);
   return (
-    <div className="approval-card" role="group" aria-label={t("approvals.asks", { agent: who, tool: approval.tool })} data-testid="approval-card" data-tool={approval.tool}>
+    <div className="approval-card" role="group" aria-label={t("approvals.asks", { agent: who, tool: toolTitle(t, approval.tool) })} data-testid="approval-card" data-tool={approval.tool}>
       <header>
         <ShieldAlert size={15} aria-hidden="true" />
-        <strong>{t("approvals.asks", { agent: who, tool: approval.tool })}</strong>
+        <strong title={approval.tool}>{t("approvals.asks", { agent: who, tool: toolTitle(t, approval.tool) })}</strong>
         <span className={`risk-badge risk-${approval.risk}`}>{t(`permissions.risk.${approval.risk}`)}</span>
       </header>
       {origin}

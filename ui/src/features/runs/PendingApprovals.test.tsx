@@ -38,7 +38,7 @@ describe("the app-wide stack of waiting tool calls", () => {
     const origin = await screen.findByTestId("approval-origin");
     expect(origin).toHaveTextContent(/^Run of Equipo de prensa, started /);
     expect(screen.getByTestId("copy-run-id")).toHaveAttribute("title", "top");
-    expect(await screen.findByText("Investigadora Principal wants to use cli_exec")).toBeInTheDocument();
+    expect(await screen.findByText("Investigadora Principal wants to use Run a command")).toBeInTheDocument();
     expect(screen.getByTestId("pending-approvals")).not.toHaveTextContent("investigadora");
   });
 });

@@ -10,6 +10,7 @@ import { useNames } from "../../app/names";
 import { Spinner } from "../../components/Spinner";
 import { ApprovalCard } from "./ApprovalCard";
 import type { ToolEntry } from "./runState";
+import { toolTitle } from "../../app/toolTitle";
 
 export function ToolEntryView({ entry, agentName }: { entry: ToolEntry; agentName: string }) {
   const { t } = useTranslation();
@@ -23,7 +24,7 @@ export function ToolEntryView({ entry, agentName }: { entry: ToolEntry; agentNam
     <details className={entry.ok === false ? "tool-entry tool-failed" : "tool-entry"} data-testid="tool-entry" data-tool={entry.name} data-state={state}>
       <summary>
         <Wrench size={12} aria-hidden="true" />
-        <span className="mono">{entry.name}</span>
+        <span title={entry.name}>{toolTitle(t, entry.name)}</span>
         {target && <span className="muted">{t("runs.delegatedTo", { agent: names.agent(target) })}</span>}
         {entry.ok === undefined && <Spinner size={10} />}
         {entry.ok === false && (

@@ -12,6 +12,7 @@ import { errorText } from "../../app/errorText";
 import { Banner } from "../../components/Banner";
 import { Button } from "../../components/Button";
 import { runtimeKeys } from "../runs/queries";
+import { toolTitle } from "../../app/toolTitle";
 
 /** The query key of a member list's pending activation (under `swarms`, so a swarm or agent change refetches it). */
 export const pendingKey = (agentIds: string[]) => [...runtimeKeys.swarms, "pending", agentIds.join(",")] as const;
@@ -36,7 +37,7 @@ export function PendingActivation({ swarm, names }: { swarm: Swarm; names: Recor
       <p>{t("swarms.pending.title")}</p>
       <ul className="pending-list">
         {plan.agents.length > 0 && <li>{t("swarms.pending.agents", { list: plan.agents.map((id) => names[id] ?? id).join(", ") })}</li>}
-        {plan.tools.length > 0 && <li>{t("swarms.pending.tools", { list: plan.tools.join(", ") })}</li>}
+        {plan.tools.length > 0 && <li>{t("swarms.pending.tools", { list: plan.tools.map((tool) => toolTitle(t, tool)).join(", ") })}</li>}
         {plan.skills.length > 0 && <li>{t("swarms.pending.skills", { list: plan.skills.join(", ") })}</li>}
       </ul>
       {activate.error && <p className="field-error">{errorText(t, activate.error)}</p>}
