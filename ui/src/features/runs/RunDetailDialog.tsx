@@ -16,6 +16,7 @@ import { ResultActions } from "./ResultActions";
 import { Spinner } from "../../components/Spinner";
 import { runDetailQuery } from "./queries";
 import { PhaseBadge } from "./RunPanel";
+import { toolTitle } from "../../app/toolTitle";
 
 export function RunDetailDialog({ id, names, onClose }: { id: string; names: Record<string, string>; onClose(): void }) {
   const { t } = useTranslation();
@@ -95,7 +96,9 @@ function StepBody({ step }: { step: RunStep }) {
     const ok = content?.ok === true;
     return (
       <span className="step-body">
-        <span className={ok ? "mono" : "mono tool-failed-mark"}>{String(content?.name ?? "")}</span>{" "}
+        <span className={ok ? undefined : "tool-failed-mark"} title={String(content?.name ?? "")}>
+          {toolTitle(t, String(content?.name ?? ""))}
+        </span>{" "}
         <span className="muted">{String(content?.output ?? "").slice(0, 400)}</span>
       </span>
     );
@@ -103,5 +106,13 @@ function StepBody({ step }: { step: RunStep }) {
   if (step.kind === "error") {
     return <span className="step-body tool-failed-mark">{String(content?.message ?? "")}</span>;
   }
-  return <span className="step-body muted">{step.kind}</span>;
+  if (step.kind === "member_output") {
+    return <span className="step-body muted">{t("runs.detail.memberOutput")}</span>;
+  }
+  // A kind this build does not name: said plainly, the kind in the tooltip.
+  return (
+    <span className="step-body muted" title={step.kind}>
+      {t("runs.detail.otherStep")}
+    </span>
+  );
 }
