@@ -13,7 +13,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use colmena_core::activity::{self, ActivityFigures, ActivityFilter};
+use colmena_core::activity::{self, ActivityFigures};
 use colmena_core::{Caller, Ctx};
 use tauri::menu::{Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::{MouseButton, MouseButtonState, TrayIconBuilder, TrayIconEvent};
@@ -90,17 +90,8 @@ pub fn away_text(since: Option<ActivityFigures>, lang: &str) -> String {
 
 /// What ran since the person last looked (`None` before they first did).
 async fn since_seen(ctx: &Ctx) -> Option<ActivityFigures> {
-    let page = activity::timeline(
-        ctx,
-        &Caller::ui(ctx),
-        ActivityFilter {
-            limit: Some(1),
-            ..ActivityFilter::default()
-        },
-    )
-    .await;
-    match page {
-        Ok(page) => page.since_seen.map(|s| s.figures),
+    match activity::since_seen(ctx, &Caller::ui(ctx)).await {
+        Ok(since) => since.map(|s| s.figures),
         Err(e) => {
             tracing::warn!("the tray's digest: {}", e.message);
             None

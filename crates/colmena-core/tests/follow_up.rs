@@ -64,9 +64,7 @@ async fn a_result_goes_on_in_a_chat_and_out_as_markdown_for_its_person_only() {
         "# Redactora\n\n> Write about bees\n\nBees make honey.\n"
     );
     let file = ws.dir.path().join("out.md");
-    follow_up::export_markdown(ctx, &me, &run.id, &file)
-        .await
-        .unwrap();
+    document.write_to(&file).unwrap();
     assert_eq!(std::fs::read_to_string(&file).unwrap(), document.markdown);
 
     // A swarm's result goes on with its first member (no orchestrator).

@@ -204,12 +204,13 @@ pub async fn export_run_to_file(
     title: String,
 ) -> Result<bool, AppError> {
     let document = follow_up::as_markdown(&ctx, &me(&ctx), &run_id).await?;
-    let Some(path) = dialogs.save_markdown(title, document.file_name).await else {
+    let Some(path) = dialogs
+        .save_markdown(title, document.file_name.clone())
+        .await
+    else {
         return Ok(false);
     };
-    follow_up::export_markdown(&ctx, &me(&ctx), &run_id, &path)
-        .await
-        .map(|()| true)
+    document.write_to(&path).map(|()| true)
 }
 
 /// Opens the folder picker, then imports the skill in the chosen folder;

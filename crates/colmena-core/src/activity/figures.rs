@@ -13,13 +13,14 @@ use rusqlite::{Connection, params};
 
 use super::{ActivityFigures, Scope};
 use crate::error::Result;
+use crate::store::bus::time::stored;
 
 pub(super) fn since(
     conn: &Connection,
     scope: &Scope,
     from: DateTime<Utc>,
 ) -> Result<ActivityFigures> {
-    let history_from = from.to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
+    let history_from = stored(from);
     let (runs, failures): (i64, i64) = conn.query_row(
         "SELECT count(*), coalesce(sum(status = 'failed'), 0) FROM runs
          WHERE user_id = ?1 AND parent_run_id IS NULL AND started_at >= ?2",

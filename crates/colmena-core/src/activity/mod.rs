@@ -17,6 +17,8 @@
 mod figures;
 mod sources;
 
+pub(crate) use sources::preview;
+
 use chrono::{DateTime, Duration, Local, TimeZone, Utc};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -234,12 +236,20 @@ pub(crate) struct Scope {
     pub owner: bool,
 }
 
+impl Scope {
+    /// The caller's scope; a role's token has none (`forbidden`).
+    fn of(ctx: &Ctx, caller: &Caller) -> Result<Scope> {
+        let person = caller.person()?;
+        Ok(Scope {
+            person: person.to_owned(),
+            owner: person == ctx.owner(),
+        })
+    }
+}
+
 /// The caller's timeline, newest first, with its figures.
 pub async fn timeline(ctx: &Ctx, caller: &Caller, filter: ActivityFilter) -> Result<ActivityPage> {
-    let scope = Scope {
-        person: caller.person()?.to_owned(),
-        owner: caller.person()? == ctx.owner(),
-    };
+    let scope = Scope::of(ctx, caller)?;
     let limit = match filter.limit {
         Some(0) | None => DEFAULT_LIMIT,
         Some(n) if n > MAX_LIMIT => {
@@ -254,30 +264,42 @@ pub async fn timeline(ctx: &Ctx, caller: &Caller, filter: ActivityFilter) -> Res
     let now = Utc::now();
     let today = start_of_local_day(now);
     let week = now - Duration::days(7);
-    let key = seen_key(&scope.person);
     ctx.store()
         .read(move |conn| {
             let (entries, more) = sources::read(conn, &scope, &filter, limit as usize)?;
-            let seen_at = meta::get(conn, &key)?
-                .and_then(|t| DateTime::parse_from_rfc3339(&t).ok())
-                .map(|t| t.with_timezone(&Utc));
-            let since_seen = match seen_at {
-                Some(seen_at) => Some(SinceSeen {
-                    seen_at,
-                    figures: figures::since(conn, &scope, seen_at)?,
-                }),
-                None => None,
-            };
             Ok(ActivityPage {
                 entries,
                 more,
                 today: figures::since(conn, &scope, today)?,
                 week: figures::since(conn, &scope, week)?,
                 waiting: figures::waiting(conn, &scope)?,
-                since_seen,
+                since_seen: since_seen_in(conn, &scope)?,
             })
         })
         .await
+}
+
+/// What ran since the caller last looked (`None` before they first did):
+/// the tray's digest.
+pub async fn since_seen(ctx: &Ctx, caller: &Caller) -> Result<Option<SinceSeen>> {
+    let scope = Scope::of(ctx, caller)?;
+    ctx.store()
+        .read(move |conn| since_seen_in(conn, &scope))
+        .await
+}
+
+fn since_seen_in(conn: &rusqlite::Connection, scope: &Scope) -> Result<Option<SinceSeen>> {
+    let seen_at = meta::get(conn, &seen_key(&scope.person))?
+        .and_then(|t| DateTime::parse_from_rfc3339(&t).ok())
+        .map(|t| t.with_timezone(&Utc));
+    seen_at
+        .map(|seen_at| {
+            Ok(SinceSeen {
+                seen_at,
+                figures: figures::since(conn, scope, seen_at)?,
+            })
+        })
+        .transpose()
 }
 
 /// Whether anything ever ran here (a run or a generated round): the window
@@ -304,12 +326,6 @@ pub async fn mark_seen(ctx: &Ctx, caller: &Caller) -> Result<DateTime<Utc>> {
         .write(move |tx| meta::set(tx, &key, &text))
         .await?;
     Ok(now)
-}
-
-/// The first lines of a text, bounded: what a row shows of a result (the
-/// timeline's, a job's history).
-pub(crate) fn preview(text: &str) -> Option<String> {
-    sources::preview(text)
 }
 
 fn seen_key(person: &str) -> String {

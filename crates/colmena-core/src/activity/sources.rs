@@ -17,6 +17,7 @@ use crate::caller::Client;
 use crate::error::{AppError, Result};
 use crate::llm::Usage;
 use crate::runs::stored_count;
+use crate::store::bus::time::{parse_stored, stored};
 
 /// Lines and characters a preview keeps.
 const PREVIEW_LINES: usize = 3;
@@ -80,8 +81,9 @@ pub(super) fn read(
     Ok((all, more))
 }
 
-/// The first lines of a text, bounded.
-pub(super) fn preview(text: &str) -> Option<String> {
+/// The first lines of a text, bounded: what a row shows of a result (the
+/// timeline's, a job's history).
+pub(crate) fn preview(text: &str) -> Option<String> {
     let lines: Vec<&str> = text
         .lines()
         .map(str::trim)
@@ -114,18 +116,9 @@ fn duration(from: DateTime<Utc>, to: Option<DateTime<Utc>>) -> Option<u64> {
     to.and_then(|to| u64::try_from((to - from).num_milliseconds()).ok())
 }
 
-/// A time the job and wake histories keep (`…T…Z`).
-fn history_time(text: Option<String>) -> Result<Option<DateTime<Utc>>> {
-    text.map(|t| {
-        DateTime::parse_from_rfc3339(&t)
-            .map(|t| t.with_timezone(&Utc))
-            .map_err(|e| AppError::internal(format!("a stored time '{t}' does not read: {e}")))
-    })
-    .transpose()
-}
-
-fn history_text(at: DateTime<Utc>) -> String {
-    at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
+/// A time the job and wake histories may not have yet (`…T…Z`).
+fn history_time(text: Option<String>) -> rusqlite::Result<Option<DateTime<Utc>>> {
+    text.as_deref().map(parse_stored).transpose()
 }
 
 /// A stored run's error, as the person reads it.
@@ -329,42 +322,22 @@ fn jobs(conn: &Connection, before: DateTime<Utc>, take: usize) -> Result<Vec<Act
          WHERE h.started_at < ?1
          ORDER BY h.started_at DESC LIMIT ?2",
     )?;
-    let rows = stmt.query_map(params![history_text(before), take as i64], |r| {
-        Ok((
-            r.get::<_, i64>("id")?,
-            r.get::<_, String>("job_id")?,
-            r.get::<_, String>("job_name")?,
-            r.get::<_, String>("started_at")?,
-            r.get::<_, Option<String>>("finished_at")?,
-            r.get::<_, String>("status")?,
-            r.get::<_, Option<i64>>("duration_ms")?,
-            r.get::<_, Option<String>>("run_id")?,
-            [
-                r.get::<_, Option<String>>("error")?,
-                r.get::<_, Option<String>>("note")?,
-                r.get::<_, Option<String>>("output")?,
-            ],
-            usage(r, "")?,
-        ))
-    })?;
-    let mut entries = Vec::new();
-    for row in rows {
-        let (seq, job, name, started, finished, status, took, run, [error, note, output], usage) =
-            row?;
-        let at = history_time(Some(started))?.unwrap_or_default();
-        let status = match status.as_str() {
+    let rows = stmt.query_map(params![stored(before), take as i64], |r| {
+        let job: String = r.get("job_id")?;
+        let name: String = r.get("job_name")?;
+        let status = match r.get::<_, String>("status")?.as_str() {
             "running" => ActivityStatus::Running,
             "succeeded" => ActivityStatus::Completed,
             "skipped" => ActivityStatus::Skipped,
             _ => ActivityStatus::Failed,
         };
-        let preview = match status {
-            ActivityStatus::Completed => output.as_deref().and_then(preview),
-            ActivityStatus::Skipped => note.as_deref().and_then(preview),
-            _ => error.as_deref().and_then(preview),
+        let shown = match status {
+            ActivityStatus::Completed => "output",
+            ActivityStatus::Skipped => "note",
+            _ => "error",
         };
-        entries.push(ActivityEntry {
-            key: format!("job:{seq}"),
+        Ok(ActivityEntry {
+            key: format!("job:{}", r.get::<_, i64>("id")?),
             kind: ActivityKind::Job,
             status,
             title: Some(name.clone()),
@@ -377,20 +350,25 @@ fn jobs(conn: &Connection, before: DateTime<Utc>, take: usize) -> Result<Vec<Act
                 id: job.clone(),
                 name,
             },
-            at,
-            finished_at: history_time(finished)?,
-            duration_ms: took.and_then(|t| u64::try_from(t).ok()),
-            usage,
-            preview,
+            at: parse_stored(&r.get::<_, String>("started_at")?)?,
+            finished_at: history_time(r.get("finished_at")?)?,
+            duration_ms: r
+                .get::<_, Option<i64>>("duration_ms")?
+                .and_then(|t| u64::try_from(t).ok()),
+            usage: usage(r, "")?,
+            preview: r
+                .get::<_, Option<String>>(shown)?
+                .as_deref()
+                .and_then(preview),
             needs_you: false,
             link: ActivityLink {
-                run_id: run,
+                run_id: r.get("run_id")?,
                 job_id: Some(job),
                 ..ActivityLink::default()
             },
-        });
-    }
-    Ok(entries)
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// Every wake-up of the workspace's roles: what it answered, or why not.
@@ -405,54 +383,32 @@ fn wake_ups(conn: &Connection, before: DateTime<Utc>, take: usize) -> Result<Vec
          WHERE w.started_at < ?1
          ORDER BY w.started_at DESC LIMIT ?2",
     )?;
-    let rows = stmt.query_map(params![history_text(before), take as i64], |r| {
-        Ok((
-            r.get::<_, i64>("id")?,
-            r.get::<_, String>("author_id")?,
-            r.get::<_, Option<String>>("role_name")?,
-            r.get::<_, String>("started_at")?,
-            r.get::<_, Option<String>>("finished_at")?,
-            r.get::<_, Option<String>>("run_id")?,
-            (
-                r.get::<_, Option<u32>>("input_tokens")?,
-                r.get::<_, Option<u32>>("output_tokens")?,
-            ),
-            (
-                r.get::<_, Option<i64>>("exit_code")?,
-                r.get::<_, bool>("timed_out")?,
-                r.get::<_, Option<String>>("run_status")?,
-            ),
-            [
-                r.get::<_, Option<String>>("summary")?,
-                r.get::<_, Option<String>>("output")?,
-                r.get::<_, Option<String>>("error")?,
-            ],
-        ))
-    })?;
-    let mut entries = Vec::new();
-    for row in rows {
-        let (seq, role, name, started, finished, run, (tokens_in, tokens_out), ending, texts) =
-            row?;
-        let (exit, timed_out, run_status) = ending;
-        let [summary, output, error] = texts;
-        let at = history_time(Some(started))?.unwrap_or_default();
-        let finished = history_time(finished)?;
-        let failed = error.is_some() || timed_out || exit.is_some_and(|c| c != 0);
-        let status = match (finished, run_status.as_deref()) {
+    let rows = stmt.query_map(params![stored(before), take as i64], |r| {
+        let role: String = r.get("author_id")?;
+        let name = r
+            .get::<_, Option<String>>("role_name")?
+            .unwrap_or_else(|| role.clone());
+        let at = parse_stored(&r.get::<_, String>("started_at")?)?;
+        let finished = history_time(r.get("finished_at")?)?;
+        let (summary, output, error): (Option<String>, Option<String>, Option<String>) =
+            (r.get("summary")?, r.get("output")?, r.get("error")?);
+        let failed = error.is_some()
+            || r.get::<_, bool>("timed_out")?
+            || r.get::<_, Option<i64>>("exit_code")?
+                .is_some_and(|c| c != 0);
+        let status = match (
+            finished,
+            r.get::<_, Option<String>>("run_status")?.as_deref(),
+        ) {
             (_, Some("interrupted")) => ActivityStatus::Interrupted,
             (_, Some("cancelled")) => ActivityStatus::Cancelled,
             (None, _) => ActivityStatus::Running,
             _ if failed => ActivityStatus::Failed,
             _ => ActivityStatus::Completed,
         };
-        let preview = if failed {
-            error.as_deref().or(output.as_deref()).and_then(preview)
-        } else {
-            summary.as_deref().or(output.as_deref()).and_then(preview)
-        };
-        let name = name.unwrap_or_else(|| role.clone());
-        entries.push(ActivityEntry {
-            key: format!("wake:{seq}"),
+        let said = if failed { error } else { summary };
+        Ok(ActivityEntry {
+            key: format!("wake:{}", r.get::<_, i64>("id")?),
             kind: ActivityKind::WakeUp,
             status,
             title: Some(name.clone()),
@@ -469,19 +425,19 @@ fn wake_ups(conn: &Connection, before: DateTime<Utc>, take: usize) -> Result<Vec
             finished_at: finished,
             duration_ms: duration(at, finished),
             usage: Usage {
-                prompt_tokens: tokens_in,
-                completion_tokens: tokens_out,
+                prompt_tokens: r.get("input_tokens")?,
+                completion_tokens: r.get("output_tokens")?,
             },
-            preview,
+            preview: said.or(output).as_deref().and_then(preview),
             needs_you: false,
             link: ActivityLink {
-                run_id: run,
+                run_id: r.get("run_id")?,
                 role_id: Some(role),
                 ..ActivityLink::default()
             },
-        });
-    }
-    Ok(entries)
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// Tool calls waiting for the person, in the person's runs (a woken role's

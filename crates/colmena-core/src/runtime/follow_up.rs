@@ -123,14 +123,15 @@ pub async fn as_markdown(ctx: &Ctx, caller: &Caller, run_id: &str) -> Result<Run
     })
 }
 
-/// Writes the run's result where the person chose (the save dialog).
-pub async fn export_markdown(ctx: &Ctx, caller: &Caller, run_id: &str, path: &Path) -> Result<()> {
-    let document = as_markdown(ctx, caller, run_id).await?;
-    std::fs::write(path, document.markdown).map_err(|e| {
-        AppError::invalid_field(
-            "path",
-            "not_writable",
-            format!("cannot write {}: {e}", path.display()),
-        )
-    })
+impl RunDocument {
+    /// Writes it where the person chose (the save dialog).
+    pub fn write_to(&self, path: &Path) -> Result<()> {
+        std::fs::write(path, &self.markdown).map_err(|e| {
+            AppError::invalid_field(
+                "path",
+                "not_writable",
+                format!("cannot write {}: {e}", path.display()),
+            )
+        })
+    }
 }

@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 import { useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import {
@@ -56,14 +56,11 @@ export function ActivityView() {
   const first = timeline.data?.pages[0];
   const entries = timeline.data?.pages.flatMap((p) => p.entries) ?? [];
   const [opened, setOpened] = useState<string | null>(null);
+  const markSeen = useCallback(() => {
+    void activityApi.markSeen().then(() => client.invalidateQueries({ queryKey: activityKeys.all }));
+  }, [client]);
   // Leaving the view is having looked: "while you were away" starts again.
-  useEffect(
-    () => () => {
-      void activityApi.markSeen().then(() => client.invalidateQueries({ queryKey: activityKeys.all }));
-    },
-    [client],
-  );
-  const dismissAway = () => void activityApi.markSeen().then(() => client.invalidateQueries({ queryKey: activityKeys.all }));
+  useEffect(() => markSeen, [markSeen]);
   const days = groupByDay(entries, (e) => e.at);
   const choose = (next: ActivityKind | null) => {
     setNeedsYou(false);
@@ -84,7 +81,7 @@ export function ActivityView() {
                 failed: t("activity.awayFailed", { count: first.sinceSeen.figures.failures }),
               })}
             </span>
-            <Button size="sm" variant="secondary" onClick={dismissAway} data-testid="activity-away-seen">
+            <Button size="sm" variant="secondary" onClick={markSeen} data-testid="activity-away-seen">
               {t("activity.gotIt")}
             </Button>
           </Banner>
