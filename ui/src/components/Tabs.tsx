@@ -18,10 +18,11 @@ export function Tabs<T extends string>({ tabs, active, onChange, label }: { tabs
           aria-selected={id === active}
           className={id === active ? "tab tab-active" : "tab"}
           data-testid={`tab-${id}`}
+          title={text}
           onClick={() => onChange(id)}
         >
           {Icon && <Icon size={15} aria-hidden="true" />}
-          {text}
+          <span className="tab-label">{text}</span>
           {count !== undefined && <span className="tab-count">{count}</span>}
         </button>
       ))}
