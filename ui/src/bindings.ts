@@ -242,6 +242,19 @@ export const commands = {
 	closeConversation: (id: string) => __TAURI_INVOKE<Conversation_Serialize>("close_conversation", { id }),
 	reopenConversation: (id: string) => __TAURI_INVOKE<Conversation_Serialize>("reopen_conversation", { id }),
 	deleteConversation: (id: string) => __TAURI_INVOKE<null>("delete_conversation", { id }),
+	/**
+	 *  A new conversation with the messages before `message_id` (one the
+	 *  person wrote): editing or asking again, the original kept.
+	 */
+	forkConversation: (id: string, messageId: number) => __TAURI_INVOKE<Conversation_Serialize>("fork_conversation", { id, messageId }),
+	/**  The model the conversation answers with; `None`: its agent's own. */
+	setConversationModel: (id: string, modelId: string | null) => __TAURI_INVOKE<Conversation_Serialize>("set_conversation_model", { id, modelId }),
+	searchConversations: (query: string) => __TAURI_INVOKE<ConversationHit_Serialize[]>("search_conversations", { query }),
+	/**
+	 *  Opens the save dialog, then writes the conversation as Markdown there;
+	 *  `false` when the person cancelled.
+	 */
+	exportConversationToFile: (id: string, title: string) => __TAURI_INVOKE<boolean>("export_conversation_to_file", { id, title }),
 	conversationResume: (id: string) => __TAURI_INVOKE<Resumable_Serialize | null>("conversation_resume", { id }),
 	sendChatMessage: (conversationId: string, text: string, images: string[], onEvent: Channel<RunEvent_Deserialize>) => __TAURI_INVOKE<Run_Serialize>("send_chat_message", { conversationId, text, images, onEvent }),
 	/**  An image dropped on the composer, stored as the owner's artifact. */
@@ -1203,6 +1216,10 @@ export type ChatMessage_Deserialize = {
 	createdAt: string,
 	/**  Images attached to it, in order. */
 	images?: MessageImage_Deserialize[],
+	/**  An answer's tool calls, in order (see [`answers`]). */
+	tools?: MessageTool[],
+	/**  An answer's token counts, from its run; `None` for other messages. */
+	usage?: Usage_Deserialize | null,
 };
 
 export type ChatMessage_Serialize = {
@@ -1214,6 +1231,10 @@ export type ChatMessage_Serialize = {
 	createdAt: string,
 	/**  Images attached to it, in order. */
 	images: MessageImage_Serialize[],
+	/**  An answer's tool calls, in order (see [`answers`]). */
+	tools: MessageTool[],
+	/**  An answer's token counts, from its run; `None` for other messages. */
+	usage: Usage_Serialize | null,
 };
 
 /**  What streams while the model answers. */
@@ -1325,6 +1346,27 @@ export type ConnectionCheck = {
 
 export type Conversation = Conversation_Serialize | Conversation_Deserialize;
 
+/**  A conversation that matched, and where. */
+export type ConversationHit = ConversationHit_Serialize | ConversationHit_Deserialize;
+
+/**  A conversation that matched, and where. */
+export type ConversationHit_Deserialize = {
+	conversation: Conversation_Deserialize,
+	/**  The latest message that matched (`None` when only the title did). */
+	messageId?: number | null,
+	/**  That message around the match, on one line. */
+	snippet?: string | null,
+};
+
+/**  A conversation that matched, and where. */
+export type ConversationHit_Serialize = {
+	conversation: Conversation_Serialize,
+	/**  The latest message that matched (`None` when only the title did). */
+	messageId: number | null,
+	/**  That message around the match, on one line. */
+	snippet: string | null,
+};
+
 export type Conversation_Deserialize = {
 	id: string,
 	userId: string,
@@ -1337,6 +1379,13 @@ export type Conversation_Deserialize = {
 	createdAt: string,
 	updatedAt: string,
 	lastMessageAt?: string | null,
+	/**  The model the agent answers with here; `None` is the agent's own. */
+	modelId?: string | null,
+	/**
+	 *  The conversation this one branched off (an edited or retried
+	 *  message); `None` for an original, or once that one is deleted.
+	 */
+	forkedFrom?: string | null,
 	/**  The latest run, when listed `with_runs`. */
 	lastRun?: Run_Deserialize | null,
 };
@@ -1353,6 +1402,13 @@ export type Conversation_Serialize = {
 	createdAt: string,
 	updatedAt: string,
 	lastMessageAt: string | null,
+	/**  The model the agent answers with here; `None` is the agent's own. */
+	modelId: string | null,
+	/**
+	 *  The conversation this one branched off (an edited or retried
+	 *  message); `None` for an original, or once that one is deleted.
+	 */
+	forkedFrom: string | null,
 	/**  The latest run, when listed `with_runs`. */
 	lastRun: Run_Serialize | null,
 };
@@ -2640,6 +2696,20 @@ export type MessageImage_Serialize = {
 };
 
 export type MessageRole = "user" | "assistant" | "system" | "tool";
+
+/**  One tool call an answer's run made, and how it went. */
+export type MessageTool = {
+	callId: string,
+	/**  The tool's id (the window shows its title). */
+	name: string,
+	/**  The arguments as the model wrote them (JSON text). */
+	arguments: string,
+	ok: boolean,
+	/**  The permission gate refused it: it did not run. */
+	denied: boolean,
+	/**  What it answered, cut at 4,000 characters. */
+	output: string,
+};
 
 export type Message_Deserialize = {
 	id: string,

@@ -6,6 +6,7 @@ import "@fontsource-variable/inter";
 import "./styles/app.css";
 import "./styles/runtime.css";
 import "./styles/chat-images.css";
+import "./styles/chat.css";
 import "./styles/inbox.css";
 import "./styles/canvas.css";
 import "./styles/undo.css";

@@ -15,6 +15,7 @@ pub mod cron;
 pub mod ctx;
 pub mod data_dir;
 pub mod doctor;
+pub mod document;
 pub mod endpoints;
 pub mod error;
 pub mod ethics;

@@ -33,6 +33,7 @@ const FLOORS: &[(&str, &[&str])] = &[
             "data_dir",
             "risk",
             "terminal_text",
+            "document",
             "store",
             "secrets",
             "search",

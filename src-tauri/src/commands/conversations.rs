@@ -4,7 +4,10 @@
 //! drop (base64 over the IPC, decoded here — transport, not logic) or
 //! picked in the native dialog, whose paths never come from the page.
 
-use colmena_core::conversations::{self, ChatMessage, Conversation, ListOptions, Resumable};
+use colmena_core::conversations::search::{self, ConversationHit};
+use colmena_core::conversations::{
+    self, ChatMessage, Conversation, ListOptions, Resumable, branches, markdown,
+};
 use colmena_core::ids::AgentId;
 use colmena_core::images::ImagePreview;
 use colmena_core::images::{self, Artifact};
@@ -74,6 +77,52 @@ pub async fn reopen_conversation(
 #[specta::specta]
 pub async fn delete_conversation(ctx: State<'_, Ctx>, id: String) -> Result<(), AppError> {
     conversations::delete(&ctx, &id).await
+}
+
+/// A new conversation with the messages before `message_id` (one the
+/// person wrote): editing or asking again, the original kept.
+#[tauri::command]
+#[specta::specta]
+pub async fn fork_conversation(
+    ctx: State<'_, Ctx>,
+    id: String,
+    message_id: i64,
+) -> Result<Conversation, AppError> {
+    branches::fork(&ctx, &id, message_id).await
+}
+
+/// The model the conversation answers with; `None`: its agent's own.
+#[tauri::command]
+#[specta::specta]
+pub async fn set_conversation_model(
+    ctx: State<'_, Ctx>,
+    id: String,
+    model_id: Option<String>,
+) -> Result<Conversation, AppError> {
+    branches::set_model(&ctx, &id, model_id.as_deref()).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn search_conversations(
+    ctx: State<'_, Ctx>,
+    query: String,
+) -> Result<Vec<ConversationHit>, AppError> {
+    search::search(&ctx, None, &query).await
+}
+
+/// Opens the save dialog, then writes the conversation as Markdown there;
+/// `false` when the person cancelled.
+#[tauri::command]
+#[specta::specta]
+pub async fn export_conversation_to_file(
+    dialogs: State<'_, Dialogs>,
+    ctx: State<'_, Ctx>,
+    id: String,
+    title: String,
+) -> Result<bool, AppError> {
+    let document = markdown::to_markdown(&ctx, &id).await?;
+    dialogs.save_document(title, &document).await
 }
 
 #[tauri::command]

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use colmena_core::canvas::exports::{self, ExportRequest, ExportTarget, Exported};
+use colmena_core::document::MarkdownDocument;
 use colmena_core::runtime::follow_up;
 use colmena_core::skills::{self, Skill};
 use colmena_core::{AppError, Ctx};
@@ -119,6 +120,19 @@ impl Dialogs {
         chosen(receiver).await
     }
 
+    /// Offers `document` in the save dialog and writes it where the person
+    /// chose; `false` when they cancelled.
+    pub(crate) async fn save_document(
+        &self,
+        title: String,
+        document: &MarkdownDocument,
+    ) -> Result<bool, AppError> {
+        match self.save_markdown(title, document.file_name.clone()).await {
+            Some(path) => document.write_to(&path).map(|()| true),
+            None => Ok(false),
+        }
+    }
+
     async fn pick_folder(&self, title: String) -> Option<PathBuf> {
         let (answer, receiver) = oneshot::channel();
         (self.pick_folder)(title, answer);
@@ -204,13 +218,7 @@ pub async fn export_run_to_file(
     title: String,
 ) -> Result<bool, AppError> {
     let document = follow_up::as_markdown(&ctx, &me(&ctx), &run_id).await?;
-    let Some(path) = dialogs
-        .save_markdown(title, document.file_name.clone())
-        .await
-    else {
-        return Ok(false);
-    };
-    document.write_to(&path).map(|()| true)
+    dialogs.save_document(title, &document).await
 }
 
 /// Opens the folder picker, then imports the skill in the chosen folder;

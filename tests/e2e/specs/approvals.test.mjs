@@ -22,6 +22,7 @@ import {
   completeFirstRun,
   fillField,
   launchApp,
+  newChatWith,
   shot,
   startDriver,
   startScriptedProvider,
@@ -91,8 +92,7 @@ after(async () => {
 /** Opens a new chat with the engineer and sends `text`. */
 async function ask(text) {
   await click("nav-chat");
-  await chooseOption(browser, "chat-agent", "ingeniera");
-  await click("new-chat");
+  await newChatWith(browser, "ingeniera");
   await fillField(browser, '[data-testid="chat-input"]', text);
   await click("send-chat");
 }

@@ -24,6 +24,7 @@ import {
   completeFirstRun,
   fillField,
   launchApp,
+  newChatWith,
   shot,
   startDriver,
   startScriptedProvider,
@@ -66,33 +67,6 @@ async function shown(selector, timeout, timeoutMsg = `${selector} is not shown`)
   );
 }
 const colmena = (...args) => colmenaCli(driver.dataDir, ...args);
-
-/**
- * Starts a new chat and waits for its own thread. Until the new
- * conversation is in the list, the window still shows the one open before
- * (its composer, its chat-input), which is then replaced: a drop or a
- * field found in that moment lands on a node that is gone.
- */
-async function newChat() {
-  const before = await browser.execute(() => window.location.hash);
-  await click("new-chat");
-  await browser.waitUntil(
-    () =>
-      browser.execute((previous) => {
-        const hash = window.location.hash;
-        const thread = document.querySelector('[data-testid="chat-thread"]');
-        return (
-          hash.startsWith("#/chat/") &&
-          hash !== previous &&
-          thread !== null &&
-          thread.querySelector(".messages .message") === null &&
-          thread.querySelector(".chat-hint") !== null &&
-          thread.querySelector('[data-testid="chat-input"]') !== null
-        );
-      }, before),
-    { timeout: 15_000, timeoutMsg: "the new chat's empty thread is not shown" },
-  );
-}
 
 /** What the scripted provider received: each request's images. */
 async function received() {
@@ -145,8 +119,7 @@ after(async () => {
 
 test("an image dropped in chat reaches the model, shows in the conversation, and tokens read —", async () => {
   await click("nav-chat");
-  await chooseOption(browser, "chat-agent", "mirona");
-  await newChat();
+  await newChatWith(browser, "mirona");
   await shown(byTestId("chat-input"), 10_000);
 
   await dropPhoto("colmena.jpg");
@@ -212,7 +185,7 @@ test("a model switched off for images gets a clear error naming it, and nothing 
 
   const before = (await received()).length;
   await click("nav-chat");
-  await newChat();
+  await newChatWith(browser, "mirona");
   await shown(byTestId("chat-input"), 10_000);
   await dropPhoto("second.jpg");
   await shown(`${byTestId("chat-attachments")} ${byTestId("chat-thumb")}`, 15_000, "the second photo has no thumbnail");

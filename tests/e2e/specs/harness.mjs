@@ -456,3 +456,31 @@ export async function chooseOption(browser, testId, value) {
     { timeout: 10_000, timeoutMsg: `could not choose ${value} in ${testId}` },
   );
 }
+
+/**
+ * Starts a new chat with `agentId` through "New chat ▾" and waits for its
+ * own, empty thread. Until the new conversation is in the list, the window
+ * still shows the one open before (its composer, its chat-input), which is
+ * then replaced: a field found in that moment lands on a node that is gone.
+ */
+export async function newChatWith(browser, agentId) {
+  const before = await browser.execute(() => window.location.hash);
+  await clickTestId(browser, "new-chat-menu");
+  await clickTestId(browser, `new-chat-with-${agentId}`);
+  await browser.waitUntil(
+    () =>
+      browser.execute((previous) => {
+        const hash = window.location.hash;
+        const thread = document.querySelector('[data-testid="chat-thread"]');
+        return (
+          hash.startsWith("#/chat/") &&
+          hash !== previous &&
+          thread !== null &&
+          thread.querySelector(".messages .message") === null &&
+          thread.querySelector(".chat-hint") !== null &&
+          thread.querySelector('[data-testid="chat-input"]') !== null
+        );
+      }, before),
+    { timeout: 15_000, timeoutMsg: `the new chat with ${agentId} is not shown empty` },
+  );
+}

@@ -28,6 +28,7 @@ import {
   startScriptedProvider,
   waitGone,
   languageShown,
+  newChatWith,
 } from "./harness.mjs";
 
 const HERALD = "You tell the person when something needs them.";
@@ -197,17 +198,7 @@ test("a notice from an agent: below an open dialog, urgent until read", async ()
   await setLook("en", "light");
   await go("chat");
   // A new chat with the herald; its answer calls notify_user.
-  const agentSelect = await browser.$(byTestId("chat-agent"));
-  await agentSelect.waitForDisplayed();
-  await browser.waitUntil(async () => {
-    try {
-      await agentSelect.selectByAttribute("value", "heraldo");
-      return (await agentSelect.getValue()) === "heraldo";
-    } catch {
-      return false;
-    }
-  });
-  await click("new-chat");
+  await newChatWith(browser, "heraldo");
   await fillField(browser, byTestId("chat-input"), "Anything due today?");
   await click("send-chat");
   const notice = await browser.$(byTestId("notice"));

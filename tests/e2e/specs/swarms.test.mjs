@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import { byTestId, clickTestId, chooseOption, colmenaCli, completeFirstRun, fillField, killApp, launchApp, repo, shot, startDriver, startScriptedProvider, waitGone, languageShown } from "./harness.mjs";
+import { byTestId, clickTestId, chooseOption, colmenaCli, completeFirstRun, fillField, killApp, launchApp, newChatWith, repo, shot, startDriver, startScriptedProvider, waitGone, languageShown } from "./harness.mjs";
 
 
 let driver;
@@ -295,8 +295,7 @@ test("killed with SIGKILL in the middle of a run, the app offers the run on its 
 
 test("a chat with one agent streams its answer and keeps the conversation", async () => {
   await click("nav-chat");
-  await choose("chat-agent", "investigadora");
-  await click("new-chat");
+  await newChatWith(browser, "investigadora");
   await typeInto('[data-testid="chat-input"]', "Tell me about bees");
   await click("send-chat");
   const answer = await browser.$('[data-testid="message-assistant"]');
@@ -308,8 +307,7 @@ test("a chat with one agent streams its answer and keeps the conversation", asyn
 
 test("bad input: tool arguments that break the schema, a provider that refuses the key, a deleted member", async () => {
   // The tool call fails on its schema; the agent goes on and answers.
-  await choose("chat-agent", "revisora");
-  await click("new-chat");
+  await newChatWith(browser, "revisora");
   await typeInto('[data-testid="chat-input"]', "Save a note");
   await click("send-chat");
   const answer = await browser.$('[data-testid="message-assistant"]');
@@ -322,8 +320,7 @@ test("bad input: tool arguments that break the schema, a provider that refuses t
   assert.match(result.content.output, /break its schema/);
 
   // The provider refuses the key: a clear error, in the chat and the record.
-  await choose("chat-agent", "rechazada");
-  await click("new-chat");
+  await newChatWith(browser, "rechazada");
   await typeInto('[data-testid="chat-input"]', "Hello?");
   await click("send-chat");
   const error = await el("chat-error");

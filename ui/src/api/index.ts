@@ -57,6 +57,8 @@ import {
   type BackupsOverview_Serialize,
   type AppError_Serialize,
   type ChatMessage_Serialize,
+  type ConversationHit_Serialize,
+  type MessageTool as MessageToolType,
   type Conversation_Serialize,
   type ListOptions_Deserialize,
   type MemberInput_Deserialize,
@@ -225,6 +227,8 @@ export type RunEvent = RunEvent_Serialize;
 export type RunFilter = RunFilter_Deserialize;
 export type Conversation = Conversation_Serialize;
 export type ChatMessage = ChatMessage_Serialize;
+export type MessageTool = MessageToolType;
+export type ConversationHit = ConversationHit_Serialize;
 export type ConversationListOptions = ListOptions_Deserialize;
 export type Resumable = Resumable_Serialize;
 export type Notice = Notice_Serialize;
@@ -425,6 +429,11 @@ export const runtimeApi = {
   closeConversation: (id: string) => call(commands.closeConversation(id)),
   reopenConversation: (id: string) => call(commands.reopenConversation(id)),
   deleteConversation: (id: string) => call(commands.deleteConversation(id)),
+  /** A new conversation with the messages before `messageId` (edit, retry); the original kept. */
+  forkConversation: (id: string, messageId: number) => call(commands.forkConversation(id, messageId)),
+  /** The model the conversation answers with; null: its agent's own. */
+  setConversationModel: (id: string, modelId: string | null) => call(commands.setConversationModel(id, modelId)),
+  searchConversations: (query: string) => call(commands.searchConversations(query)),
   conversationResume: (id: string) => call(commands.conversationResume(id)),
   sendChatMessage: (conversationId: string, text: string, images: string[], onEvent: OnRunEvent) =>
     call(commands.sendChatMessage(conversationId, text, images, runChannel(onEvent))),
@@ -582,6 +591,8 @@ export const desktopApi = {
   exportVariantToFile: (request: ExportToFile) => call(commands.exportVariantToFile(request)),
   /** A finished run's result, as markdown, where the person chooses. */
   exportRunToFile: (runId: string, title: string) => call(commands.exportRunToFile(runId, title)),
+  /** A whole conversation, as markdown, where the person chooses. */
+  exportConversationToFile: (id: string, title: string) => call(commands.exportConversationToFile(id, title)),
   importSkillFolder: (title: string) => call(commands.importSkillFolder(title)),
   /** Opens an http(s) link in the system browser; the window never leaves the app. */
   openLink: (url: string) => call(commands.openLink(url)),

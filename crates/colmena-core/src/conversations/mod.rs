@@ -12,6 +12,10 @@
 //! given (shown in the conversation) and the copy made for models (sent
 //! with the message and with every later turn).
 
+pub mod answers;
+pub mod branches;
+pub mod markdown;
+pub mod search;
 pub mod thread_id;
 
 use chrono::{DateTime, Utc};
@@ -75,6 +79,11 @@ pub struct Conversation {
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
     pub last_message_at: Option<DateTime<Utc>>,
+    /// The model the agent answers with here; `None` is the agent's own.
+    pub model_id: Option<String>,
+    /// The conversation this one branched off (an edited or retried
+    /// message); `None` for an original, or once that one is deleted.
+    pub forked_from: Option<String>,
     /// The latest run, when listed `with_runs`.
     pub last_run: Option<Run>,
 }
@@ -91,6 +100,12 @@ pub struct ChatMessage {
     /// Images attached to it, in order.
     #[serde(default)]
     pub images: Vec<MessageImage>,
+    /// An answer's tool calls, in order (see [`answers`]).
+    #[serde(default)]
+    pub tools: Vec<answers::MessageTool>,
+    /// An answer's token counts, from its run; `None` for other messages.
+    #[serde(default)]
+    pub usage: Option<crate::llm::Usage>,
 }
 
 /// An image attached to a message. An artifact deleted since (retention)
@@ -139,9 +154,9 @@ pub struct Resumable {
 }
 
 const SELECT: &str = "SELECT id, user_id, channel, peer, agent_id, title, message_count, archived,
-        created_at, updated_at, last_message_at FROM threads";
+        created_at, updated_at, last_message_at, model_id, forked_from FROM threads";
 
-fn from_row(r: &Row<'_>) -> rusqlite::Result<Conversation> {
+pub(crate) fn from_row(r: &Row<'_>) -> rusqlite::Result<Conversation> {
     Ok(Conversation {
         id: r.get(0)?,
         user_id: r.get(1)?,
@@ -154,6 +169,8 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Conversation> {
         created_at: r.get(8)?,
         updated_at: r.get(9)?,
         last_message_at: r.get(10)?,
+        model_id: r.get(11)?,
+        forked_from: r.get(12)?,
         last_run: None,
     })
 }
@@ -164,11 +181,11 @@ pub(crate) fn find(conn: &Connection, id: &str) -> Result<Option<Conversation>> 
         .optional()?)
 }
 
-fn require(conn: &Connection, id: &str) -> Result<Conversation> {
+pub(crate) fn require(conn: &Connection, id: &str) -> Result<Conversation> {
     find(conn, id)?.ok_or_else(|| AppError::not_found("conversation", id))
 }
 
-fn insert(
+pub(crate) fn insert(
     tx: &Transaction<'_>,
     id: &str,
     user: &str,
@@ -186,7 +203,7 @@ fn insert(
 }
 
 /// A person's conversations, or a role's own thread (`@<author id>`).
-fn owner_or(ctx: &Ctx, user: Option<&str>) -> Result<String> {
+pub(crate) fn owner_or(ctx: &Ctx, user: Option<&str>) -> Result<String> {
     crate::users::check_owner(user.unwrap_or(ctx.owner()))
 }
 
@@ -386,6 +403,8 @@ pub(crate) async fn append_message_with_images(
                 run_id: run,
                 created_at: now,
                 images,
+                tools: Vec::new(),
+                usage: None,
             })
         })
         .await?;
@@ -399,7 +418,7 @@ pub(crate) async fn append_message_with_images(
 }
 
 /// Recomputes a thread's count, last activity and (unless set by hand) title.
-async fn refresh_catalog(ctx: &Ctx, thread: &str) -> Result<()> {
+pub(crate) async fn refresh_catalog(ctx: &Ctx, thread: &str) -> Result<()> {
     let thread = thread.to_owned();
     ctx.store()
         .write(move |tx| {
@@ -467,6 +486,8 @@ pub(crate) fn history_in(conn: &Connection, id: &str) -> Result<Vec<ChatMessage>
             run_id: r.get(4)?,
             created_at: r.get(5)?,
             images: Vec::new(),
+            tools: Vec::new(),
+            usage: None,
         })
     })?;
     let mut messages = rows.collect::<rusqlite::Result<Vec<_>>>()?;
@@ -492,6 +513,7 @@ pub(crate) fn history_in(conn: &Connection, id: &str) -> Result<Vec<ChatMessage>
             messages[at].images.push(image);
         }
     }
+    answers::attach(conn, &mut messages)?;
     Ok(messages)
 }
 

@@ -21,6 +21,7 @@ use crate::agents::Agent;
 use crate::caller::Caller;
 use crate::ctx::Ctx;
 use crate::error::AppError;
+use crate::ids::ModelId;
 use crate::llm::{ToolCall, Usage};
 use crate::models::resolve::RunCredentials;
 use crate::permissions::approvals::Approval;
@@ -128,6 +129,9 @@ pub(crate) struct RunContext {
     /// their rules and this agent's, so text one agent read (a page, a
     /// message) cannot reach another agent's wider "allow".
     pub delegators: Vec<String>,
+    /// The model this run's agent answers with instead of its own (a
+    /// conversation's choice); never handed to the runs it delegates to.
+    pub model: Option<ModelId>,
 }
 
 impl RunContext {
@@ -168,6 +172,8 @@ pub(crate) struct RunBase {
     pub attended: bool,
     /// See [`RunContext::delegators`] (empty for a run nobody delegated).
     pub delegators: Vec<String>,
+    /// See [`RunContext::model`].
+    pub model: Option<ModelId>,
 }
 
 /// What a tool call produced.

@@ -81,7 +81,7 @@ fn setup(
                     conn,
                     &rc2.ctx,
                     agent.id.as_str(),
-                    agent.model_id.as_ref(),
+                    rc2.model.as_ref().or(agent.model_id.as_ref()),
                     rc2.credentials.as_ref(),
                 )?;
                 let mut system = prompt::compose_in(conn, &agent.id)?;
@@ -424,6 +424,7 @@ async fn start_agent_run(
         author,
         job,
         delegators: Vec::new(),
+        model: None,
     };
     let (state, extra) = start.unwrap_or_else(|| (AgentState::new(input), None));
     let agent_id = agent_id.clone();
@@ -467,6 +468,7 @@ pub(crate) async fn delegate(
             .cloned()
             .chain([delegator.to_string()])
             .collect(),
+        model: None,
     };
     let (agent, input) = (agent_id.clone(), task.to_owned());
     let finished = Box::pin(drive(
@@ -521,6 +523,7 @@ pub(crate) async fn resume_agent(
         author: origin.author,
         job: origin.job,
         delegators: Vec::new(),
+        model: None,
     };
     drive(ctx, run, None, base, move |rc| async move {
         run_loop(&rc, &agent_id, state, None, &agent_checkpoint).await

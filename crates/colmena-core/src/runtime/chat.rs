@@ -17,7 +17,7 @@ use super::drive;
 use crate::conversations::{self, ChatMessage, MessageImage, MessageRole};
 use crate::ctx::Ctx;
 use crate::error::{AppError, ErrorCode, Result};
-use crate::ids::AgentId;
+use crate::ids::{AgentId, ModelId};
 use crate::llm::{ImagePart, Message};
 use crate::models::resolve::{RunCredentials, resolve_agent_model};
 use crate::runs::context::{EventSink, RunBase};
@@ -129,6 +129,7 @@ pub async fn send_with_images(
         // Checked before the message is kept: a model without images gets
         // none, and the person is told which model it is.
         let (ctx2, agent2, credentials2) = (ctx.clone(), agent.clone(), credentials.clone());
+        let model = thread.model_id.clone().map(ModelId::from);
         ctx.store()
             .read(move |conn| {
                 let found = crate::agents::find(conn, &agent2)?
@@ -137,7 +138,7 @@ pub async fn send_with_images(
                     conn,
                     &ctx2,
                     found.id.as_str(),
-                    found.model_id.as_ref(),
+                    model.as_ref().or(found.model_id.as_ref()),
                     credentials2.as_ref(),
                 )?
                 .check_images(wanted)
@@ -196,6 +197,14 @@ async fn finish_in_conversation(
     sink: EventSink,
 ) -> Result<Run> {
     let thread = run.thread_id.clone();
+    // The conversation's model, read now: a switch applies from the next turn.
+    let model = match &thread {
+        Some(id) => conversations::get(ctx, id)
+            .await?
+            .model_id
+            .map(ModelId::from),
+        None => None,
+    };
     let base = RunBase {
         credentials,
         sink,
@@ -204,6 +213,7 @@ async fn finish_in_conversation(
         job: None,
         attended: true,
         delegators: Vec::new(),
+        model,
     };
     let agent_for_loop = agent.clone();
     let finished = drive(ctx, run, None, base, move |rc| async move {

@@ -6,26 +6,14 @@
 //! Only the person a run belongs to follows it up; another's run is "not
 //! found", as everywhere else.
 
-use std::path::Path;
-
-use serde::{Deserialize, Serialize};
-
 use crate::caller::Caller;
 use crate::conversations::{self, Conversation, MessageRole};
 use crate::ctx::Ctx;
+use crate::document::MarkdownDocument;
 use crate::error::{AppError, Result};
 use crate::ids::AgentId;
 use crate::runs::{self, Run, RunKind, RunStatus};
 use crate::swarms::{self, MemberRole};
-
-/// A run's result as a markdown document.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
-#[serde(rename_all = "camelCase")]
-pub struct RunDocument {
-    /// A file name to offer (`newsroom.md`).
-    pub file_name: String,
-    pub markdown: String,
-}
 
 /// The caller's finished run, with its answer.
 async fn finished(ctx: &Ctx, caller: &Caller, run_id: &str) -> Result<(Run, String)> {
@@ -96,7 +84,7 @@ pub async fn continue_in_chat(ctx: &Ctx, caller: &Caller, run_id: &str) -> Resul
 }
 
 /// The run's result as markdown: what ran, what it was asked, its answer.
-pub async fn as_markdown(ctx: &Ctx, caller: &Caller, run_id: &str) -> Result<RunDocument> {
+pub async fn as_markdown(ctx: &Ctx, caller: &Caller, run_id: &str) -> Result<MarkdownDocument> {
     let (run, output) = finished(ctx, caller, run_id).await?;
     let name = match run.kind {
         RunKind::Agent => crate::agents::get(ctx, &AgentId::from(run.target_id.as_str()))
@@ -114,24 +102,6 @@ pub async fn as_markdown(ctx: &Ctx, caller: &Caller, run_id: &str) -> Result<Run
         .map(|l| format!("> {l}"))
         .collect::<Vec<_>>()
         .join("\n");
-    Ok(RunDocument {
-        file_name: format!(
-            "{}.md",
-            crate::ids::slugify(&name).unwrap_or_else(|| "result".into())
-        ),
-        markdown: format!("# {name}\n\n{asked}\n\n{}\n", output.trim_end()),
-    })
-}
-
-impl RunDocument {
-    /// Writes it where the person chose (the save dialog).
-    pub fn write_to(&self, path: &Path) -> Result<()> {
-        std::fs::write(path, &self.markdown).map_err(|e| {
-            AppError::invalid_field(
-                "path",
-                "not_writable",
-                format!("cannot write {}: {e}", path.display()),
-            )
-        })
-    }
+    let markdown = format!("# {name}\n\n{asked}\n\n{}\n", output.trim_end());
+    Ok(MarkdownDocument::named(&name, "result", markdown))
 }

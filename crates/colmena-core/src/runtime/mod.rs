@@ -61,6 +61,7 @@ where
         author: base.author,
         attended: parent.map_or(base.attended, |p| p.attended),
         delegators: base.delegators,
+        model: base.model,
     };
     rc.emit(RunEvent::Started {
         run_id: run.id.clone(),

@@ -39,6 +39,7 @@ const TEAM_BUS: &str = include_str!("migrations/0018_team_bus.sql");
 const ACT_AND_REPLY: &str = include_str!("migrations/0019_act_and_reply.sql");
 const LOCAL_PROVIDER: &str = include_str!("migrations/0020_local_provider.sql");
 const ACTIVITY: &str = include_str!("migrations/0021_activity.sql");
+const CHAT_BRANCHES: &str = include_str!("migrations/0022_chat_branches.sql");
 
 /// Every migration script, in order; version N is "the first N applied".
 /// Append new ones at the end.
@@ -64,6 +65,7 @@ const SCRIPTS: &[&str] = &[
     ACT_AND_REPLY,
     LOCAL_PROVIDER,
     ACTIVITY,
+    CHAT_BRANCHES,
 ];
 
 /// How long a process starting on a store being migrated (and backed up) by

@@ -176,6 +176,7 @@ async fn execute(
         attended: job.is_none(),
         job,
         delegators: Vec::new(),
+        model: None,
     };
     drive(ctx, run, None, base, move |rc| async move {
         match swarm.strategy {

@@ -38,6 +38,30 @@ pub enum ConversationCommand {
     Remove {
         id: String,
     },
+    /// Conversations whose title or messages hold the words, newest first.
+    Search {
+        query: String,
+        #[arg(long)]
+        user: Option<String>,
+    },
+    /// The conversation as Markdown, on standard output or into a file.
+    Export {
+        id: String,
+        /// Write it here instead of printing it.
+        #[arg(long)]
+        to: Option<std::path::PathBuf>,
+    },
+    /// A new conversation with the messages before MESSAGE (one you wrote):
+    /// what editing or asking again does; the original is kept.
+    Fork {
+        id: String,
+        message: i64,
+    },
+    /// The model the conversation answers with; without one, the agent's own.
+    Model {
+        id: String,
+        model: Option<String>,
+    },
 }
 
 pub async fn run(ctx: &Ctx, out: &Output, command: ConversationCommand) -> Result<()> {
@@ -83,6 +107,44 @@ pub async fn run(ctx: &Ctx, out: &Output, command: ConversationCommand) -> Resul
         ConversationCommand::Remove { id } => {
             conversations::delete(ctx, &id).await?;
             out.done(&format!("removed conversation {id}"));
+        }
+        ConversationCommand::Search { query, user } => {
+            let hits = conversations::search::search(ctx, user.as_deref(), &query).await?;
+            out.emit(&hits, |hits| {
+                table(
+                    &["id", "title", "matched"],
+                    hits.iter()
+                        .map(|h| {
+                            vec![
+                                h.conversation.id.clone(),
+                                h.conversation.title.clone().unwrap_or_default(),
+                                h.snippet.clone().unwrap_or_else(|| "(title)".into()),
+                            ]
+                        })
+                        .collect(),
+                )
+            });
+        }
+        ConversationCommand::Export { id, to } => {
+            let document = conversations::markdown::to_markdown(ctx, &id).await?;
+            match to {
+                Some(path) => {
+                    document.write_to(&path)?;
+                    out.emit(&document, |_| println!("wrote {}", path.display()));
+                }
+                None => out.emit(&document, |d| print!("{}", d.markdown)),
+            }
+        }
+        ConversationCommand::Fork { id, message } => {
+            let c = conversations::branches::fork(ctx, &id, message).await?;
+            out.emit(&c, |c| println!("forked into {}", c.id));
+        }
+        ConversationCommand::Model { id, model } => {
+            let c = conversations::branches::set_model(ctx, &id, model.as_deref()).await?;
+            out.emit(&c, |c| match &c.model_id {
+                Some(model) => println!("{} answers with {model}", c.id),
+                None => println!("{} answers with its agent's model", c.id),
+            });
         }
     }
     Ok(())

@@ -6,12 +6,12 @@ import { PanelLeftOpen, Plus, Sparkles, Trash2 } from "lucide-react";
 import { canvasApi, type ApiError, type CanvasEvent, type GenerateAllOutcome, type Variant } from "../../api";
 import { Banner } from "../../components/Banner";
 import { Button, IconButton } from "../../components/Button";
+import { Menu } from "../../components/Menu";
 import { Spinner } from "../../components/Spinner";
 import { useUndo } from "../../components/UndoToast";
 import { errorText } from "../../app/errorText";
 import { shortcutTitle, useShortcutAction } from "../../app/shortcutsHooks";
 import { AddVariantDialog } from "./AddVariantDialog";
-import { CanvasMenu } from "./CanvasMenu";
 import { ItemsColumn } from "./ItemsColumn";
 import { VariantCard, type Live } from "./VariantCard";
 import { nextLive, shownLive } from "./live";
@@ -130,8 +130,9 @@ export function CanvasBoard({
           {t("canvas.generateAll")}
         </Button>
         <span className="canvas-head-gap" />
-        <CanvasMenu
+        <Menu
           label={t("canvas.more")}
+          testId="canvas-menu"
           actions={[{ label: t("canvas.deleteCanvas"), icon: <Trash2 size={14} />, tone: "danger", onSelect: onDelete, testId: "delete-canvas" }]}
         />
       </header>

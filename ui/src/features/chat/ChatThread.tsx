@@ -2,38 +2,50 @@
 // written, the composer, and — when the last run was cut off (the app was
 // closed or killed) — an offer to resume it from its checkpoint (H42).
 // Images can be attached (the button opens the native dialog; image files
-// can be dropped on the composer); sent messages show theirs, and the
-// answer of a run says its token counts ("—" when the provider reports none).
+// can be dropped on the composer). The header chooses the model this
+// conversation answers with and exports it as Markdown; a branch says
+// which conversation it came from. Editing a message or asking again forks
+// the conversation before it and sends there (`ChatMessageView`).
 
 import { useEffect, useRef, useState } from "react";
 import type { FormEvent } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
-import { Archive, ImagePlus, Pencil, RotateCcw, Send, Square, Trash2, X } from "lucide-react";
+import { Archive, FileDown, GitBranch, ImagePlus, Pencil, RotateCcw, Send, Square, Trash2, X } from "lucide-react";
 
-import { runtimeApi, toApiError, type ApiError, type Conversation } from "../../api";
+import { desktopApi, runtimeApi, toApiError, type ApiError, type ChatMessage, type Conversation } from "../../api";
 import { RemedyAction } from "../../app/RemedyAction";
 import { errorText } from "../../app/errorText";
 import { Banner } from "../../components/Banner";
 import { Button, IconButton } from "../../components/Button";
-import { Markdown } from "../../components/Markdown";
 import { Spinner } from "../../components/Spinner";
 import { historyQuery, runtimeKeys } from "../runs/queries";
-import type { ToolEntry } from "../runs/runState";
 import { ToolEntryView } from "../runs/ToolEntry";
-import { useRun, type RunStarter } from "../runs/useRun";
 import { useWatchRunView } from "../runs/watched";
-import { notReported, usageText } from "../runs/tokens";
 import { canSend } from "./attachments";
-import { AttachmentStrip, MessageImages, useAttachments } from "./ChatImages";
+import { AttachmentStrip, useAttachments } from "./ChatImages";
+import { ChatMessageView } from "./ChatMessageView";
+import { ConversationModel } from "./ConversationModel";
+import type { ChatSession } from "./useChat";
 
 interface ChatThreadProps {
   conversation: Conversation;
   names: Record<string, string>;
+  /** The chat's run (held by the view, so a branch's answer outlives this thread). */
+  chat: ChatSession;
+  /** The title of the conversation this one branched off, when it is listed. */
+  forkedFromTitle: string | null;
+  /** Opens another conversation (a new branch, the original). */
+  onOpen(id: string): void;
   onGone(): void;
 }
 
-export function ChatThread({ conversation, names, onGone }: ChatThreadProps) {
+/** The person's message an answer replied to: the last one before it. */
+function questionOf(messages: ChatMessage[], index: number): ChatMessage | undefined {
+  return messages.slice(0, index).findLast((m) => m.role === "user");
+}
+
+export function ChatThread({ conversation, names, chat, forkedFromTitle, onOpen, onGone }: ChatThreadProps) {
   const { t } = useTranslation();
   const client = useQueryClient();
   const history = useQuery(historyQuery(conversation.id));
@@ -41,9 +53,10 @@ export function ChatThread({ conversation, names, onGone }: ChatThreadProps) {
     queryKey: [...runtimeKeys.conversations, "resume", conversation.id],
     queryFn: () => runtimeApi.conversationResume(conversation.id),
   });
-  const run = useRun();
+  const mine = chat.conversationId === conversation.id;
+  const run = chat.run;
+  const view = mine ? run.view : null;
   const [text, setText] = useState("");
-  const [sending, setSending] = useState<{ text: string; before: number; images: number } | null>(null);
   const attachments = useAttachments();
   const [dropping, setDropping] = useState(false);
   const [renaming, setRenaming] = useState<string | null>(null);
@@ -58,31 +71,17 @@ export function ChatThread({ conversation, names, onGone }: ChatThreadProps) {
   };
   const messages = history.data ?? [];
   // The streamed answer gives way to the stored one once it is in the history.
-  const answered = run.view.runId !== null && messages.some((m) => m.runId === run.view.runId && m.role === "assistant");
-  const streamed = run.view.members.some((m) => m.entries.length > 0);
-  const showStream = !answered && (running || (run.view.phase !== "idle" && streamed));
-  // The tools the last run called stay listed above its stored answer.
-  const toolsOfRun: ToolEntry[] = run.view.members.flatMap((m) => m.entries.filter((e): e is ToolEntry => e.kind === "tool"));
-  const answerOfRun = messages.findLast((m) => m.runId === run.view.runId && m.role === "assistant")?.id;
+  const answered = view?.runId != null && messages.some((m) => m.runId === view.runId && m.role === "assistant");
+  const streamed = view?.members.some((m) => m.entries.length > 0) ?? false;
+  const showStream = view !== null && !answered && (view.phase === "running" || (view.phase !== "idle" && streamed));
   // The message just sent shows at once, until the history has it.
+  const sending = mine ? chat.sending : null;
   const showSending = sending !== null && messages.length <= sending.before;
+  const failure = mine ? (run.refusal ?? (run.view.phase === "failed" ? toApiError(run.view.error) : null)) : null;
 
   useEffect(() => {
     bottom.current?.scrollIntoView({ block: "end" });
-  }, [messages.length, run.view, sending]);
-
-  const follow = async (starter: RunStarter) => {
-    const started = await run.start((onEvent) =>
-      starter((event) => {
-        if (event.type === "started") refresh();
-        onEvent(event);
-      }),
-    );
-    setSending(null);
-    refresh();
-    void resumeOffer.refetch();
-    return started;
-  };
+  }, [messages.length, view, sending]);
 
   const send = (event?: FormEvent) => {
     event?.preventDefault();
@@ -92,8 +91,7 @@ export function ChatThread({ conversation, names, onGone }: ChatThreadProps) {
     const kept = attachments.list;
     setText("");
     attachments.clear();
-    setSending({ text: message, before: messages.length, images: images.length });
-    void follow((onEvent) => runtimeApi.sendChatMessage(conversation.id, message, images, onEvent)).then((started) => {
+    void chat.send(conversation.id, message, images, messages.length).then((started) => {
       // A refused message (a model without images) keeps its images and
       // text in the composer, so nothing the person chose is lost.
       if (started === null && kept.length > 0) {
@@ -102,7 +100,18 @@ export function ChatThread({ conversation, names, onGone }: ChatThreadProps) {
       }
     });
   };
-  const resume = (runId: string) => void follow((onEvent) => runtimeApi.resumeRun(runId, onEvent));
+
+  // Editing or asking again: a new branch before that message, sent there.
+  const branch = useMutation<Conversation, ApiError, { at: ChatMessage; text: string }>({
+    mutationFn: ({ at }) => runtimeApi.forkConversation(conversation.id, at.id),
+    onSuccess: (fork, { at, text: resent }) => {
+      void client.invalidateQueries({ queryKey: runtimeKeys.conversations });
+      onOpen(fork.id);
+      const images = at.images.flatMap((i) => (i.artifactId ? [i.artifactId] : []));
+      void chat.send(fork.id, resent, images, fork.messageCount);
+    },
+  });
+  const lastQuestion = messages.findLast((m) => m.role === "user");
 
   const discard = useMutation<unknown, ApiError, string>({
     mutationFn: (runId) => runtimeApi.discardRun(runId),
@@ -129,16 +138,29 @@ export function ChatThread({ conversation, names, onGone }: ChatThreadProps) {
       onGone();
     },
   });
-  const actionError = rename.error ?? close.error ?? remove.error ?? discard.error;
+  const exported = useMutation<boolean, ApiError>({
+    mutationFn: () => desktopApi.exportConversationToFile(conversation.id, t("chat.export.title")),
+  });
+  const actionError = rename.error ?? close.error ?? remove.error ?? discard.error ?? branch.error ?? exported.error;
   const offer = resumeOffer.data;
+  const title = conversation.title ?? t("chat.untitled");
 
   return (
     <section className="card chat" data-testid="chat-thread">
       <header className="chat-head">
         {renaming === null ? (
           <div className="chat-title">
-            <h3>{conversation.title ?? t("chat.untitled")}</h3>
-            <p className="muted small">{t("chat.with", { agent: agentLabel })}</p>
+            <h3>{title}</h3>
+            <p className="muted small chat-meta">
+              <span>{t("chat.with", { agent: agentLabel })}</span>
+              <ConversationModel conversation={conversation} />
+              {conversation.forkedFrom && (
+                <button type="button" className="link chat-branch" onClick={() => onOpen(conversation.forkedFrom ?? "")} data-testid="chat-forked-from">
+                  <GitBranch size={12} aria-hidden="true" />
+                  {t("chat.branch.from", { title: forkedFromTitle ?? t("chat.branch.original") })}
+                </button>
+              )}
+            </p>
           </div>
         ) : (
           <form
@@ -158,6 +180,14 @@ export function ChatThread({ conversation, names, onGone }: ChatThreadProps) {
           </form>
         )}
         <span className="spacer" />
+        <IconButton
+          label={exported.data ? t("chat.export.done") : t("chat.export.action")}
+          onClick={() => exported.mutate()}
+          disabled={messages.length === 0 || exported.isPending}
+          data-testid="export-conversation"
+        >
+          <FileDown size={15} />
+        </IconButton>
         <IconButton label={t("chat.rename")} onClick={() => setRenaming(conversation.title ?? "")}>
           <Pencil size={15} />
         </IconButton>
@@ -173,7 +203,7 @@ export function ChatThread({ conversation, names, onGone }: ChatThreadProps) {
         <Banner tone="warning" testId="resume-offer">
           <p>{t("chat.resume.body", { count: offer.checkpointMessages })}</p>
           <div className="button-row">
-            <Button size="sm" variant="primary" icon={<RotateCcw size={14} />} onClick={() => resume(offer.run.id)} data-testid="resume-run">
+            <Button size="sm" variant="primary" icon={<RotateCcw size={14} />} onClick={() => void chat.resume(conversation.id, offer.run.id)} data-testid="resume-run">
               {t("chat.resume.resume")}
             </Button>
             <Button size="sm" variant="ghost" busy={discard.isPending} onClick={() => discard.mutate(offer.run.id)}>
@@ -185,39 +215,29 @@ export function ChatThread({ conversation, names, onGone }: ChatThreadProps) {
       <div className="messages" data-testid="messages">
         {history.isPending && <Spinner />}
         {messages.length === 0 && !sending && !history.isPending && <p className="muted chat-hint">{t("chat.hint", { agent: agentLabel })}</p>}
-        {messages.map((m) => (
-          <div key={m.id} className={`message message-${m.role}`} data-testid={`message-${m.role}`}>
-            {m.role === "assistant" && <span className="message-who">{m.agentId ? names[m.agentId] ?? m.agentId : agentLabel}</span>}
-            {m.id === answerOfRun && toolsOfRun.length > 0 && (
-              <div className="chat-tools">
-                {toolsOfRun.map((entry) => (
-                  <ToolEntryView key={entry.callId} entry={entry} agentName={agentLabel} />
-                ))}
-              </div>
-            )}
-            {m.role === "user" && <MessageImages images={m.images} />}
-            {m.role === "assistant" ? <Markdown source={m.content} /> : m.content && <p>{m.content}</p>}
-            {m.id === answerOfRun && run.view.usage && (
-              <span
-                className="message-usage small muted"
-                data-testid="chat-usage"
-                title={notReported(run.view.usage) ? t("runs.tokens.notReportedHint") : undefined}
-              >
-                {usageText(t, run.view.usage)}
-              </span>
-            )}
-          </div>
-        ))}
+        {messages.map((m, index) => {
+          const question = m.role === "assistant" ? questionOf(messages, index) : undefined;
+          return (
+            <ChatMessageView
+              key={m.id}
+              message={m}
+              who={m.agentId ? names[m.agentId] ?? m.agentId : agentLabel}
+              title={title}
+              onEdit={m.role === "user" && !running ? (edited) => branch.mutate({ at: m, text: edited }) : undefined}
+              onRetry={question && !running ? () => branch.mutate({ at: question, text: question.content }) : undefined}
+            />
+          );
+        })}
         {showSending && sending && (
           <div className="message message-user pending">
             {sending.images > 0 && <p className="small muted">{t("chat.images.attached", { count: sending.images })}</p>}
             {sending.text && <p>{sending.text}</p>}
           </div>
         )}
-        {showStream && (
+        {showStream && view && (
           <div className="message message-assistant streaming" data-testid="streaming-answer">
             <span className="message-who">{agentLabel}</span>
-            {run.view.members.flatMap((member) =>
+            {view.members.flatMap((member) =>
               member.entries.map((entry, i) =>
                 entry.kind === "text" ? (
                   <p key={`${member.agentId}-${i}`} className={running ? "live" : ""}>{entry.text}</p>
@@ -228,13 +248,22 @@ export function ChatThread({ conversation, names, onGone }: ChatThreadProps) {
                 ),
               ),
             )}
-            {running && run.view.members.length === 0 && <Spinner size={14} />}
-            {run.view.phase === "cancelled" && <p className="muted small">{t("chat.stopped")}</p>}
+            {running && view.members.length === 0 && <Spinner size={14} />}
+            {view.phase === "cancelled" && <p className="muted small">{t("chat.stopped")}</p>}
           </div>
         )}
-        {(run.refusal ?? (run.view.phase === "failed" ? run.view.error : null)) && (
-          <Banner tone="danger" testId="chat-error" action={<RemedyAction error={run.refusal ?? toApiError(run.view.error)} />}>
-            {errorText(t, run.refusal ?? toApiError(run.view.error))}
+        {failure && (
+          <Banner
+            tone="danger"
+            testId="chat-error"
+            action={
+              <RemedyAction
+                error={failure}
+                onRetry={lastQuestion && !running ? () => branch.mutate({ at: lastQuestion, text: lastQuestion.content }) : undefined}
+              />
+            }
+          >
+            {errorText(t, failure)}
           </Banner>
         )}
         <div ref={bottom} />
@@ -279,12 +308,12 @@ export function ChatThread({ conversation, names, onGone }: ChatThreadProps) {
           }}
           data-testid="chat-input"
         />
-        {running ? (
+        {running && mine ? (
           <Button variant="secondary" icon={<Square size={14} />} onClick={() => void run.cancel()} data-testid="stop-chat">
             {t("chat.stop")}
           </Button>
         ) : (
-          <Button variant="primary" type="submit" icon={<Send size={14} />} disabled={!canSend(attachments.list, text)} data-testid="send-chat">
+          <Button variant="primary" type="submit" icon={<Send size={14} />} disabled={running || !canSend(attachments.list, text)} data-testid="send-chat">
             {t("chat.send")}
           </Button>
         )}

@@ -71,8 +71,8 @@ export function ResultActions({ runId, output, title }: { runId: string; output:
   );
 }
 
-/** Picks the canvas the result goes to as an item (or a new one). */
-function SendToCanvas({ title, output, onClose, onSent }: { title: string; output: string; onClose(): void; onSent(canvasId: string): void }) {
+/** Picks the canvas a result (or a chat answer) goes to as an item (or a new one). */
+export function SendToCanvas({ title, output, onClose, onSent }: { title: string; output: string; onClose(): void; onSent(canvasId: string): void }) {
   const { t } = useTranslation();
   const canvases = useQuery(canvasesQuery).data ?? [];
   const [chosen, setChosen] = useState<string | null>(null);

@@ -1,5 +1,6 @@
-// The "⋯" menu of a canvas: the actions that should not sit next to
-// "Generate all" (deleting the canvas), one click further away.
+// A button that opens a short list of actions: the "⋯" of a canvas (what
+// should not sit next to "Generate all", one click further away) and the
+// "▾" of "New chat" (which agent to talk to).
 
 import { useEffect, useRef, useState } from "react";
 import type { ReactNode } from "react";
@@ -13,8 +14,19 @@ export interface MenuAction {
   testId: string;
 }
 
+interface MenuProps {
+  /** The button's name (its tooltip and, for a screen reader, its label). */
+  label: string;
+  actions: MenuAction[];
+  /** What the button shows; "⋯" by default. */
+  icon?: ReactNode;
+  testId: string;
+  /** Where the list opens: under the button's right edge (default) or its left. */
+  align?: "left" | "right";
+}
+
 /** A button that opens a short list of actions; Escape or a click outside closes it. */
-export function CanvasMenu({ label, actions }: { label: string; actions: MenuAction[] }) {
+export function Menu({ label, actions, icon, testId, align = "right" }: MenuProps) {
   const [open, setOpen] = useState(false);
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -31,7 +43,7 @@ export function CanvasMenu({ label, actions }: { label: string; actions: MenuAct
     };
   }, [open]);
   return (
-    <div className="canvas-menu" ref={box}>
+    <div className="menu" ref={box}>
       <button
         type="button"
         className="icon-btn"
@@ -40,18 +52,18 @@ export function CanvasMenu({ label, actions }: { label: string; actions: MenuAct
         aria-haspopup="menu"
         aria-expanded={open}
         onClick={() => setOpen(!open)}
-        data-testid="canvas-menu"
+        data-testid={testId}
       >
-        <MoreHorizontal size={16} />
+        {icon ?? <MoreHorizontal size={16} />}
       </button>
       {open && (
-        <div className="canvas-menu-list" role="menu">
+        <div className={align === "left" ? "menu-list menu-list-left" : "menu-list"} role="menu">
           {actions.map((a) => (
             <button
               key={a.testId}
               type="button"
               role="menuitem"
-              className={a.tone === "danger" ? "canvas-menu-item danger" : "canvas-menu-item"}
+              className={a.tone === "danger" ? "menu-item danger" : "menu-item"}
               onClick={() => {
                 setOpen(false);
                 a.onSelect();
