@@ -80,8 +80,11 @@ export const commands = {
 	 *  already on it have ended; answers at once.
 	 */
 	unloadLocalModel: () => __TAURI_INVOKE<null>("unload_local_model"),
-	/**  The first run's sample canvas, in the window's `language`. */
-	openSampleCanvas: (language: string) => __TAURI_INVOKE<CanvasDetail_Serialize>("open_sample_canvas", { language }),
+	/**
+	 *  The first run's canvas, in the window's `language`: about the `topic`
+	 *  the person pasted (text or a link), else the sample.
+	 */
+	openSampleCanvas: (language: string, topic: string | null) => __TAURI_INVOKE<CanvasDetail_Serialize>("open_sample_canvas", { language, topic }),
 	listAgents: () => __TAURI_INVOKE<Agent_Serialize[]>("list_agents"),
 	createAgent: (input: NewAgent_Deserialize) => __TAURI_INVOKE<Agent_Serialize>("create_agent", { input }),
 	updateAgent: (id: AgentId, input: AgentUpdate_Deserialize) => __TAURI_INVOKE<Agent_Serialize>("update_agent", { id, input }),

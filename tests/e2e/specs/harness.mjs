@@ -206,11 +206,12 @@ export function colmenaCli(dataDir, ...args) {
 }
 
 /** Starts `colmena-scripted-llm` with `script` ({rules: [...]}) on a free
- * port; resolves to its base URL and a stop function. */
-export function startScriptedProvider(dataDir, script, name = "script") {
+ * port (or on `port`, as a local server the app looks for: LM Studio's
+ * 1234); resolves to its base URL and a stop function. */
+export function startScriptedProvider(dataDir, script, name = "script", port = 0) {
   const file = join(dataDir, "..", `${name}-${process.pid}.json`);
   writeFileSync(file, JSON.stringify(script));
-  const child = spawn(SCRIPTED, ["--port", "0", "--script", file], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(SCRIPTED, ["--port", String(port), "--script", file], { stdio: ["ignore", "pipe", "inherit"] });
   killOnExit(child);
   return new Promise((resolveProvider, reject) => {
     child.stdout.on("data", (chunk) => {
@@ -222,6 +223,23 @@ export function startScriptedProvider(dataDir, script, name = "script") {
     // this the spec would wait forever.
     child.on("error", (error) => reject(new Error(`the scripted provider did not start (${SCRIPTED}): ${error.message}`)));
   });
+}
+
+/** LM Studio's usual port: a server there is found by the first run. */
+export const LM_STUDIO_PORT = 1234;
+
+/** A script for the scripted provider acting as a local server with one
+ * `model`: the connection test answers `hello` in slow pieces (so it is
+ * seen streaming), the sample's two drafts answer `brief` and `thread`. */
+export function localServerScript(model, hello, brief, thread) {
+  return {
+    models: [model],
+    rules: [
+      { when: { systemContains: "connection test" }, reply: { type: "text", text: hello }, repeat: true, textPiece: 4, delayMs: 150 },
+      { when: { systemContains: "TL;DR brief" }, reply: { type: "text", text: brief }, repeat: true },
+      { when: { systemContains: "thread for X" }, reply: { type: "text", text: thread }, repeat: true },
+    ],
+  };
 }
 
 /** Kills `child` when this file's process ends, however it ends short of

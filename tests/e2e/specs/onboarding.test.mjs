@@ -1,22 +1,16 @@
 // The first run in the real window (issue 12, item 1): from an empty data
 // dir, the scripted provider running AS A LOCAL SERVER ON LM STUDIO'S PORT
-// (1234) is found by the onboarding, "Test connection" streams its line,
+// (1234) is found and connected by the onboarding, "Test connection" streams its line,
 // specialists are picked in words, and the sample canvas generates two
 // variants — without a visit to Settings. Then Settings shows the model as
 // the default, and the "no model" banner's button fixes a missing default.
 // Every step is photographed in English and Spanish, light and dark.
 
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import { byTestId, clickTestId, colmenaCli, launchApp, repo, killOnExit, SCREENSHOTS, shot, startDriver, stopChild, waitGone } from "./harness.mjs";
+import { byTestId, clickTestId, colmenaCli, launchApp, localServerScript, LM_STUDIO_PORT, SCREENSHOTS, shot, startDriver, startScriptedProvider, waitGone } from "./harness.mjs";
 
-const SCRIPTED =
-  process.env.COLMENA_SCRIPTED_LLM ?? join(process.env.CARGO_TARGET_DIR ?? join(repo, "target"), "debug/colmena-scripted-llm");
-const LM_STUDIO_PORT = 1234;
 const MODEL = "scripted-writer";
 const HELLO = "Hello! I am the scripted writer, ready to help.";
 const BRIEF = "TL;DR: the library now opens until midnight on weekdays.";
@@ -28,26 +22,7 @@ let llm;
 
 /** The scripted provider on LM Studio's usual port, listing one model. */
 function startLocalServer(dir) {
-  const script = {
-    models: [MODEL],
-    rules: [
-      // The connection test: slow pieces, so the answer is seen streaming.
-      { when: { systemContains: "connection test" }, reply: { type: "text", text: HELLO }, repeat: true, textPiece: 4, delayMs: 150 },
-      { when: { systemContains: "TL;DR brief" }, reply: { type: "text", text: BRIEF }, repeat: true },
-      { when: { systemContains: "thread for X" }, reply: { type: "text", text: THREAD }, repeat: true },
-    ],
-  };
-  const file = join(dir, "..", `onboarding-lmstudio-${process.pid}.json`);
-  writeFileSync(file, JSON.stringify(script));
-  const child = spawn(SCRIPTED, ["--port", String(LM_STUDIO_PORT), "--script", file], { stdio: ["ignore", "pipe", "inherit"] });
-  killOnExit(child);
-  return new Promise((resolve, reject) => {
-    child.stdout.on("data", (chunk) => {
-      if (/listening on/.test(String(chunk))) resolve({ stop: () => stopChild(child) });
-    });
-    child.on("exit", (code) => reject(new Error(`the scripted provider could not listen on ${LM_STUDIO_PORT} (${code})`)));
-    child.on("error", (error) => reject(new Error(`the scripted provider did not start (${SCRIPTED}): ${error.message}`)));
-  });
+  return startScriptedProvider(dir, localServerScript(MODEL, HELLO, BRIEF, THREAD), "onboarding-lmstudio", LM_STUDIO_PORT);
 }
 
 before(async () => {
@@ -102,15 +77,14 @@ test("first run: a local server is found, its test streams, specialists in words
   browser = await launchApp();
   await browser.$(byTestId("first-run")).waitForDisplayed({ timeout: 20_000 });
 
-  // Step 1 — the scripted provider is found on LM Studio's port, with its model.
-  await browser.$(byTestId("local-server-lm_studio")).waitForDisplayed({ timeout: 15_000 });
-  assert.match(await text("local-server-lm_studio"), /LM Studio/);
-  assert.match(await text("local-server-lm_studio"), /127\.0\.0\.1:1234/);
-  assert.equal(await browser.$(byTestId("local-model-lm_studio")).getValue(), MODEL);
+  // Step 1 — the scripted provider is found on LM Studio's port and
+  // connected by itself (one server with a model: no click).
+  await browser.$(byTestId("connect-test-panel")).waitForDisplayed({ timeout: 15_000 });
+  assert.match(await text("connected-provider"), /LM Studio/);
+  assert.equal(await browser.$(byTestId("connect-test-model")).getValue(), `lm_studio/${MODEL}`);
+  await browser.$(byTestId("connect-finish")).waitForDisplayed();
   await everyLook("1-connect", FIRST_RUN);
 
-  await click("connect-local-lm_studio");
-  assert.match(await text("connected-provider"), /LM Studio/);
   await click("connect-test");
   // Streaming: part of the line is on screen before the whole of it.
   await browser.waitUntil(
@@ -143,8 +117,9 @@ test("first run: a local server is found, its test streams, specialists in words
   await everyLook("2-specialists", FIRST_RUN);
   await click("install-specialists");
 
-  // Step 3 — the sample canvas, with the connected model.
+  // Step 3 — the sample canvas, with the connected model (nothing pasted).
   await browser.$(byTestId("step-sample")).waitForDisplayed();
+  assert.equal(await browser.$(byTestId("sample-topic")).getValue(), "");
   assert.match(await text("sample-summary"), /starts writing both drafts/);
   await everyLook("3-sample", FIRST_RUN);
   await click("sample-open");

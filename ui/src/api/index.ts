@@ -538,7 +538,8 @@ export const onboardingApi = {
     channel.onmessage = (event) => onDelta(event.text);
     return call(commands.testConnection(id, channel));
   },
-  openSampleCanvas: (language: string) => call(commands.openSampleCanvas(language)),
+  /** The first canvas: about `topic` (pasted text or a link), else the sample. */
+  openSampleCanvas: (language: string, topic: string | null = null) => call(commands.openSampleCanvas(language, topic)),
 };
 
 /** Models that run on this computer (issue 35): the library, the files on

@@ -299,11 +299,11 @@ pub async fn refresh_now(ctx: &Ctx, actor: &Caller, source: &str) -> Result<Sour
 }
 
 /// One item as fetched.
-struct Fetched {
+pub(crate) struct Fetched {
     external_id: String,
-    title: String,
-    snippet: String,
-    url: Option<String>,
+    pub(crate) title: String,
+    pub(crate) snippet: String,
+    pub(crate) url: Option<String>,
     published_at: Option<DateTime<Utc>>,
 }
 
@@ -312,7 +312,9 @@ async fn fetch_feed(url: &str) -> Result<Vec<Fetched>> {
     parse_feed(&body)
 }
 
-async fn fetch_page(url: &str) -> Result<Vec<Fetched>> {
+/// A web page as one item: its title and readable text (at most 4,000
+/// characters). Also what a link pasted in the first run becomes.
+pub(crate) async fn fetch_page(url: &str) -> Result<Vec<Fetched>> {
     let body = crate::net_guard::fetch::fetch_raw(url).await?;
     let text = String::from_utf8_lossy(&body);
     let title = crate::net_guard::fetch::html_title(&text).unwrap_or_else(|| url.to_owned());

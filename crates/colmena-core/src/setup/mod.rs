@@ -15,6 +15,7 @@
 
 pub mod personas;
 pub mod sample;
+pub mod topic;
 
 use std::collections::BTreeSet;
 

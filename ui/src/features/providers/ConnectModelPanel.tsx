@@ -4,7 +4,7 @@
 // presses "Test connection" and watches the model's one-line answer stream
 // in — the first model that answers becomes the default.
 
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { CheckCircle2, Cpu, KeyRound, RefreshCw, Zap } from "lucide-react";
@@ -24,11 +24,25 @@ import { providerKeys } from "./queries";
 
 export const localServersKey = ["local-servers"] as const;
 
-/** The panel; `onWorking` is told when a model answered its test. */
-export function ConnectModelPanel({ onWorking }: { onWorking?(check: ConnectionCheck): void }) {
+interface ConnectModelPanelProps {
+  /** Told when a model answered its test. */
+  onWorking?(check: ConnectionCheck): void;
+  /** Told what is connected (`null`: the person went back to choose). */
+  onConnected?(connected: Connected | null): void;
+  /** Connect by itself when the scan finds exactly one server with a
+   * model (the first run: no click before "Finish"). */
+  autoConnect?: boolean;
+}
+
+/** The panel: servers found here, a downloadable model, a pasted key. */
+export function ConnectModelPanel({ onWorking, onConnected, autoConnect = false }: ConnectModelPanelProps) {
   const { t } = useTranslation();
   const client = useQueryClient();
-  const [connected, setConnected] = useState<Connected | null>(null);
+  const [connected, setConnectedState] = useState<Connected | null>(null);
+  const setConnected = (made: Connected | null) => {
+    setConnectedState(made);
+    onConnected?.(made);
+  };
   const refresh = () => {
     for (const key of [providerKeys.providers, providerKeys.models, runtimeKeys.defaultModel, catalogKeys.setup, localServersKey]) {
       void client.invalidateQueries({ queryKey: key });
@@ -48,6 +62,16 @@ export function ConnectModelPanel({ onWorking }: { onWorking?(check: ConnectionC
     if (provider) setConnected({ provider, models: [model] });
   };
   const servers = useQuery({ queryKey: localServersKey, queryFn: onboardingApi.detectLocalServers, staleTime: 0 });
+  // The one server found, connected once by itself when asked to.
+  const only = autoConnect && servers.data?.length === 1 ? servers.data[0] : undefined;
+  const autoTried = useRef(false);
+  const { mutate: connectTo } = connect;
+  useEffect(() => {
+    const model = only?.models[0];
+    if (!only || !model || autoTried.current) return;
+    autoTried.current = true;
+    connectTo(fromServer(only, model));
+  }, [only, connectTo]);
 
   if (connected) {
     return (

@@ -3,7 +3,9 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { Check, Moon, Sun } from "lucide-react";
 
-import { api, onboardingApi, type ApiError, type ConnectionCheck, type SetupStatus } from "../../api";
+import { api, onboardingApi, type ApiError, type ConnectionCheck, type Connected, type SetupStatus } from "../../api";
+import { errorText } from "../../app/errorText";
+import { Banner } from "../../components/Banner";
 import { Button } from "../../components/Button";
 import { Logo } from "../../components/Logo";
 import { usePreferences } from "../../app/preferences";
@@ -16,33 +18,55 @@ import { SampleStep } from "./SampleStep";
 import { SpecialistsStep } from "./SpecialistsStep";
 import { STEPS, defaultChoice, stepIndex, type Step } from "./steps";
 
+/** What the last step makes: the first canvas (about what the person
+ * pasted, else the sample) or none. */
+interface Ending {
+  withCanvas: boolean;
+  topic?: string;
+}
+
 /** The first run of a new workspace (issue 12), in three steps: connect a
- * model, pick specialists described in words, then open a sample canvas
- * with two drafts ready to generate. Nothing but the model is saved until
- * the last step, which installs the specialists (SPEC H32) and, if asked,
- * makes the sample canvas and lands on it. */
+ * model, pick specialists described in words, then open a first canvas —
+ * about something the person pastes (text or a link), else the sample —
+ * with two drafts that start writing as it opens. Nothing but the model is
+ * saved until the end, which installs the specialists (SPEC H32) and, if
+ * asked, makes the canvas and lands on it. A server found on this machine
+ * is connected by itself, so "Finish" on the first step is the one click
+ * to the first streamed draft (issue 37): it tests the model if that was
+ * not done, then takes every default. */
 export function FirstRunScreen({ status }: { status: SetupStatus }) {
   const { t, i18n } = useTranslation();
   const client = useQueryClient();
   const [step, setStep] = useState<Step>("connect");
   const [working, setWorking] = useState<ConnectionCheck | null>(null);
+  const [connected, setConnected] = useState<Connected | null>(null);
   const [chosen, setChosen] = useState<string[]>(() => defaultChoice(status.personas));
   const [install, setInstall] = useState<string[]>(chosen);
   const hasDefault = Boolean(useQuery(defaultModelQuery).data);
   const hasModel = Boolean(working) || hasDefault;
   // Made once: trying again after a failed install does not make a second.
   const sampleMade = useRef(false);
+  // "Finish" on the first step: the model's test if not done, then every default.
+  const finishNow = useMutation<SetupStatus, ApiError, Connected>({
+    mutationFn: async (made) => {
+      if (!working) {
+        const modelId = made.models[0]?.id;
+        if (modelId) setWorking(await onboardingApi.testConnection(modelId, () => {}));
+      }
+      return finish.mutateAsync({ withCanvas: true });
+    },
+  });
 
-  const finish = useMutation<SetupStatus, ApiError, boolean>({
-    mutationFn: async (withSample) => {
-      if (withSample && !sampleMade.current) {
-        const sample = await onboardingApi.openSampleCanvas(i18n.language);
+  const finish = useMutation<SetupStatus, ApiError, Ending>({
+    mutationFn: async ({ withCanvas, topic }) => {
+      if (withCanvas && !sampleMade.current) {
+        const sample = await onboardingApi.openSampleCanvas(i18n.language, topic?.trim() || null);
         sampleMade.current = true;
         // With a model to write with, the drafts start as the canvas opens.
         if (hasModel) generateOnOpen(sample.id);
       }
       // The shell opens on this view once setup reads as completed.
-      if (withSample) window.location.hash = "#/canvas";
+      if (withCanvas) window.location.hash = "#/canvas";
       return api.applySeed(install);
     },
     onSuccess: () => {
@@ -83,17 +107,29 @@ export function FirstRunScreen({ status }: { status: SetupStatus }) {
               <h2 id="step-connect-title">{t("onboarding.connect.title")}</h2>
               <p className="muted">{t("onboarding.connect.body")}</p>
             </header>
-            <ConnectModelPanel onWorking={setWorking} />
+            <ConnectModelPanel onWorking={setWorking} onConnected={setConnected} autoConnect />
+            {finishNow.error && <Banner tone="danger" testId="connect-finish-error">{errorText(t, finishNow.error)}</Banner>}
             <footer className="first-run-foot">
               <span className="first-run-spacer" />
-              {!working && (
+              {!working && !connected && (
                 <Button variant="ghost" onClick={() => setStep("specialists")} data-testid="connect-skip">
                   {t("onboarding.connect.skip")}
                 </Button>
               )}
-              <Button variant="primary" disabled={!working} onClick={() => setStep("specialists")} data-testid="connect-continue">
-                {t("onboarding.continue")}
+              <Button variant={connected ? "secondary" : "primary"} disabled={!working} onClick={() => setStep("specialists")} data-testid="connect-continue">
+                {connected ? t("onboarding.connect.choose") : t("onboarding.continue")}
               </Button>
+              {connected && (
+                <Button
+                  variant="primary"
+                  busy={finishNow.isPending}
+                  title={t("onboarding.connect.finishHint")}
+                  onClick={() => finishNow.mutate(connected)}
+                  data-testid="connect-finish"
+                >
+                  {t("onboarding.finish")}
+                </Button>
+              )}
             </footer>
           </section>
         )}
@@ -115,10 +151,10 @@ export function FirstRunScreen({ status }: { status: SetupStatus }) {
           <SampleStep
             hasModel={hasModel}
             specialists={install.length}
-            busy={finish.isPending ? (finish.variables ? "sample" : "skip") : null}
+            busy={finish.isPending ? (finish.variables?.withCanvas ? "sample" : "skip") : null}
             error={finish.error}
             onBack={() => setStep("specialists")}
-            onFinish={(withSample) => finish.mutate(withSample)}
+            onFinish={(withCanvas, topic) => finish.mutate({ withCanvas, topic })}
           />
         )}
       </div>
