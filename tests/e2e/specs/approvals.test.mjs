@@ -119,10 +119,17 @@ test("deny: the card shows the call, the run goes on with the denial, nothing ru
   await ask("Run the command, uno");
   const card = await approvalCard();
   assert.match(await card.getText(), /Ingeniera/);
+  // The command line it will run, and where; the raw arguments one click away.
+  const command = await card.$(byTestId("approval-command")).getText();
+  assert.match(command, /^\$ sh -c '[^']*touch made-uno\.txt[^']*'$/);
+  assert.match(await card.$(byTestId("approval-where")).getText(), /Runs this command in Ingeniera's workspace folder/);
+  assert.equal(await card.$(byTestId("approval-arguments")).isDisplayed(), false, "raw arguments folded");
+  await shot(browser, "approval-asked");
+  await card.$(`${byTestId("approval-raw")} summary`).click();
   const args = await card.$(byTestId("approval-arguments")).getText();
   assert.match(args, /"command": "sh"/);
   assert.match(args, /touch made-uno\.txt/);
-  await shot(browser, "approval-asked");
+  await shot(browser, "approval-asked-raw");
 
   await card.$(byTestId("approval-deny")).click();
   await answer(/not allowed to run it/);
@@ -140,12 +147,18 @@ test("deny: the card shows the call, the run goes on with the denial, nothing ru
 test("a long run of spaces or a bidi override cannot hide part of a call", async () => {
   await ask("Run the command, cinco");
   const card = await approvalCard();
-  const args = card.$(byTestId("approval-arguments"));
-  const shown = await args.getText();
+  // The command line hides nothing either: same escapes, same collapsed run.
+  const line = await card.$(byTestId("approval-command")).getText();
+  assert.match(line, /echo updating docs/);
+  assert.match(line, /touch made-cinco\.txt/, "the tail is in view");
+  assert.match(line, /\\u\{202E\}txt\.exe/, "the override is written out, not obeyed");
+  assert.match(await card.$(`${byTestId("approval-command")} ${byTestId("approval-blank")}`).getText(), /15000 spaces/);
+  await card.$(`${byTestId("approval-raw")} summary`).click();
+  const shown = await card.$(byTestId("approval-arguments")).getText();
   assert.match(shown, /echo updating docs/);
   assert.match(shown, /touch made-cinco\.txt/, "the tail is in view");
   assert.match(shown, /\\u\{202E\}txt\.exe/, "the override is written out, not obeyed");
-  assert.match(await card.$(byTestId("approval-blank")).getText(), /15000 spaces/);
+  assert.match(await card.$(`${byTestId("approval-arguments")} ${byTestId("approval-blank")}`).getText(), /15000 spaces/);
   assert.match(await card.$(byTestId("approval-length")).getText(), /characters in full/);
   await shot(browser, "approval-hidden-tail");
   await card.$(byTestId("approval-deny")).click();

@@ -1,5 +1,7 @@
-// One tool call that waits for the person: what the agent wants to do, with
-// its arguments as the model wrote them, and the three answers — two where
+// One tool call that waits for the person: what the agent wants to do — the
+// command line it will run and where, the file or address it touches (see
+// callSummary.ts) — with the arguments as the model wrote them behind
+// "Raw" (open at once when there is no summary), and the three answers — two where
 // the program would run unconfined (Windows): the card says what it could
 // reach, and each such call is decided on its own. The same
 // card sits inline in a run panel or a chat, and in the app-wide stack for
@@ -14,8 +16,9 @@ import { runtimeApi, type ApiError, type Approval, type Decision } from "../../a
 import { errorText } from "../../app/errorText";
 import { useNames } from "../../app/names";
 import { Button } from "../../components/Button";
+import { callSummary } from "./callSummary";
 import { runtimeKeys } from "./queries";
-import { shownArguments } from "./shownArguments";
+import { shownArguments, shownText, type Piece } from "./shownArguments";
 import { toolTitle } from "../../app/toolTitle";
 
 export function ApprovalCard({ approval, agentName, origin }: { approval: Approval; agentName?: string; origin?: ReactNode }) {
@@ -27,6 +30,7 @@ export function ApprovalCard({ approval, agentName, origin }: { approval: Approv
     onSettled: () => void client.invalidateQueries({ queryKey: runtimeKeys.approvals }),
   });
   const who = agentName ?? names.agent(approval.agentId);
+  const summary = callSummary(approval.tool, approval.arguments);
   return (
     <div className="approval-card" role="group" aria-label={t("approvals.asks", { agent: who, tool: toolTitle(t, approval.tool) })} data-testid="approval-card" data-tool={approval.tool}>
       <header>
@@ -35,17 +39,23 @@ export function ApprovalCard({ approval, agentName, origin }: { approval: Approv
         <span className={`risk-badge risk-${approval.risk}`}>{t(`permissions.risk.${approval.risk}`)}</span>
       </header>
       {origin}
-      <pre className="mono approval-args" data-testid="approval-arguments">
-        {shownArguments(approval.arguments).map((piece, i) =>
-          typeof piece === "string" ? (
-            <Fragment key={i}>{piece}</Fragment>
-          ) : (
-            <mark key={i} className="approval-blank" data-testid="approval-blank">
-              {t("approvals.blank", { count: piece.count })}
-            </mark>
-          ),
-        )}
-      </pre>
+      {summary && (
+        <div className="approval-summary">
+          <pre className="mono approval-command" data-testid="approval-command">
+            {summary.kind === "run" || summary.kind === "commit" ? "$ " : ""}
+            <Shown pieces={shownText(summary.line)} />
+          </pre>
+          <p className="muted small" data-testid="approval-where">
+            {t(`approvals.summary.${summary.kind}`, { agent: who, count: summary.size ?? 0 })}
+          </p>
+        </div>
+      )}
+      <details className="approval-raw" open={!summary} data-testid="approval-raw">
+        <summary>{t("approvals.raw")}</summary>
+        <pre className="mono approval-args" data-testid="approval-arguments">
+          <Shown pieces={shownArguments(approval.arguments)} />
+        </pre>
+      </details>
       <p className="muted small approval-length" data-testid="approval-length">
         {t("approvals.length", { count: [...approval.arguments].length })}
       </p>
@@ -70,5 +80,19 @@ export function ApprovalCard({ approval, agentName, origin }: { approval: Approv
         </Button>
       </div>
     </div>
+  );
+}
+
+/** Text as the card shows it: long blank runs as a marked count. */
+function Shown({ pieces }: { pieces: Piece[] }) {
+  const { t } = useTranslation();
+  return pieces.map((piece, i) =>
+    typeof piece === "string" ? (
+      <Fragment key={i}>{piece}</Fragment>
+    ) : (
+      <mark key={i} className="approval-blank" data-testid="approval-blank">
+        {t("approvals.blank", { count: piece.count })}
+      </mark>
+    ),
   );
 }

@@ -76,7 +76,13 @@ function pretty(args: string): string {
 
 /** The arguments as shown: text pieces, and collapsed runs of blank space. */
 export function shownArguments(args: string): Piece[] {
-  const text = escapeHidden(pretty(args));
+  return shownText(pretty(args));
+}
+
+/** Any text of a call as shown (its command line, a path): hidden
+ * characters written out, long runs of blank space collapsed. */
+export function shownText(raw: string): Piece[] {
+  const text = escapeHidden(raw);
   const pieces: Piece[] = [];
   let plain = "";
   let lineStart = true;
