@@ -239,6 +239,7 @@ pub fn builder<R: Runtime>() -> Builder<R> {
             team_bus::connect_team_bus,
             team_bus::disconnect_team_bus,
             team_bus::team_bus_inbox,
+            team_bus::team_bus_authors,
             team_bus::send_team_message,
             team_bus::team_outbox,
             team_bus::discard_outbox_entry,

@@ -40,12 +40,12 @@ CANVAS_TOOLS = {
     "session_variant_rounds", "session_export_variant", "session_save_preset",
     "session_list_sources", "session_write_round",
 }
-BUS_TOOLS = {"send_message", "read_inbox", "list_sent", "search_messages", "read_thread", "mark_unread"}
+BUS_TOOLS = {"send_message", "read_inbox", "list_sent", "search_messages", "read_thread", "mark_unread", "list_authors"}
 HIVE_TOOLS = {
     "list_agents", "list_swarms", "run_agent", "run_swarm",
     "memory_write", "memory_read", "memory_search", "search_catalog",
 }
-NO_ARGUMENT_TOOLS = {"session_list", "session_list_sources", "list_agents", "list_swarms", "model_library"}
+NO_ARGUMENT_TOOLS = {"session_list", "session_list_sources", "list_agents", "list_swarms", "model_library", "list_authors"}
 
 
 def expect(condition, what):
@@ -174,6 +174,11 @@ async def main(config):
             "to_author_name": config["author_b"], "body": "x", "priority": "very"}), "bad priority")
         expect(bad_priority["code"] == "validation", f"bad priority: {text}")
         findings["bad_arguments"] = "isError"
+
+        # The directory: who is on the bus, to address a message by name.
+        directory = ok(await client.call_tool("list_authors", {}), "list_authors")["result"]
+        expect(config["author_b"] in [a["name"] for a in directory], f"directory: {directory}")
+        expect(all(set(a) == {"id", "name", "kind"} for a in directory), f"directory fields: {directory}")
 
         # The bus: the sender is always the token's author.
         spoof, text = error_of(await client.call_tool("send_message", {

@@ -304,6 +304,8 @@ export const commands = {
 	connectTeamBus: (input: TeamBusConnect_Deserialize) => __TAURI_INVOKE<TeamBusLink_Serialize>("connect_team_bus", { input }),
 	disconnectTeamBus: () => __TAURI_INVOKE<number>("disconnect_team_bus"),
 	teamBusInbox: (query: InboxQuery_Deserialize) => __TAURI_INVOKE<Message_Serialize[]>("team_bus_inbox", { query }),
+	/**  Who is on the team bus, by name (the "To" picker). */
+	teamBusAuthors: () => __TAURI_INVOKE<DirectoryEntry[]>("team_bus_authors"),
 	sendTeamMessage: (to: string, message: SendMessage_Deserialize) => __TAURI_INVOKE<OutboxEntry_Serialize>("send_team_message", { to, message }),
 	teamOutbox: () => __TAURI_INVOKE<OutboxEntry_Serialize[]>("team_outbox"),
 	discardOutboxEntry: (seq: number) => __TAURI_INVOKE<null>("discard_outbox_entry", { seq }),
@@ -1581,6 +1583,17 @@ export type DesktopSettings = {
 	trayAvailable: boolean,
 	/**  Colmena starts, in the tray, when the person logs in. */
 	startAtLogin: boolean,
+};
+
+/**
+ *  One author in the bus's directory: what a sender needs, nothing more
+ *  (no token, no agent, no wake-up settings).
+ */
+export type DirectoryEntry = {
+	id: string,
+	name: string,
+	/**  `user` (a person) or `role`. */
+	kind: string,
 };
 
 /**  A skill folder found on disk. */

@@ -168,6 +168,40 @@ async fn b3_send_then_read_with_the_seeds_fields_oldest_first_marking_read() {
     assert_eq!(bodies(&sent), ["He añadido el secret.", "Segundo"]);
 }
 
+/// The directory (issue 37): a token holder lists the bus's authors by
+/// name, to address mail; no token, no list; nothing but id, name and kind.
+#[tokio::test]
+async fn the_directory_lists_every_author_by_name_to_token_holders_only() {
+    let bus = bus().await;
+    let zoe = bus.author("Zoe").await;
+    let _ana = bus.author("ana").await;
+    let (status, list) = bus.get(Some(&zoe.token), "/authors").await;
+    assert_eq!(status, StatusCode::OK);
+    let names: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["name"].as_str().unwrap())
+        .collect();
+    let ana = names.iter().position(|n| *n == "ana").unwrap();
+    let zoe_at = names.iter().position(|n| *n == "Zoe").unwrap();
+    assert!(ana < zoe_at, "by name, case aside: {names:?}");
+    for entry in list.as_array().unwrap() {
+        let mut keys: Vec<&str> = entry
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        keys.sort_unstable();
+        assert_eq!(keys, ["id", "kind", "name"], "no token or settings leak");
+    }
+    let (status, _) = bus.get(None, "/authors").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, _) = bus.get(Some("colmena_not-a-token"), "/authors").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+}
+
 #[tokio::test]
 async fn b3_since_filters_both_inbox_and_sent() {
     let bus = bus().await;

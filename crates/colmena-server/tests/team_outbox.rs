@@ -295,6 +295,14 @@ async fn the_desktop_delivers_on_its_own_and_announces_urgent_mail_from_the_team
     // The person's inbox there, read from here.
     let mail = team::inbox(&desk, InboxQuery::default()).await.unwrap();
     assert_eq!(mail.len(), 1);
+    // Its directory too: the "To" picker lists who is on that bus.
+    let names: Vec<String> = team::authors(&desk)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|a| a.name)
+        .collect();
+    assert!(names.len() >= 2, "{names:?}");
 }
 
 #[tokio::test]

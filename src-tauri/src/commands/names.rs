@@ -182,6 +182,7 @@ pub const COMMANDS: &[&str] = &[
     "connect_team_bus",
     "disconnect_team_bus",
     "team_bus_inbox",
+    "team_bus_authors",
     "send_team_message",
     "team_outbox",
     "discard_outbox_entry",

@@ -2,6 +2,7 @@
 //! panel of the Inbox view — one line each over `colmena_core::team_bus`.
 //! The token goes in once and comes back only masked.
 
+use colmena_core::inbox::authors::DirectoryEntry;
 use colmena_core::inbox::{InboxQuery, Message, SendMessage};
 use colmena_core::team_bus::{self as team, OutboxEntry, TeamBusConnect, TeamBusLink, outbox};
 use colmena_core::{AppError, Ctx};
@@ -35,6 +36,13 @@ pub async fn team_bus_inbox(
     query: InboxQuery,
 ) -> Result<Vec<Message>, AppError> {
     team::inbox(&ctx, query).await
+}
+
+/// Who is on the team bus, by name (the "To" picker).
+#[tauri::command]
+#[specta::specta]
+pub async fn team_bus_authors(ctx: State<'_, Ctx>) -> Result<Vec<DirectoryEntry>, AppError> {
+    team::authors(&ctx).await
 }
 
 #[tauri::command]

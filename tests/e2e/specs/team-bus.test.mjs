@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 
-import { CLI, byTestId, clickTestId, colmenaCli, completeFirstRun, fillField, launchApp, shot, startDriver, stopChild } from "./harness.mjs";
+import { CLI, byTestId, chooseOption, clickTestId, colmenaCli, completeFirstRun, fillField, launchApp, shot, startDriver, stopChild } from "./harness.mjs";
 
 let driver;
 let browser;
@@ -116,7 +116,7 @@ test("the Inbox's team entry sends through the outbox and shows the inbox there"
     timeout: 15_000,
     timeoutMsg: "the inbox on the team bus is not shown",
   });
-  await fillField(browser, "#team-to", beto.id);
+  await chooseOption(browser, "team-to", beto.id);
   await fillField(browser, "#team-body", "Hola desde el escritorio");
   await click("team-send");
   await browser.waitUntil(async () => (await (await el("team-outbox")).getText()).includes("Sent"), {
@@ -129,7 +129,7 @@ test("the Inbox's team entry sends through the outbox and shows the inbox there"
 
 test("with the team bus down a message waits, the window says so, and it leaves once when it is back", async () => {
   await stopTeamServer();
-  await fillField(browser, "#team-to", beto.id);
+  await chooseOption(browser, "team-to", beto.id);
   await fillField(browser, "#team-body", "Escrito sin conexión");
   await click("team-send");
   await el("team-link-down").then((e) => e.waitForDisplayed({ timeout: 20_000 }));

@@ -475,6 +475,8 @@ export const teamBusApi = {
   connect: (input: TeamBusConnect) => call(commands.connectTeamBus(input)),
   disconnect: () => call(commands.disconnectTeamBus()),
   inbox: (query: InboxQuery) => call(commands.teamBusInbox(query)),
+  /** Who is on the team bus, by name: the "To" picker. */
+  authors: () => call(commands.teamBusAuthors()),
   send: (to: string, message: SendMessage) => call(commands.sendTeamMessage(to, message)),
   outbox: () => call(commands.teamOutbox()),
   discard: (seq: number) => call(commands.discardOutboxEntry(seq)),

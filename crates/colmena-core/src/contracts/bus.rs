@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::caller::Caller;
 use crate::ctx::Ctx;
 use crate::error::Result;
+use crate::inbox::authors::{self, DirectoryEntry};
 use crate::inbox::messages::{self, InboxQuery, Message, Priority, SendMessage, SentQuery};
 
 /// `send_message`: a message from you to another author.
@@ -152,4 +153,23 @@ pub async fn mark_unread(
     let me = caller.speaks_as(ctx)?;
     let marked = messages::mark_unread(ctx, caller, &me, input.ids).await?;
     Ok(serde_json::json!({ "marked": marked }))
+}
+
+/// `list_authors`: who is on this bus — people and roles — to address a
+/// message to (issue 37: the team bus's "To" is a picker, not a typed id).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListAuthorsArgs {}
+
+/// The bus's authors, by name. Only an author of the bus may ask (a token
+/// holder, or the owner): the directory is the members' own, as a team's
+/// address book is — what stays closed is anyone's mail, and whether a
+/// name exists to someone who is not on the bus.
+pub async fn list_authors(
+    ctx: &Ctx,
+    caller: &Caller,
+    _: ListAuthorsArgs,
+) -> Result<Vec<DirectoryEntry>> {
+    caller.speaks_as(ctx)?;
+    authors::directory(ctx).await
 }

@@ -11,6 +11,7 @@
 
 use chrono::{DateTime, Duration, Utc};
 use rusqlite::{Connection, params};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::role_config;
@@ -101,6 +102,35 @@ pub const DEFAULT_UNATTENDED: [Risk; 1] = [Risk::Reply];
 
 pub async fn list(ctx: &Ctx) -> Result<Vec<Author>> {
     ctx.bus().authors().await
+}
+
+/// One author in the bus's directory: what a sender needs, nothing more
+/// (no token, no agent, no wake-up settings).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, specta::Type)]
+pub struct DirectoryEntry {
+    pub id: String,
+    pub name: String,
+    /// `user` (a person) or `role`.
+    pub kind: String,
+}
+
+/// Every author, by name (case aside): the directory to address mail.
+pub async fn directory(ctx: &Ctx) -> Result<Vec<DirectoryEntry>> {
+    let mut entries: Vec<DirectoryEntry> = list(ctx)
+        .await?
+        .into_iter()
+        .map(|a| DirectoryEntry {
+            kind: match a.kind {
+                AuthorKind::User => "user",
+                AuthorKind::Role => "role",
+            }
+            .to_owned(),
+            id: a.id,
+            name: a.name,
+        })
+        .collect();
+    entries.sort_by_key(|e| e.name.to_lowercase());
+    Ok(entries)
 }
 
 pub async fn get(ctx: &Ctx, id: &str) -> Result<Author> {

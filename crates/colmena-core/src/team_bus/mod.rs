@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ctx::{Change, Ctx};
 use crate::error::{AppError, ErrorCode, Result};
+use crate::inbox::authors::DirectoryEntry;
 use crate::inbox::messages::{InboxQuery, Message};
 use remote::{RemoteBus, RemoteBusConfig};
 
@@ -184,6 +185,14 @@ pub async fn disconnect(ctx: &Ctx) -> Result<u32> {
 pub async fn inbox(ctx: &Ctx, query: InboxQuery) -> Result<Vec<Message>> {
     let (bus, me) = open(ctx).await?;
     let read = bus.inbox(&me, &query).await;
+    record(ctx, read.as_ref().err()).await;
+    read
+}
+
+/// Who is on the team bus, by name: the picker of the team panel's "To".
+pub async fn authors(ctx: &Ctx) -> Result<Vec<DirectoryEntry>> {
+    let (bus, _) = open(ctx).await?;
+    let read = bus.authors().await;
     record(ctx, read.as_ref().err()).await;
     read
 }

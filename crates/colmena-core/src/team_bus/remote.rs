@@ -29,6 +29,7 @@ use serde_json::json;
 use url::Url;
 
 use crate::error::{AppError, ErrorCode, Result};
+use crate::inbox::authors::DirectoryEntry;
 use crate::inbox::messages::{InboxQuery, Message, MessageReceipt, SendMessage};
 
 /// The longest a send keeps trying, whatever it is asked.
@@ -178,6 +179,14 @@ impl RemoteBus {
             }
         }
         // Reading is not repeated: a lost answer may have marked mail read.
+        self.request(Method::GET, url, None)
+            .await
+            .map_err(|e| e.error)
+    }
+
+    /// Who is on the team bus (its directory), by name.
+    pub async fn authors(&self) -> Result<Vec<DirectoryEntry>> {
+        let url = self.endpoint(&["authors"])?;
         self.request(Method::GET, url, None)
             .await
             .map_err(|e| e.error)

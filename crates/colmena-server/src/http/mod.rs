@@ -11,6 +11,7 @@
 //! | `GET /author/{id}/inbox` | `messages::inbox` |
 //! | `GET /author/{id}/sent` | `messages::sent` |
 //! | `GET /author/{id}/search?q=` | `inbox::search::search` |
+//! | `GET /authors` | `contracts::bus::list_authors` (the directory) |
 //! | `DELETE /message/{id}` | `messages::delete` |
 //! | `GET /openapi.json` | the API described |
 //! | `GET /v1/models`, `POST /v1/chat/completions` | `models::openai_api` (the local models, OpenAI-compatible) |
@@ -76,6 +77,7 @@ pub fn router(ctx: Ctx, stop: CancellationToken, config: &ServerConfig) -> Route
         .route("/author/{id}/search", get(routes::search))
         .route("/author/{id}/thread/{message_id}", get(routes::thread))
         .route("/author/{id}/mark-unread", post(routes::mark_unread))
+        .route("/authors", get(routes::authors))
         .route("/message/{id}", delete(routes::delete))
         .route_layer(axum::middleware::from_fn_with_state(
             gatekeeper.clone(),

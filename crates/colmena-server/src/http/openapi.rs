@@ -8,13 +8,14 @@ use serde_json::{Value, json};
 use super::config::{MAX_SESSIONS_PER_AUTHOR, MAX_STREAMS_PER_AUTHOR};
 
 /// The paths the document describes (checked against the router by a test).
-pub const PATHS: [&str; 13] = [
+pub const PATHS: [&str; 14] = [
     "/author/{id}/message-to/{to_id}",
     "/author/{id}/inbox",
     "/author/{id}/sent",
     "/author/{id}/search",
     "/author/{id}/thread/{message_id}",
     "/author/{id}/mark-unread",
+    "/authors",
     "/message/{id}",
     "/health",
     "/api/sessions/activity",
@@ -277,6 +278,13 @@ fn bus_document() -> Value {
                     "401": error_response("No token, or not a valid one."),
                     "403": error_response(NOT_YOURS),
                     "422": error_response("The body is not {\"ids\": [...]}.")
+                }
+            } },
+            "/authors": { "get": {
+                "summary": "Who is on this bus, by name: the directory to address mail",
+                "responses": {
+                    "200": { "description": "Every author, by name: [{\"id\", \"name\", \"kind\": \"user\"|\"role\"}].", "content": { "application/json": { "schema": { "type": "array", "items": { "type": "object", "required": ["id", "name", "kind"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "kind": { "type": "string", "enum": ["user", "role"] } } } } } } },
+                    "401": error_response("No token, or not a valid one.")
                 }
             } },
             "/message/{id}": { "delete": {

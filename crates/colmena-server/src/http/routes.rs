@@ -10,6 +10,8 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::{Extension, Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use colmena_core::contracts::bus::{self, ListAuthorsArgs};
+use colmena_core::inbox::authors::DirectoryEntry;
 use colmena_core::inbox::{
     self, Caller, InboxQuery, Message, MessageReceipt, SendMessage, SentQuery,
 };
@@ -199,6 +201,15 @@ pub async fn sent(
         .await
         .map_err(query_error)?;
     Ok(Json(messages))
+}
+
+/// `GET /authors`: the bus's directory, for the caller to address mail.
+pub async fn authors(
+    State(ctx): State<Ctx>,
+    Extension(caller): Extension<Caller>,
+) -> Result<Json<Vec<DirectoryEntry>>, Failure> {
+    let entries = bus::list_authors(&ctx, &caller, ListAuthorsArgs {}).await?;
+    Ok(Json(entries))
 }
 
 pub async fn search(

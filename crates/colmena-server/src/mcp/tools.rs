@@ -19,8 +19,8 @@ use colmena_core::contracts::models::{self as local_models, ModelPullArgs};
 use colmena_core::contracts::{
     self,
     bus::{
-        self, ListSentArgs, MarkUnreadArgs, ReadInboxArgs, ReadThreadArgs, SearchMessagesArgs,
-        SendMessageArgs,
+        self, ListAuthorsArgs, ListSentArgs, MarkUnreadArgs, ReadInboxArgs, ReadThreadArgs,
+        SearchMessagesArgs, SendMessageArgs,
     },
 };
 use rmcp::handler::server::wrapper::Parameters;
@@ -437,6 +437,22 @@ impl ColmenaMcp {
         Ok(self
             .call(&rc, a, |c, me, i| async move {
                 bus::mark_unread(&c, &me, i).await
+            })
+            .await)
+    }
+
+    #[tool(
+        description = "List who is on this bus — people and roles — by name, to address a message to (send_message takes the name).",
+        input_schema = schema::<ListAuthorsArgs>()
+    )]
+    async fn list_authors(
+        &self,
+        Parameters(a): Parameters<JsonObject>,
+        rc: RequestContext<RoleServer>,
+    ) -> Answer {
+        Ok(self
+            .call(&rc, a, |c, me, i| async move {
+                bus::list_authors(&c, &me, i).await
             })
             .await)
     }

@@ -12,7 +12,7 @@ import { Field } from "../../components/Field";
 import { Spinner } from "../../components/Spinner";
 import { errorText, fieldErrorText } from "../../app/errorText";
 import { useDates } from "../../app/dates";
-import { outboxQuery, teamInboxQuery, teamKeys } from "./queries";
+import { outboxQuery, teamAuthorsQuery, teamInboxQuery, teamKeys } from "./queries";
 
 /** The person's side of a team's bus, in the Inbox view (issue 17): what
  * they write (it leaves through the outbox, in order, once), the outbox
@@ -36,16 +36,20 @@ export function TeamBusPanel({ link }: { link: TeamBusLink }) {
           <span data-testid="team-link-down">{t("teamBus.panel.linkDown", { time: link.lastErrorAt ? dates.fromNow(link.lastErrorAt) : "" })}</span>
         </Banner>
       )}
-      <TeamCompose />
+      <TeamCompose me={link.authorId} />
       <Outbox />
       <TeamInbox />
     </div>
   );
 }
 
-function TeamCompose() {
+/** Writing to the team: "To" is picked from the bus's directory (typed
+ * only while the directory has never been read, the link being down). */
+function TeamCompose({ me }: { me: string }) {
   const { t } = useTranslation();
   const client = useQueryClient();
+  const directory = useQuery(teamAuthorsQuery);
+  const others = (directory.data ?? []).filter((a) => a.id !== me);
   const [to, setTo] = useState("");
   const [body, setBody] = useState("");
   const [urgent, setUrgent] = useState(false);
@@ -66,8 +70,26 @@ function TeamCompose() {
     <form className="card form team-compose" onSubmit={submit}>
       <h3>{t("teamBus.panel.compose")}</h3>
       {send.error && Object.keys(problems).length === 0 && <Banner tone="danger">{errorText(t, send.error)}</Banner>}
-      <Field id="team-to" label={t("teamBus.panel.to")} error={fieldErrorText(t, problems.to, send.error)}>
-        <input id="team-to" className="input" value={to} onChange={(e) => setTo(e.target.value)} data-testid="team-to" />
+      <Field
+        id="team-to"
+        label={t("teamBus.panel.to")}
+        hint={directory.data ? undefined : t("teamBus.panel.toTyped")}
+        error={fieldErrorText(t, problems.to, send.error)}
+      >
+        {directory.data ? (
+          <select id="team-to" className="input" value={to} onChange={(e) => setTo(e.target.value)} data-testid="team-to">
+            <option value="" disabled>
+              {t("teamBus.panel.chooseTo")}
+            </option>
+            {others.map((a) => (
+              <option key={a.id} value={a.id}>
+                {a.kind === "role" ? t("teamBus.panel.roleEntry", { name: a.name }) : a.name}
+              </option>
+            ))}
+          </select>
+        ) : (
+          <input id="team-to" className="input" value={to} onChange={(e) => setTo(e.target.value)} data-testid="team-to" />
+        )}
       </Field>
       <Field id="team-body" label={t("teamBus.panel.body")} error={fieldErrorText(t, problems.body, send.error)}>
         <textarea id="team-body" className="input textarea" rows={3} value={body} onChange={(e) => setBody(e.target.value)} data-testid="team-body" />
@@ -89,6 +111,7 @@ function TeamCompose() {
 function Outbox() {
   const { t } = useTranslation();
   const dates = useDates();
+  const nameOf = useTeamName();
   const client = useQueryClient();
   const entries = useQuery(outboxQuery);
   const discard = useMutation<null, ApiError, number>({
@@ -113,7 +136,7 @@ function Outbox() {
                   {t(`teamBus.panel.state.${entry.state}`)}
                 </span>
                 {entry.priority === "urgent" && <Zap size={14} aria-label={t("teamBus.panel.urgent")} />}
-                <span className="muted small">{t("teamBus.panel.toLine", { to: entry.to })}</span>
+                <span className="muted small">{t("teamBus.panel.toLine", { to: nameOf(entry.to) })}</span>
                 <span className="spacer" />
                 <span className="muted small" title={dates.exact(entry.sentAt ?? entry.createdAt)}>
                   {dates.fromNow(entry.sentAt ?? entry.createdAt)}
@@ -142,6 +165,7 @@ function Outbox() {
 function TeamInbox() {
   const { t } = useTranslation();
   const dates = useDates();
+  const nameOf = useTeamName();
   const inbox = useQuery(teamInboxQuery);
   const list = [...(inbox.data ?? [])].reverse();
   return (
@@ -158,7 +182,7 @@ function TeamInbox() {
             <li key={message.id} className={message.read_at ? "team-row" : "team-row team-row-unread"} data-testid="team-message">
               <div className="team-row-head">
                 {message.priority === "urgent" && <Zap size={14} aria-label={t("teamBus.panel.urgent")} />}
-                <span className="small">{t("teamBus.panel.from", { from: message.from })}</span>
+                <span className="small">{t("teamBus.panel.from", { from: nameOf(message.from) })}</span>
                 <span className="spacer" />
                 <span className="muted small" title={dates.exact(message.created_at)}>
                   {dates.fromNow(message.created_at)}
@@ -171,4 +195,11 @@ function TeamInbox() {
       )}
     </section>
   );
+}
+
+/** An author of the team bus by name, from its directory (the id while
+ * the directory is unread). */
+function useTeamName(): (id: string) => string {
+  const directory = useQuery(teamAuthorsQuery).data;
+  return (id) => directory?.find((a) => a.id === id)?.name ?? id;
 }

@@ -7,7 +7,11 @@ export const teamKeys = {
   status: ["team-bus", "status"] as const,
   outbox: ["team-bus", "outbox"] as const,
   inbox: ["team-bus", "inbox"] as const,
+  authors: ["team-bus", "authors"] as const,
 };
+
+/** Who is on the team bus (its directory), kept while the link is down. */
+export const teamAuthorsQuery = queryOptions({ queryKey: teamKeys.authors, queryFn: teamBusApi.authors, retry: false, staleTime: 60_000 });
 
 /** The team bus this desktop is on (null: none). */
 export const teamStatusQuery = queryOptions({ queryKey: teamKeys.status, queryFn: teamBusApi.status });
