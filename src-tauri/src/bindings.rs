@@ -220,6 +220,7 @@ pub fn builder<R: Runtime>() -> Builder<R> {
             inbox::create_author,
             inbox::update_author,
             inbox::rotate_author_token,
+            inbox::set_my_name,
             inbox::remove_author,
             inbox::wake_author,
             inbox::list_wake_history,

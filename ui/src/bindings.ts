@@ -273,6 +273,8 @@ export const commands = {
 	createAuthor: (input: NewAuthor_Deserialize) => __TAURI_INVOKE<AuthorWithToken_Serialize>("create_author", { input }),
 	updateAuthor: (id: string, input: AuthorUpdate_Deserialize) => __TAURI_INVOKE<Author_Serialize>("update_author", { id, input }),
 	rotateAuthorToken: (id: string) => __TAURI_INVOKE<AuthorWithToken_Serialize>("rotate_author_token", { id }),
+	/**  What the workspace's owner is called, here and on the bus. */
+	setMyName: (name: string) => __TAURI_INVOKE<Author_Serialize>("set_my_name", { name }),
 	removeAuthor: (id: string) => __TAURI_INVOKE<null>("remove_author", { id }),
 	wakeAuthor: (id: string) => __TAURI_INVOKE<Author_Serialize>("wake_author", { id }),
 	/**  A role's wake-ups, newest first (issue 15). */
@@ -3146,11 +3148,50 @@ export type NewVariant_Serialize = {
 export type Notice = Notice_Serialize | Notice_Deserialize;
 
 /**  What a notice Colmena composes is about, with what its title names. */
-export type NoticeTopic = 
+export type NoticeTopic = NoticeTopic_Serialize | NoticeTopic_Deserialize;
+
+/**  What a notice Colmena composes is about, with what its title names. */
+export type NoticeTopic_Deserialize = 
 /**  Urgent mail reached the person; `sender` is the sender's name. */
 { type: "urgentMail"; sender: string } | 
-/**  A scheduled job's run failed. */
-{ type: "jobFailed"; job: string } | 
+/**
+ *  A scheduled job's run failed; `job_id` opens it (absent in notices
+ *  from before it was carried).
+ */
+{ type: "jobFailed"; job: string; jobId?: string | null } | 
+/**
+ *  A scheduled job's run finished with a result (a quiet notice that
+ *  opens the job, its result on top of its history).
+ */
+{ type: "jobDone"; job: string; jobId: string } | 
+/**  An agent waits for the person to allow or deny a tool of that risk. */
+{ type: "approval"; agent: string; tool: string; risk: Risk } | 
+/**
+ *  An agent's own notice (`notify_user`): the title and body are its
+ *  words, shown as a message from an agent — `from` is the role whose
+ *  wake-up sent it, else the agent — never as Colmena's.
+ */
+{ type: "agentMessage"; from: string; unattended: boolean } | 
+/**
+ *  A role reached its wake-up budget; its mail waits until `until`
+ *  (RFC 3339) unless a person wakes it.
+ */
+{ type: "wakeBudget"; role: string; until: string; perHour: number; perDay: number };
+
+/**  What a notice Colmena composes is about, with what its title names. */
+export type NoticeTopic_Serialize = 
+/**  Urgent mail reached the person; `sender` is the sender's name. */
+{ type: "urgentMail"; sender: string } | 
+/**
+ *  A scheduled job's run failed; `job_id` opens it (absent in notices
+ *  from before it was carried).
+ */
+{ type: "jobFailed"; job: string; jobId: string | null } | 
+/**
+ *  A scheduled job's run finished with a result (a quiet notice that
+ *  opens the job, its result on top of its history).
+ */
+{ type: "jobDone"; job: string; jobId: string } | 
 /**  An agent waits for the person to allow or deny a tool of that risk. */
 { type: "approval"; agent: string; tool: string; risk: Risk } | 
 /**
@@ -3180,7 +3221,7 @@ export type Notice_Deserialize = {
 	/**  The agent or role that asked. */
 	from?: string | null,
 	/**  What Colmena tells, for wording it in the person's language. */
-	topic?: NoticeTopic | null,
+	topic?: NoticeTopic_Deserialize | null,
 };
 
 /**
@@ -3198,7 +3239,7 @@ export type Notice_Serialize = {
 	/**  The agent or role that asked. */
 	from: string | null,
 	/**  What Colmena tells, for wording it in the person's language. */
-	topic: NoticeTopic | null,
+	topic: NoticeTopic_Serialize | null,
 };
 
 /**

@@ -38,6 +38,14 @@ pub async fn update_author(
     inbox::authors::update(&ctx, &id, input).await
 }
 
+/// What the workspace's owner is called, here and on the bus.
+#[tauri::command]
+#[specta::specta]
+pub async fn set_my_name(ctx: State<'_, Ctx>, name: String) -> Result<Author, AppError> {
+    let me = ctx.owner().to_owned();
+    inbox::authors::set_person_name(&ctx, &me, &name).await
+}
+
 #[tauri::command]
 #[specta::specta]
 pub async fn rotate_author_token(

@@ -163,6 +163,7 @@ pub const COMMANDS: &[&str] = &[
     "create_author",
     "update_author",
     "rotate_author_token",
+    "set_my_name",
     "remove_author",
     "wake_author",
     "list_wake_history",

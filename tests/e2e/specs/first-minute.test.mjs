@@ -3,7 +3,8 @@
 // LM Studio's port), the app finds and connects it by itself, and "Finish"
 // is the one click to the first streamed draft — it tests the model, takes
 // the recommended specialists and opens the sample canvas, already
-// writing. Then, from a fresh data dir again, step 3's paste box: a link
+// writing. Then, from a fresh data dir again, the person's name asked in
+// step 1 (their name on the bus) and step 3's paste box: a link
 // pasted there becomes the first canvas (the page's title and text), its
 // drafts writing from it. Both languages and themes photographed.
 
@@ -99,6 +100,8 @@ test("a link pasted in step 3 becomes the first canvas: the page's title and tex
   browser = await launchApp();
   await browser.$(byTestId("first-run")).waitForDisplayed({ timeout: 20_000 });
   await browser.$(byTestId("connect-test-panel")).waitForDisplayed({ timeout: 20_000 });
+  // The person says what to call them; it is their name on the bus.
+  await fillField(browser, byTestId("first-run-name"), "Ana");
   await click("connect-test");
   await browser.$(byTestId("connect-works")).waitForDisplayed({ timeout: 20_000 });
   await click("connect-continue");
@@ -120,6 +123,8 @@ test("a link pasted in step 3 becomes the first canvas: the page's title and tex
     timeout: 10_000,
     timeoutMsg: "the canvas is not named by the page",
   });
+  const me = JSON.parse(colmenaCli(driver.dataDir, "--json", "author", "list")).find((a) => a.kind === "user");
+  assert.equal(me.name, "Ana", "the name given in the first run");
   const canvases = JSON.parse(colmenaCli(driver.dataDir, "--json", "canvas", "list"));
   assert.equal(canvases.length, 1, "only the pasted page's canvas, not also the sample");
   const detail = JSON.parse(colmenaCli(driver.dataDir, "--json", "canvas", "show", canvases[0].id));

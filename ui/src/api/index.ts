@@ -450,6 +450,8 @@ export const inboxApi = {
   createAuthor: (input: NewAuthor) => call(commands.createAuthor(input)) as Promise<AuthorWithToken>,
   updateAuthor: (id: string, input: AuthorUpdate) => call(commands.updateAuthor(id, input)),
   rotateAuthorToken: (id: string) => call(commands.rotateAuthorToken(id)) as Promise<AuthorWithToken>,
+  /** What the person is called, here and on the bus. */
+  setMyName: (name: string) => call(commands.setMyName(name)),
   removeAuthor: (id: string) => call(commands.removeAuthor(id)),
   wakeAuthor: (id: string) => call(commands.wakeAuthor(id)),
   listWakeHistory: (authorId: string, before?: number, limit?: number) =>

@@ -409,6 +409,27 @@ pub async fn update(ctx: &Ctx, id: &str, input: AuthorUpdate) -> Result<Author> 
     Ok(author)
 }
 
+/// What a person is called (issue 37: the first run asks, "What should we
+/// call you?"): their user's name and their author's on the bus, which is
+/// how others see them there. Another author with the name is a conflict.
+pub async fn set_person_name(ctx: &Ctx, user: &str, name: &str) -> Result<Author> {
+    let name = validate::name("name", name, 60)?;
+    let author = ctx.bus().rename_person(user, &name).await?;
+    let (user, stored_name) = (user.to_owned(), name.clone());
+    ctx.store()
+        .write(move |tx| {
+            tx.execute(
+                "UPDATE users SET name = ?2 WHERE id = ?1",
+                params![user, stored_name],
+            )?;
+            Ok(())
+        })
+        .await?;
+    ctx.changed(Change::Authors);
+    ctx.changed(Change::Users);
+    Ok(author)
+}
+
 /// A new token; the old one stops working at once.
 pub async fn rotate_token(ctx: &Ctx, id: &str) -> Result<AuthorWithToken> {
     let (token, hash) = token::generate()?;

@@ -21,7 +21,7 @@ export function InboxSearchBox({ author, value, onSearch }: { author: Author; va
     event.preventDefault();
     onSearch(text.trim());
   };
-  const label = t("inboxThreads.search.label", { name: authorName(t, author) });
+  const label = author.isOwner ? t("inboxThreads.search.mine") : t("inboxThreads.search.label", { name: authorName(t, author) });
   return (
     <form className="list-filter inbox-search" role="search" onSubmit={submit}>
       <Search size={14} aria-hidden="true" className="list-filter-icon" />

@@ -37,7 +37,7 @@ export function MessageList({
       <EmptyState
         icon={<Inbox size={28} />}
         title={tab === "inbox" ? t("inbox.emptyInbox") : t("inbox.emptySent")}
-        body={tab === "inbox" ? t("inbox.emptyInboxBody") : t("inbox.emptySentBody")}
+        body={tab === "inbox" ? (author.isOwner ? t("inbox.emptyMyInboxBody") : t("inbox.emptyInboxBody")) : t("inbox.emptySentBody")}
       />
     );
   return (

@@ -9,6 +9,7 @@ import { Button } from "../../components/Button";
 import { Field } from "../../components/Field";
 import { Segmented } from "../../components/Segmented";
 import { errorText } from "../../app/errorText";
+import { authorName } from "../../app/names";
 import { authorsQuery } from "../inbox/queries";
 import { connectQuery, mintedFor, transportFor } from "./connect";
 
@@ -86,7 +87,7 @@ export function ConnectSection() {
             >
               {authors.data?.map((a) => (
                 <option key={a.id} value={a.id}>
-                  {a.isOwner ? t("connect.you", { name: a.name }) : a.name}
+                  {authorName(t, a)}
                 </option>
               ))}
             </select>

@@ -3,15 +3,17 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { Check, Moon, Sun } from "lucide-react";
 
-import { api, onboardingApi, type ApiError, type ConnectionCheck, type Connected, type SetupStatus } from "../../api";
+import { api, inboxApi, onboardingApi, type ApiError, type ConnectionCheck, type Connected, type SetupStatus } from "../../api";
 import { errorText } from "../../app/errorText";
 import { Banner } from "../../components/Banner";
 import { Button } from "../../components/Button";
+import { Field } from "../../components/Field";
 import { Logo } from "../../components/Logo";
 import { usePreferences } from "../../app/preferences";
 import { generateOnOpen } from "../canvas/firstDraft";
 import { canvasKeys } from "../canvas/queries";
 import { catalogKeys } from "../catalog/queries";
+import { inboxKeys } from "../inbox/queries";
 import { ConnectModelPanel } from "../providers/ConnectModelPanel";
 import { defaultModelQuery } from "../runs/queries";
 import { SampleStep } from "./SampleStep";
@@ -40,6 +42,13 @@ export function FirstRunScreen({ status }: { status: SetupStatus }) {
   const [step, setStep] = useState<Step>("connect");
   const [working, setWorking] = useState<ConnectionCheck | null>(null);
   const [connected, setConnected] = useState<Connected | null>(null);
+  const [name, setName] = useState("");
+  // The person's name, saved as the first step is left (kept if left empty).
+  const saveName = useMutation<unknown, ApiError, void>({
+    mutationFn: async () => (name.trim() ? inboxApi.setMyName(name) : null),
+    onSuccess: () => void client.invalidateQueries({ queryKey: inboxKeys.authors }),
+  });
+  const leaveConnect = (next: () => void) => saveName.mutate(undefined, { onSuccess: next });
   const [chosen, setChosen] = useState<string[]>(() => defaultChoice(status.personas));
   const [install, setInstall] = useState<string[]>(chosen);
   const hasDefault = Boolean(useQuery(defaultModelQuery).data);
@@ -49,6 +58,7 @@ export function FirstRunScreen({ status }: { status: SetupStatus }) {
   // "Finish" on the first step: the model's test if not done, then every default.
   const finishNow = useMutation<SetupStatus, ApiError, Connected>({
     mutationFn: async (made) => {
+      if (name.trim()) await inboxApi.setMyName(name);
       if (!working) {
         const modelId = made.models[0]?.id;
         if (modelId) setWorking(await onboardingApi.testConnection(modelId, () => {}));
@@ -107,16 +117,27 @@ export function FirstRunScreen({ status }: { status: SetupStatus }) {
               <h2 id="step-connect-title">{t("onboarding.connect.title")}</h2>
               <p className="muted">{t("onboarding.connect.body")}</p>
             </header>
+            <Field id="first-run-name" label={t("onboarding.name.label")} hint={t("onboarding.name.hint")} error={saveName.error ? errorText(t, saveName.error) : undefined}>
+              <input
+                id="first-run-name"
+                className="input first-run-name"
+                value={name}
+                autoComplete="given-name"
+                placeholder={t("onboarding.name.placeholder")}
+                onChange={(e) => setName(e.target.value)}
+                data-testid="first-run-name"
+              />
+            </Field>
             <ConnectModelPanel onWorking={setWorking} onConnected={setConnected} autoConnect />
             {finishNow.error && <Banner tone="danger" testId="connect-finish-error">{errorText(t, finishNow.error)}</Banner>}
             <footer className="first-run-foot">
               <span className="first-run-spacer" />
               {!working && !connected && (
-                <Button variant="ghost" onClick={() => setStep("specialists")} data-testid="connect-skip">
+                <Button variant="ghost" onClick={() => leaveConnect(() => setStep("specialists"))} data-testid="connect-skip">
                   {t("onboarding.connect.skip")}
                 </Button>
               )}
-              <Button variant={connected ? "secondary" : "primary"} disabled={!working} onClick={() => setStep("specialists")} data-testid="connect-continue">
+              <Button variant={connected ? "secondary" : "primary"} disabled={!working} busy={saveName.isPending} onClick={() => leaveConnect(() => setStep("specialists"))} data-testid="connect-continue">
                 {connected ? t("onboarding.connect.choose") : t("onboarding.continue")}
               </Button>
               {connected && (

@@ -185,6 +185,9 @@ pub trait BusStore: Send + Sync + 'static {
     fn set_unattended<'a>(&'a self, id: &'a str, risks: &'a [Risk]) -> BoxFuture<'a, Result<()>>;
     /// A new token hash; `not_found` for no such author.
     fn rotate_token<'a>(&'a self, id: &'a str, hash: &'a [u8]) -> BoxFuture<'a, Result<Author>>;
+    /// Renames a person's author (what others see on the bus); `conflict`
+    /// (`duplicate_name`) when another author has the name.
+    fn rename_person<'a>(&'a self, user: &'a str, name: &'a str) -> BoxFuture<'a, Result<Author>>;
     /// Removes a role, its inbox and its message ids (the service refused
     /// people before).
     fn remove_role<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<()>>;

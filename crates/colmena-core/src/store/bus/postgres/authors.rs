@@ -295,6 +295,45 @@ pub(crate) async fn rotate_token(
     require(bus, owner, id).await
 }
 
+/// Renames a person's author; another author with the name is a conflict.
+pub(crate) async fn rename_person(
+    bus: &PgBus,
+    owner: &str,
+    user: &str,
+    name: &str,
+) -> Result<Author> {
+    let client = bus.client().await?;
+    let id: String = client
+        .query_opt(
+            "SELECT id FROM authors WHERE user_id = $1 AND kind = 'user'",
+            &[&user],
+        )
+        .await?
+        .map(|row| row.get(0))
+        .ok_or_else(|| AppError::not_found("author", user))?;
+    let taken = client
+        .query_opt(
+            "SELECT id FROM authors WHERE id <> $1 AND (id = $2 OR lower(name) = lower($2))",
+            &[&id, &name],
+        )
+        .await?;
+    if let Some(row) = taken {
+        return Err(AppError::conflicting_field(
+            "name",
+            "duplicate_name",
+            format!(
+                "an author '{}' already has that name",
+                row.get::<_, String>(0)
+            ),
+        ));
+    }
+    client
+        .execute("UPDATE authors SET name = $2 WHERE id = $1", &[&id, &name])
+        .await?;
+    drop(client);
+    require(bus, owner, &id).await
+}
+
 /// Removes a role, its inbox and its message ids; a person's author stays.
 pub(crate) async fn remove(bus: &PgBus, owner: &str, id: &str) -> Result<()> {
     let author = require(bus, owner, id).await?;

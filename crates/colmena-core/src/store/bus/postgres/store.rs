@@ -107,6 +107,10 @@ impl BusStore for PgStore {
         Box::pin(authors::rotate_token(&self.bus, &self.owner, id, hash))
     }
 
+    fn rename_person<'a>(&'a self, user: &'a str, name: &'a str) -> BoxFuture<'a, Result<Author>> {
+        Box::pin(authors::rename_person(&self.bus, &self.owner, user, name))
+    }
+
     fn remove_role<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<()>> {
         Box::pin(authors::remove(&self.bus, &self.owner, id))
     }

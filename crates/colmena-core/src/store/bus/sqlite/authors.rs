@@ -168,21 +168,29 @@ fn write_skills(conn: &Connection, author: &str, skills: &[String]) -> Result<()
     Ok(())
 }
 
-pub(super) fn create_role(conn: &Connection, role: &RoleRow) -> Result<Author> {
+/// `conflict` (`duplicate_name`) when an author other than `except` has the
+/// id `id` or, case aside, the name `name`.
+fn check_free(conn: &Connection, id: &str, name: &str, except: Option<&str>) -> Result<()> {
     let taken: Option<String> = conn
         .query_row(
-            "SELECT id FROM authors WHERE id = ?1 OR name = ?2 COLLATE NOCASE",
-            [&role.id, &role.name],
+            "SELECT id FROM authors WHERE (id = ?1 OR name = ?2 COLLATE NOCASE)
+               AND (?3 IS NULL OR id <> ?3)",
+            params![id, name, except],
             |r| r.get(0),
         )
         .optional()?;
-    if let Some(taken) = taken {
-        return Err(AppError::conflicting_field(
+    match taken {
+        Some(taken) => Err(AppError::conflicting_field(
             "name",
             "duplicate_name",
             format!("an author '{taken}' already exists"),
-        ));
+        )),
+        None => Ok(()),
     }
+}
+
+pub(super) fn create_role(conn: &Connection, role: &RoleRow) -> Result<Author> {
+    check_free(conn, &role.id, &role.name, None)?;
     conn.execute(
         "INSERT INTO authors (id, name, kind, agent_id, token_hash, wake_interval_minutes,
                               next_wake_at, created_at, instructions, wake_command,
@@ -248,6 +256,23 @@ pub(super) fn rotate_token(conn: &Connection, id: &str, hash: &[u8]) -> Result<A
         params![id, hash],
     )?;
     require(conn, id)
+}
+
+pub(super) fn rename_person(conn: &Connection, user: &str, name: &str) -> Result<Author> {
+    let id: String = conn
+        .query_row(
+            "SELECT id FROM authors WHERE user_id = ?1 AND kind = 'user'",
+            [user],
+            |r| r.get(0),
+        )
+        .optional()?
+        .ok_or_else(|| AppError::not_found("author", user))?;
+    check_free(conn, name, name, Some(&id))?;
+    conn.execute(
+        "UPDATE authors SET name = ?2 WHERE id = ?1",
+        params![id, name],
+    )?;
+    require(conn, &id)
 }
 
 pub(super) fn remove_role(conn: &Connection, id: &str) -> Result<()> {

@@ -133,6 +133,14 @@ impl BusStore for SqliteBus {
         )
     }
 
+    fn rename_person<'a>(&'a self, user: &'a str, name: &'a str) -> BoxFuture<'a, Result<Author>> {
+        let (user, name) = (owned(user), owned(name));
+        Box::pin(
+            self.store
+                .write(move |tx| authors::rename_person(tx, &user, &name)),
+        )
+    }
+
     fn remove_role<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<()>> {
         let id = owned(id);
         Box::pin(self.store.write(move |tx| authors::remove_role(tx, &id)))
