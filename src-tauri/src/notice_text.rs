@@ -41,8 +41,11 @@ pub fn worded(notice: &Notice, lang: &str) -> (String, String) {
             say("urgentMail.title", &[("sender", sender)]),
             notice.body.clone(),
         ),
-        NoticeTopic::JobFailed { job } => {
+        NoticeTopic::JobFailed { job, .. } => {
             (say("jobFailed.title", &[("job", job)]), notice.body.clone())
+        }
+        NoticeTopic::JobDone { job, .. } => {
+            (say("jobDone.title", &[("job", job)]), notice.body.clone())
         }
         NoticeTopic::Approval { agent, tool, risk } => {
             let risk = say(&format!("approval.risk.{}", risk.as_str()), &[]);
@@ -160,8 +163,15 @@ mod tests {
     fn a_failed_job_and_an_agents_own_notice() {
         let n = notice(Some(NoticeTopic::JobFailed {
             job: "informe".into(),
+            job_id: Some("informe".into()),
         }));
         assert_eq!(worded(&n, "es").0, "Falló la tarea programada: informe");
+        let done = notice(Some(NoticeTopic::JobDone {
+            job: "informe".into(),
+            job_id: "informe".into(),
+        }));
+        assert_eq!(worded(&done, "es").0, "Tarea programada lista: informe");
+        assert_eq!(worded(&done, "en").0, "Scheduled job done: informe");
         // An agent's own words are shown as written.
         let own = notice(None);
         assert_eq!(

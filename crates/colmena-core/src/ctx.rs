@@ -151,8 +151,18 @@ pub struct Notice {
 pub enum NoticeTopic {
     /// Urgent mail reached the person; `sender` is the sender's name.
     UrgentMail { sender: String },
-    /// A scheduled job's run failed.
-    JobFailed { job: String },
+    /// A scheduled job's run failed; `job_id` opens it (absent in notices
+    /// from before it was carried).
+    #[serde(rename_all = "camelCase")]
+    JobFailed {
+        job: String,
+        #[serde(default)]
+        job_id: Option<String>,
+    },
+    /// A scheduled job's run finished with a result (a quiet notice that
+    /// opens the job, its result on top of its history).
+    #[serde(rename_all = "camelCase")]
+    JobDone { job: String, job_id: String },
     /// An agent waits for the person to allow or deny a tool of that risk.
     Approval {
         agent: String,

@@ -601,6 +601,52 @@ async fn h25_a_failing_job_leaves_its_error_in_the_history_and_a_notice_in_every
     announcer.await.unwrap();
 }
 
+/// A job that finishes well is announced quietly, with the first lines of
+/// what it produced and the job to open (issue 37: a finished scheduled
+/// job's notification opens its result), in every process.
+#[tokio::test]
+async fn a_finished_job_gives_a_quiet_notice_that_names_its_job_and_result() {
+    let (ws, _llm) = hive(vec![
+        Rule::text("Digest ready.\nThree items today.")
+            .when(when_system(WORKER))
+            .repeat(),
+    ])
+    .await;
+    let worker = agent(&ws.ctx, "Worker", WORKER, &[]).await;
+    let ctx = &ws.ctx;
+    cron::create(
+        ctx,
+        job("Digest", Schedule::Interval { seconds: 60 }, "UTC", &worker),
+    )
+    .await
+    .unwrap();
+    let stop = CancellationToken::new();
+    let mut notices = ctx.notices();
+    let announcer = tokio::spawn(cron::announce_failures(ctx.clone(), stop.clone()));
+    tokio::task::yield_now().await;
+    let serve = support::open(ws.dir.path()).await;
+    let (scheduler, _clock) = scheduler_at(&serve, "2026-05-01T10:00:00Z").await;
+    cron::trigger(ctx, "digest").await.unwrap();
+    assert_eq!(tick(&scheduler).await, (1, 0));
+
+    let notice = tokio::time::timeout(StdDuration::from_secs(60), notices.recv())
+        .await
+        .expect("a notice arrives")
+        .unwrap();
+    assert_eq!(notice.title, "Scheduled job done: Digest");
+    assert_eq!(notice.body, "Digest ready.\nThree items today.");
+    assert!(!notice.urgent, "a result is not urgent");
+    assert_eq!(
+        notice.topic,
+        Some(colmena_core::ctx::NoticeTopic::JobDone {
+            job: "Digest".into(),
+            job_id: "digest".into()
+        })
+    );
+    stop.cancel();
+    announcer.await.unwrap();
+}
+
 #[tokio::test]
 async fn h25_a_role_job_leaves_its_prompt_in_the_inbox_and_wakes_the_role() {
     let (ws, llm) = hive(vec![

@@ -143,12 +143,19 @@ test("a failing job is loud: its error in the history and a notice in the app", 
   // The failed row carries its fix: the provider's key.
   const fix = await browser.$(`${byTestId("cron-run-error")} ${byTestId("remedy-provider-key")}`);
   await fix.waitForDisplayed({ timeout: 10_000, timeoutMsg: "the failed row has no fix" });
-  const notice = await el("notice");
+  // The failure's notice is urgent (it stays); the jobs that went well have
+  // quiet ones of their own, which fade.
+  const notice = await browser.$(`${byTestId("notice")}[data-urgent="true"]`);
   await notice.waitForDisplayed({ timeout: 15_000 });
   assert.match(await notice.getText(), /Scheduled job failed: Fragile/);
-  assert.equal(await notice.getAttribute("data-urgent"), "true");
   await shot(browser, "cron-failed-en");
-  await click("notice-read");
+  // It leads to the job, from any view.
+  await click("nav-activity");
+  await notice.$(byTestId("notice-open")).click();
+  await browser.waitUntil(async () => (await browser.execute(() => window.location.hash)) === "#/cron/fragile", {
+    timeout: 10_000,
+    timeoutMsg: "the failure's notice did not open its job",
+  });
   await click("cron-job-press_pulse");
 });
 

@@ -2,10 +2,11 @@
 //! failed, with the run it produced and its error) and for every fire that
 //! was not run (skipped, with why).
 //!
-//! Failures are numbered in commit order (`failure_seq`); every process
-//! that announces them turns the new ones into urgent notices, whichever
-//! process ran the job — a job that fails in `colmena serve` is seen in the
-//! app too.
+//! Failures are numbered in commit order (`failure_seq`), and so are
+//! successes (`done_seq`); every process that announces them turns the new
+//! ones into notices — urgent for a failure, quiet for a result, each
+//! naming its job so the window can open it — whichever process ran the
+//! job: a job that fails in `colmena serve` is seen in the app too.
 
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, Row, params};
@@ -168,7 +169,9 @@ pub(crate) fn finish(
              run_id = coalesce(?5, run_id), run_kind = coalesce(?6, run_kind), error = ?7,
              note = coalesce(?8, note),
              failure_seq = CASE WHEN ?2 = 'failed'
-                 THEN (SELECT coalesce(max(failure_seq), 0) + 1 FROM cron_history) END
+                 THEN (SELECT coalesce(max(failure_seq), 0) + 1 FROM cron_history) END,
+             done_seq = CASE WHEN ?2 = 'succeeded'
+                 THEN (SELECT coalesce(max(done_seq), 0) + 1 FROM cron_history) END
          WHERE id = ?1",
         params![
             id,
@@ -249,39 +252,60 @@ pub(crate) fn sweep(conn: &Connection, me: &str, now: DateTime<Utc>) -> Result<u
     Ok(swept)
 }
 
-/// A failure to announce: the job's name and the error.
-struct Failure {
+/// An outcome to announce: its number, the job, and the error (a failure)
+/// or the first lines of what it produced (a result).
+struct Announced {
     seq: i64,
+    job_id: String,
     job: String,
-    error: String,
+    text: String,
 }
 
-fn failures_after(conn: &Connection, seen: i64) -> Result<Vec<Failure>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT h.failure_seq, j.name, coalesce(h.error, '')
+fn outcomes_after(
+    conn: &Connection,
+    column: &str,
+    text: &str,
+    seen: i64,
+) -> Result<Vec<Announced>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT h.{column}, j.id, j.name, {text}
          FROM cron_history h JOIN cron_jobs j ON j.id = h.job_id
-         WHERE h.failure_seq > ?1 ORDER BY h.failure_seq",
-    )?;
+         WHERE h.{column} > ?1 ORDER BY h.{column}"
+    ))?;
     let rows = stmt.query_map([seen], |r| {
-        Ok(Failure {
+        Ok(Announced {
             seq: r.get(0)?,
-            job: r.get(1)?,
-            error: r.get(2)?,
+            job_id: r.get(1)?,
+            job: r.get(2)?,
+            text: r.get(3)?,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-fn top_failure(conn: &Connection) -> Result<i64> {
+fn failures_after(conn: &Connection, seen: i64) -> Result<Vec<Announced>> {
+    outcomes_after(conn, "failure_seq", "coalesce(h.error, '')", seen)
+}
+
+fn results_after(conn: &Connection, seen: i64) -> Result<Vec<Announced>> {
+    outcomes_after(
+        conn,
+        "done_seq",
+        "coalesce((SELECT output FROM runs WHERE runs.id = h.run_id), '')",
+        seen,
+    )
+}
+
+fn top(conn: &Connection, column: &str) -> Result<i64> {
     Ok(conn.query_row(
-        "SELECT coalesce(max(failure_seq), 0) FROM cron_history",
+        &format!("SELECT coalesce(max({column}), 0) FROM cron_history"),
         [],
         |r| r.get(0),
     )?)
 }
 
 /// The notice a failed job gives the person.
-pub(crate) fn failure_notice(job: &str, error: &str) -> Notice {
+pub(crate) fn failure_notice(job_id: &str, job: &str, error: &str) -> Notice {
     Notice {
         title: format!("Scheduled job failed: {job}"),
         body: error.chars().take(240).collect(),
@@ -289,19 +313,43 @@ pub(crate) fn failure_notice(job: &str, error: &str) -> Notice {
         from: None,
         topic: Some(crate::ctx::NoticeTopic::JobFailed {
             job: job.to_owned(),
+            job_id: Some(job_id.to_owned()),
         }),
     }
 }
 
-/// Turns failed job runs into urgent notices (desktop notifications and the
-/// app's toasts), whichever process committed them, until `stop`. Failures
-/// already there when it starts are not announced again.
+/// The quiet notice a job that finished well gives: the first lines of
+/// what it produced, and its job, to open the result from.
+pub(crate) fn result_notice(job_id: &str, job: &str, output: &str) -> Notice {
+    Notice {
+        title: format!("Scheduled job done: {job}"),
+        body: crate::activity::preview(output).unwrap_or_default(),
+        urgent: false,
+        from: None,
+        topic: Some(crate::ctx::NoticeTopic::JobDone {
+            job: job.to_owned(),
+            job_id: job_id.to_owned(),
+        }),
+    }
+}
+
+/// Turns finished job runs into notices (desktop notifications and the
+/// app's toasts) — failures urgent, results quiet — whichever process
+/// committed them, until `stop`. Outcomes already there when it starts are
+/// not announced again.
 pub async fn announce_failures(ctx: Ctx, stop: CancellationToken) {
     let mut changes = ctx.subscribe();
-    let mut seen = match ctx.store().read(top_failure).await {
-        Ok(top) => top,
+    let tops = ctx
+        .store()
+        .read(|conn| Ok((top(conn, "failure_seq")?, top(conn, "done_seq")?)))
+        .await;
+    let (mut failed, mut done) = match tops {
+        Ok(tops) => tops,
         Err(e) => {
-            tracing::warn!("failed scheduled jobs will not be announced: {}", e.message);
+            tracing::warn!(
+                "finished scheduled jobs will not be announced: {}",
+                e.message
+            );
             return;
         }
     };
@@ -314,18 +362,28 @@ pub async fn announce_failures(ctx: Ctx, stop: CancellationToken) {
                 Err(RecvError::Closed) => return,
             },
         }
-        match ctx
+        let (after_failed, after_done) = (failed, done);
+        let found = ctx
             .store()
-            .read(move |conn| failures_after(conn, seen))
-            .await
-        {
-            Ok(failures) => {
+            .read(move |conn| {
+                Ok((
+                    failures_after(conn, after_failed)?,
+                    results_after(conn, after_done)?,
+                ))
+            })
+            .await;
+        match found {
+            Ok((failures, results)) => {
                 for failure in failures {
-                    seen = seen.max(failure.seq);
-                    ctx.notify(failure_notice(&failure.job, &failure.error));
+                    failed = failed.max(failure.seq);
+                    ctx.notify(failure_notice(&failure.job_id, &failure.job, &failure.text));
+                }
+                for result in results {
+                    done = done.max(result.seq);
+                    ctx.notify(result_notice(&result.job_id, &result.job, &result.text));
                 }
             }
-            Err(e) => tracing::warn!("could not look for failed scheduled jobs: {}", e.message),
+            Err(e) => tracing::warn!("could not look for finished scheduled jobs: {}", e.message),
         }
     }
 }

@@ -40,6 +40,7 @@ const ACT_AND_REPLY: &str = include_str!("migrations/0019_act_and_reply.sql");
 const LOCAL_PROVIDER: &str = include_str!("migrations/0020_local_provider.sql");
 const ACTIVITY: &str = include_str!("migrations/0021_activity.sql");
 const CHAT_BRANCHES: &str = include_str!("migrations/0022_chat_branches.sql");
+const JOB_RESULTS: &str = include_str!("migrations/0023_job_results.sql");
 
 /// Every migration script, in order; version N is "the first N applied".
 /// Append new ones at the end.
@@ -66,6 +67,7 @@ const SCRIPTS: &[&str] = &[
     LOCAL_PROVIDER,
     ACTIVITY,
     CHAT_BRANCHES,
+    JOB_RESULTS,
 ];
 
 /// How long a process starting on a store being migrated (and backed up) by

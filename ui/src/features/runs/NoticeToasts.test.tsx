@@ -51,6 +51,17 @@ describe("NoticeToasts", () => {
     vi.useRealTimers();
   });
 
+  it("opens the job a job's notice names: its result, or the failed job", async () => {
+    window.location.hash = "#/activity";
+    await renderToasts();
+    notify({ title: "Scheduled job done: Digest", body: "Three items", topic: { type: "jobDone", job: "Digest", jobId: "digest" } });
+    fireEvent.click(screen.getByTestId("notice-open"));
+    expect(window.location.hash).toBe("#/cron/digest");
+    expect(screen.queryByText("Three items")).not.toBeInTheDocument();
+    notify({ title: "x", urgent: true, topic: { type: "jobFailed", job: "Digest", jobId: "digest" } });
+    expect(screen.getByTestId("notice-open")).toHaveTextContent(/Open the job|Abrir la tarea/);
+  });
+
   it("lets an ordinary notice fade on its own", async () => {
     await renderToasts();
     notify({ title: "Draft ready" });

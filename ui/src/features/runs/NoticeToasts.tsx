@@ -13,7 +13,8 @@ import { useTranslation } from "react-i18next";
 import { AlertTriangle, Bell, X } from "lucide-react";
 
 import { onUserNotice, type Notice } from "../../api";
-import { noticeWords } from "./noticeWords";
+import { noticeTarget, noticeWords } from "./noticeWords";
+import { useRoute } from "../../app/route";
 import { Button, IconButton } from "../../components/Button";
 import { useAgentName } from "../catalog/agentName";
 import { agentsQuery } from "../catalog/queries";
@@ -82,8 +83,10 @@ function ToastCard({ toast, onDismiss }: { toast: Toast; onDismiss(key: number):
     return () => window.clearTimeout(timer.current);
   }, [toast.urgent, toast.key, held, onDismiss]);
 
+  const [, navigate] = useRoute();
   const Icon = toast.urgent ? AlertTriangle : Bell;
   const words = noticeWords(t, toast);
+  const target = noticeTarget(toast);
   return (
     <div
       className={toast.urgent ? "toast toast-urgent" : "toast"}
@@ -99,10 +102,27 @@ function ToastCard({ toast, onDismiss }: { toast: Toast; onDismiss(key: number):
         <strong>{words.title}</strong>
         {words.body && <p>{words.body}</p>}
         {toast.from && <p className="muted small">{t("notices.from", { from: sender ? agentName(sender) : toast.from })}</p>}
-        {toast.urgent && (
-          <Button size="sm" variant="secondary" className="toast-read" onClick={() => onDismiss(toast.key)} data-testid="notice-read">
-            {t("defects.notices.markRead")}
-          </Button>
+        {(toast.urgent || target) && (
+          <div className="toast-actions">
+            {target && (
+              <Button
+                size="sm"
+                variant="primary"
+                onClick={() => {
+                  onDismiss(toast.key);
+                  navigate(target.view, encodeURIComponent(target.section));
+                }}
+                data-testid="notice-open"
+              >
+                {target.kind === "result" ? t("noticeTopics.openResult") : t("noticeTopics.openJob")}
+              </Button>
+            )}
+            {toast.urgent && (
+              <Button size="sm" variant="secondary" className="toast-read" onClick={() => onDismiss(toast.key)} data-testid="notice-read">
+                {t("defects.notices.markRead")}
+              </Button>
+            )}
+          </div>
         )}
       </div>
       <IconButton label={t("common.close")} onClick={() => onDismiss(toast.key)} data-testid="notice-close">

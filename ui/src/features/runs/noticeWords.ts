@@ -15,6 +15,8 @@ export function noticeWords(t: TFunction, notice: Notice): { title: string; body
       return { title: t("noticeTopics.urgentMail.title", { sender: topic.sender }), body: notice.body };
     case "jobFailed":
       return { title: t("noticeTopics.jobFailed.title", { job: topic.job }), body: notice.body };
+    case "jobDone":
+      return { title: t("noticeTopics.jobDone.title", { job: topic.job }), body: notice.body };
     case "approval":
       return {
         title: t("noticeTopics.approval.title", { agent: topic.agent, tool: topic.tool }),
@@ -37,4 +39,13 @@ export function noticeWords(t: TFunction, notice: Notice): { title: string; body
     default:
       return { title: notice.title, body: notice.body };
   }
+}
+
+/** Where a notice leads, when it names something to open: a job's notice
+ * opens the job (its latest run, result or error, on top of its history). */
+export function noticeTarget(notice: Notice): { view: "cron"; section: string; kind: "result" | "job" } | null {
+  const topic = notice.topic;
+  if (topic?.type === "jobDone") return { view: "cron", section: topic.jobId, kind: "result" };
+  if (topic?.type === "jobFailed" && topic.jobId) return { view: "cron", section: topic.jobId, kind: "job" };
+  return null;
 }
