@@ -7,12 +7,13 @@ import { canvasApi, type ApiError, type Round, type Variant } from "../../api";
 import { Banner } from "../../components/Banner";
 import { Button } from "../../components/Button";
 import { Dialog } from "../../components/Dialog";
+import { Segmented } from "../../components/Segmented";
 import { Spinner } from "../../components/Spinner";
 import { useDates } from "../../app/dates";
 import { errorText } from "../../app/errorText";
 import { clientName } from "../../app/names";
 import { Markdown } from "../../components/Markdown";
-import { diffPhrases, roundAuthor, settingChanges, type DiffPart } from "./diff";
+import { diffPhrases, readableText, roundAuthor, settingChanges, type DiffPart } from "./diff";
 import { canvasKeys, roundsQuery } from "./queries";
 import { tokenCount, tokenTotal } from "../runs/tokens";
 
@@ -31,6 +32,8 @@ export function RoundsDialog({ variant, onClose }: { variant: Variant; onClose()
   const last = list.length - 1;
   const [left, setLeft] = useState<number | null>(null);
   const [right, setRight] = useState<number | null>(null);
+  // The diff reads as the panes do (rendered text) unless Markdown is asked for.
+  const [diffMode, setDiffMode] = useState<"text" | "markdown">("text");
   const a = list[left ?? Math.max(0, last - 1)];
   const b = list[right ?? last];
   const comparable = list.length > 1;
@@ -144,9 +147,22 @@ export function RoundsDialog({ variant, onClose }: { variant: Variant; onClose()
                 </div>
               </div>
               <div className="compare-diff">
-                <h4>{t("canvas.diffTitle", { a: a.index + 1, b: b.index + 1 })}</h4>
-                <p className="round-text round-diff" data-testid="round-diff">
-                  <DiffText parts={diffPhrases(a.output, b.output)} />
+                <div className="compare-diff-head">
+                  <h4>{t("canvas.diffTitle", { a: a.index + 1, b: b.index + 1 })}</h4>
+                  <Segmented<"text" | "markdown">
+                    label={t("canvas.diffMode.label")}
+                    value={diffMode}
+                    onChange={setDiffMode}
+                    options={[
+                      { value: "text", label: t("canvas.diffMode.text"), testId: "diff-mode-text" },
+                      { value: "markdown", label: t("canvas.diffMode.markdown"), testId: "diff-mode-markdown" },
+                    ]}
+                  />
+                </div>
+                <p className="round-text round-diff" data-testid="round-diff" data-mode={diffMode}>
+                  <DiffText
+                    parts={diffMode === "text" ? diffPhrases(readableText(a.output), readableText(b.output)) : diffPhrases(a.output, b.output)}
+                  />
                 </p>
               </div>
               <div className="compare-diff" data-testid="round-settings">

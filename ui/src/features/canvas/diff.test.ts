@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 
 import type { Round } from "../../api";
-import { diffPhrases, diffWords, roundAuthor, settingChanges, words } from "./diff";
+import { diffPhrases, diffWords, readableText, roundAuthor, settingChanges, words } from "./diff";
 
 describe("diffWords", () => {
   it("marks the words removed and added between two rounds", () => {
@@ -136,5 +136,18 @@ describe("settingChanges", () => {
     expect(settingChanges(round({ byHand: true, provider: "", model: "" }), byClient)).toEqual([
       { field: "model", before: "", after: "client:claude-code" },
     ]);
+  });
+});
+
+describe("readableText", () => {
+  it("takes out the marks that only format, keeping words and lines", () => {
+    expect(readableText("## Bees\n\nThey **pollinate** most *crops*.\n- one\n> quoted `code`")).toBe(
+      "Bees\n\nThey pollinate most crops.\n• one\nquoted code",
+    );
+    expect(readableText("See [the FAO](https://fao.org) ![a hive](h.png)")).toBe("See the FAO a hive");
+  });
+
+  it("keeps an underscore inside a word, as Markdown does", () => {
+    expect(readableText("call notify_user and _stress_ __this__")).toBe("call notify_user and stress this");
   });
 });

@@ -127,3 +127,29 @@ export function settingChanges(a: Round, b: Round): SettingChange[] {
   if (was !== now) changes.push({ field: "model", before: was, after: now });
   return changes;
 }
+
+/** Markdown as it reads once rendered: the marks that only format it —
+ * heading hashes, quote marks, emphasis, inline code ticks, link and image
+ * targets — taken out, the words and line breaks kept; list items start
+ * with "• ". What the rounds dialog compares unless "Markdown" is chosen
+ * (review item 15: the diff showed `## Bees` and `**pollinate**` under
+ * panes that were rendered). An underscore inside a word is a letter, as
+ * Markdown reads it (`notify_user`). */
+export function readableText(markdown: string): string {
+  return markdown
+    .split("\n")
+    .map((line) =>
+      line
+        .replace(/^\s{0,3}#{1,6}\s+/, "")
+        .replace(/^\s{0,3}>\s?/, "")
+        .replace(/^(\s*)[-*+]\s+/, "$1• "),
+    )
+    .join("\n")
+    .replace(/!\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/\[([^\]]+)\]\([^)]*\)/g, "$1")
+    .replace(/\*\*(?=\S)([^*]*?\S)\*\*/g, "$1")
+    .replace(/\*(?=\S)([^*\n]*?\S)\*/g, "$1")
+    .replace(/(^|[^\p{L}\p{N}_])__(?=\S)([^_]*?\S)__(?![\p{L}\p{N}_])/gu, "$1$2")
+    .replace(/(^|[^\p{L}\p{N}_])_(?=\S)([^_\n]*?\S)_(?![\p{L}\p{N}_])/gu, "$1$2")
+    .replace(/`([^`\n]+)`/g, "$1");
+}
