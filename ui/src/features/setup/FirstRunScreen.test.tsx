@@ -40,6 +40,13 @@ vi.mock("../../api", async () => {
     },
     runtimeApi: { defaultModel: async () => null },
     canvasApi: {},
+    inboxApi: {
+      listAuthors: async () => [],
+      setMyName: async (name: string) => {
+        calls.push(`setMyName:${name}`);
+        return { id: "owner", name };
+      },
+    },
     localModelsApi: { library: async () => [], list: async () => [] },
     onboardingApi: {
       detectLocalServers: async () => [],
