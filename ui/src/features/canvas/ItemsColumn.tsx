@@ -1,5 +1,5 @@
-import { useState } from "react";
-import type { DragEvent, FormEvent } from "react";
+import { Fragment, useState } from "react";
+import type { DragEvent, FormEvent, ReactNode } from "react";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslation } from "react-i18next";
 import { FileText, Image as ImageIcon, PanelLeftClose, Plus, Rss, X } from "lucide-react";
@@ -20,6 +20,19 @@ function toBase64(file: File): Promise<string> {
     reader.onerror = () => reject(reader.error ?? new Error("the file could not be read"));
     reader.readAsDataURL(file);
   });
+}
+
+/** An address with a place to break after each "/", so a long one wraps
+ * between its parts ("https://example.org/ hives-2026"), not mid-word;
+ * other text as it is. */
+export function withBreaks(text: string): ReactNode {
+  if (!/^https?:\/\//i.test(text)) return text;
+  return text.split(/(?<=\/)/).map((part, i) => (
+    <Fragment key={i}>
+      {part}
+      <wbr />
+    </Fragment>
+  ));
 }
 
 /** Whether an item is a dropped image (it points at its artifacts). */
@@ -141,11 +154,11 @@ export function ItemsColumn({ canvasId, items, onHide }: { canvasId: string; ite
             {isImage(item) ? <ImageIcon size={14} aria-hidden="true" /> : <FileText size={14} aria-hidden="true" />}
             <div>
               {isImage(item) && <ItemThumbnail canvasId={canvasId} item={item} />}
-              <strong>{item.title}</strong>
-              <span className="muted small">
-                {t(`names.sourceKind.${item.sourceKind}`)} · {when(item.capturedAt)}
+              <strong className="item-title">{withBreaks(item.title)}</strong>
+              <span className="muted small" title={isImage(item) ? item.snippet : undefined}>
+                {isImage(item) ? t("canvas.imageItem") : t(`names.sourceKind.${item.sourceKind}`)} · {when(item.capturedAt)}
               </span>
-              {item.snippet && <p className="item-snippet">{item.snippet}</p>}
+              {item.snippet && !isImage(item) && <p className="item-snippet">{item.snippet}</p>}
             </div>
             <IconButton label={t("canvas.removeItem")} onClick={() => remove.mutate(item.id)}>
               <X size={14} />

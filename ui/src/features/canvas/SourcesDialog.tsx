@@ -8,6 +8,7 @@ import { canvasApi, type ApiError, type Source } from "../../api";
 import { Banner } from "../../components/Banner";
 import { Button, IconButton } from "../../components/Button";
 import { Dialog } from "../../components/Dialog";
+import { Field } from "../../components/Field";
 import { useUndo } from "../../components/UndoToast";
 import { errorText } from "../../app/errorText";
 import { canvasKeys, sourceItemsQuery, sourcesQuery } from "./queries";
@@ -64,13 +65,26 @@ export function SourcesDialog({ canvasId, onClose }: { canvasId: string; onClose
   return (
     <Dialog title={t("canvas.sources")} onClose={onClose} closeLabel={t("common.close")} testId="sources-dialog" width={760}>
       <div className="sources-view">
-        <form className="form form-row" onSubmit={submit}>
-          <select className="input input-sm" value={kind} onChange={(e) => setKind(e.target.value as "rss" | "webpage")} aria-label={t("canvas.sourceKind")}>
-            <option value="rss">RSS / Atom</option>
-            <option value="webpage">{t("canvas.webpage")}</option>
-          </select>
-          <input className="input input-sm" placeholder={t("canvas.sourceName")} value={name} onChange={(e) => setName(e.target.value)} />
-          <input className="input input-sm" placeholder="https://…" value={url} onChange={(e) => setUrl(e.target.value)} />
+        <p className="muted small sources-intro">{t("canvas.sourcesIntro")}</p>
+        <form className="form sources-form" onSubmit={submit}>
+          <Field id="source-kind" label={t("canvas.sourceKind")}>
+            <select id="source-kind" className="input input-sm" value={kind} onChange={(e) => setKind(e.target.value as "rss" | "webpage")}>
+              <option value="rss">RSS / Atom</option>
+              <option value="webpage">{t("canvas.webpage")}</option>
+            </select>
+          </Field>
+          <Field id="source-name" label={t("canvas.sourceName")}>
+            <input id="source-name" className="input input-sm" placeholder={t("canvas.sourceNameExample")} value={name} onChange={(e) => setName(e.target.value)} />
+          </Field>
+          <Field id="source-url" label={t("canvas.sourceUrl")}>
+            <input
+              id="source-url"
+              className="input input-sm"
+              placeholder={kind === "rss" ? "https://example.org/feed.xml" : "https://example.org/news"}
+              value={url}
+              onChange={(e) => setUrl(e.target.value)}
+            />
+          </Field>
           <Button size="sm" type="submit" icon={<Plus size={14} />} busy={register.isPending}>
             {t("canvas.addSource")}
           </Button>
