@@ -75,13 +75,10 @@ export function SkillsPanel() {
               active={skill.id === current?.id && selected !== "new"}
               off={!skill.active}
               icon={<BookOpen size={15} />}
-              title={
-                <>
-                  {skillTitle(skill)}
-                  {!skill.active && <OffBadge kind="skill" />}
-                </>
-              }
-              sub={<span className="mono">{skill.id}</span>}
+              title={skillTitle(skill)}
+              // Off: said on the line under the title (the title is cut
+              // with an ellipsis, which hid the badge); on: its id.
+              sub={skill.active ? <span className="mono">{skill.id}</span> : <OffBadge kind="skill" />}
               onSelect={() => select(skill.id)}
               testId={`skill-${skill.id}`}
             />
