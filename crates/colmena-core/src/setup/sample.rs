@@ -48,29 +48,46 @@ pub async fn open_sample_canvas(ctx: &Ctx, actor: &Caller, language: &str) -> Re
     } else {
         &EN
     };
-    let made = canvas::create(ctx, actor, Some(text.canvas.to_owned())).await?;
-    if let Err(error) = fill(ctx, actor, &made.id, text).await {
-        if let Err(undo) = canvas::delete(ctx, actor, &made.id).await {
-            tracing::warn!("could not remove the half-made sample canvas: {undo}");
-        }
-        return Err(error);
-    }
-    canvas::get(ctx, actor, &made.id).await
-}
-
-/// The sample's item and its two variants.
-async fn fill(ctx: &Ctx, actor: &Caller, canvas: &str, text: &SampleText) -> Result<()> {
     let item = NewItem {
         source_kind: Some(SourceKind::Custom),
         title: Some(text.title.to_owned()),
         snippet: Some(text.snippet.to_owned()),
         ..NewItem::default()
     };
+    let drafts = [text.brief_prompt, text.thread_prompt];
+    first_canvas(ctx, actor, text.canvas, item, drafts).await
+}
+
+/// A canvas named `name` with `item` and the two first drafts — a TL;DR
+/// brief and an X thread with these instructions. If adding the item or a
+/// variant fails, the half-made canvas is deleted again.
+pub(super) async fn first_canvas(
+    ctx: &Ctx,
+    actor: &Caller,
+    name: &str,
+    item: NewItem,
+    [brief, thread]: [&str; 2],
+) -> Result<CanvasDetail> {
+    let made = canvas::create(ctx, actor, Some(name.to_owned())).await?;
+    if let Err(error) = fill(ctx, actor, &made.id, item, [brief, thread]).await {
+        if let Err(undo) = canvas::delete(ctx, actor, &made.id).await {
+            tracing::warn!("could not remove the half-made first canvas: {undo}");
+        }
+        return Err(error);
+    }
+    canvas::get(ctx, actor, &made.id).await
+}
+
+/// The item and its two variants.
+async fn fill(
+    ctx: &Ctx,
+    actor: &Caller,
+    canvas: &str,
+    item: NewItem,
+    [brief, thread]: [&str; 2],
+) -> Result<()> {
     items::add_item(ctx, actor, canvas, item).await?;
-    for (preset, prompt) in [
-        ("tldr-brief", text.brief_prompt),
-        ("x-thread", text.thread_prompt),
-    ] {
+    for (preset, prompt) in [("tldr-brief", brief), ("x-thread", thread)] {
         let variant = NewVariant {
             preset_id: preset.to_owned(),
             prompt: Some(prompt.to_owned()),

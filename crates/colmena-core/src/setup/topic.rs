@@ -10,10 +10,9 @@
 //! item's text, which generation hands the model as the source.
 
 use crate::caller::Caller;
-use crate::canvas::items::{self, NewItem, SourceKind};
+use crate::canvas::CanvasDetail;
+use crate::canvas::items::{NewItem, SourceKind};
 use crate::canvas::sources;
-use crate::canvas::variants::{self, NewVariant};
-use crate::canvas::{self, CanvasDetail};
 use crate::ctx::Ctx;
 use crate::error::{AppError, Result};
 
@@ -105,33 +104,7 @@ pub async fn open_first_canvas(
     } else {
         &EN
     };
-    let made = canvas::create(ctx, actor, Some(name)).await?;
-    if let Err(error) = fill(ctx, actor, &made.id, item, prompts).await {
-        if let Err(undo) = canvas::delete(ctx, actor, &made.id).await {
-            tracing::warn!("could not remove the half-made first canvas: {undo}");
-        }
-        return Err(error);
-    }
-    canvas::get(ctx, actor, &made.id).await
-}
-
-async fn fill(
-    ctx: &Ctx,
-    actor: &Caller,
-    canvas: &str,
-    item: NewItem,
-    prompts: &Prompts,
-) -> Result<()> {
-    items::add_item(ctx, actor, canvas, item).await?;
-    for (preset, prompt) in [("tldr-brief", prompts.brief), ("x-thread", prompts.thread)] {
-        let variant = NewVariant {
-            preset_id: preset.to_owned(),
-            prompt: Some(prompt.to_owned()),
-            ..NewVariant::default()
-        };
-        variants::add_variant(ctx, actor, canvas, variant).await?;
-    }
-    Ok(())
+    super::sample::first_canvas(ctx, actor, &name, item, [prompts.brief, prompts.thread]).await
 }
 
 /// `text` cut at `max` characters, on a word where one is near.
